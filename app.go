@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"garrison/credential"
+	"garrison/handlers"
+	"garrison/store"
+)
+
+// appOptions are knobs only tests turn; production always uses the zero value.
+type appOptions struct {
+	now                func() time.Time
+	passwordIterations int
+}
+
+// app is the server without its listeners: what tests drive through httptest.
+type app struct {
+	store   *store.Store
+	api     *handlers.API
+	handler http.Handler
+	jwt     *jwtCodec
+	mailer  *mailer
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+func openStore(ctx context.Context, dataDir string, now func() time.Time) (*store.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	s, err := store.Open(ctx, filepath.Join(dataDir, "garrison.db"), schemaSQL, store.WithClock(now))
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return s, nil
+}
+
+func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) (*app, error) {
+	if opts.now == nil {
+		opts.now = time.Now
+	}
+	if opts.passwordIterations == 0 {
+		opts.passwordIterations = credential.DefaultIterations
+	}
+	st, err := openStore(ctx, cfg.dataDir, opts.now)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := loadSecret(cfg.dataDir)
+	if err == nil {
+		var codec *jwtCodec
+		if codec, err = newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, opts.now); err == nil {
+			a := &app{store: st, jwt: codec, log: log, now: opts.now}
+			a.mailer = newMailer(st, cfg, log)
+			a.api = handlers.New(handlers.Deps{
+				Store:       st,
+				Log:         log,
+				Now:         opts.now,
+				Auth:        &authenticator{store: st, jwt: codec, now: opts.now, log: log},
+				Sessions:    codec,
+				Passwords:   credential.NewHasher(opts.passwordIterations),
+				BaseURL:     cfg.baseURL,
+				DefaultPlan: cfg.defaultPlan,
+				MailQueued:  a.mailer.Notify,
+			})
+			a.handler = a.api.Handler()
+			return a, nil
+		}
+	}
+	st.Close()
+	return nil, err
+}
+
+// maintenanceInterval is how often expired denylist entries and tokens go.
+const maintenanceInterval = 10 * time.Minute
+
+// runBackground starts the app's workers; they stop when ctx is done, and
+// the returned wait blocks until they have.
+func (a *app) runBackground(ctx context.Context) (wait func()) {
+	var wg sync.WaitGroup
+	wg.Go(func() { a.mailer.Run(ctx) })
+	wg.Go(func() {
+		t := time.NewTicker(maintenanceInterval)
+		defer t.Stop()
+		for {
+			if err := a.store.PurgeExpired(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("purge expired tokens", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return wg.Wait
+}
+
+func newLogger(cfg config, w interface{ Write([]byte) (int, error) }) *slog.Logger {
+	var level slog.Level
+	level.UnmarshalText([]byte(cfg.logLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.logFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

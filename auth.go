@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"garrison/credential"
+	"garrison/handlers"
+	"garrison/store"
+)
+
+// jwtHeader is the only header Garrison issues or accepts: HS256, nothing
+// else. Comparing bytes refuses "none", other algorithms and kid/jku/x5u/
+// jwk/crit headers without parsing any of them.
+var jwtHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
+
+const (
+	maxTokenLen    = 4096
+	sessionPurpose = "session"
+	secretFileName = "jwt.key"
+	minSecretBytes = 32
+	// iatLeeway tolerates a little clock difference on iat only.
+	iatLeeway = 60 * time.Second
+)
+
+var (
+	errTokenMalformed = errors.New("malformed or forged token")
+	errTokenExpired   = errors.New("token expired")
+)
+
+// claims of a session token. auth_time is when the password was last
+// given; pur keeps tokens of other purposes from ever passing as sessions.
+type claims struct {
+	Sub      string `json:"sub"`
+	Org      string `json:"org"`
+	Ver      int64  `json:"ver"`
+	JTI      string `json:"jti"`
+	Iat      int64  `json:"iat"`
+	Exp      int64  `json:"exp"`
+	AuthTime int64  `json:"auth_time"`
+	Purpose  string `json:"pur"`
+}
+
+// jwtCodec signs and verifies session tokens with a key derived from the
+// server secret for this one purpose.
+type jwtCodec struct {
+	key        []byte
+	ttl        time.Duration
+	maxSession time.Duration
+	now        func() time.Time
+}
+
+func newJWTCodec(secret []byte, ttl, maxSession time.Duration, now func() time.Time) (*jwtCodec, error) {
+	if len(secret) < minSecretBytes {
+		return nil, fmt.Errorf("jwt secret is %d bytes; at least %d are required", len(secret), minSecretBytes)
+	}
+	key, err := hkdf.Key(sha256.New, secret, nil, "garrison session token v1", 32)
+	if err != nil {
+		return nil, fmt.Errorf("derive session key: %w", err)
+	}
+	return &jwtCodec{key: key, ttl: ttl, maxSession: maxSession, now: now}, nil
+}
+
+// Issue signs a session token for u (handlers.SessionIssuer).
+func (j *jwtCodec) Issue(u store.User, authTime time.Time) (handlers.SessionToken, error) {
+	now := j.now()
+	exp := now.Add(j.ttl)
+	if limit := authTime.Add(j.maxSession); exp.After(limit) {
+		exp = limit // no token outlives the session it belongs to
+	}
+	jti := make([]byte, 16)
+	rand.Read(jti)
+	payload, err := json.Marshal(claims{Sub: u.ID, Org: u.OrgID, Ver: u.TokenVersion, JTI: hex.EncodeToString(jti),
+		Iat: now.Unix(), Exp: exp.Unix(), AuthTime: authTime.Unix(), Purpose: sessionPurpose})
+	if err != nil {
+		return handlers.SessionToken{}, fmt.Errorf("encode claims: %w", err)
+	}
+	signingInput := jwtHeader + "." + base64.RawURLEncoding.EncodeToString(payload)
+	return handlers.SessionToken{Token: signingInput + "." + j.sign(signingInput), ExpiresAt: time.Unix(exp.Unix(), 0).UTC()}, nil
+}
+
+// MaxSession implements handlers.SessionIssuer.
+func (j *jwtCodec) MaxSession() time.Duration { return j.maxSession }
+
+func (j *jwtCodec) sign(signingInput string) string {
+	mac := hmac.New(sha256.New, j.key)
+	mac.Write([]byte(signingInput))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+var strictBase64 = base64.RawURLEncoding.Strict()
+
+// Verify checks a token's form, signature, purpose and lifetime, in that
+// order: nothing in an unsigned payload is looked at.
+func (j *jwtCodec) Verify(token string) (claims, error) {
+	if len(token) > maxTokenLen {
+		return claims{}, errTokenMalformed
+	}
+	for i := 0; i < len(token); i++ {
+		// base64url and the two dots only; the decoder alone would skip CR/LF.
+		c := token[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return claims{}, errTokenMalformed
+		}
+	}
+	header, rest, ok := strings.Cut(token, ".")
+	if !ok || header != jwtHeader {
+		return claims{}, errTokenMalformed
+	}
+	payloadPart, sigPart, ok := strings.Cut(rest, ".")
+	if !ok || strings.Contains(sigPart, ".") {
+		return claims{}, errTokenMalformed
+	}
+	sig, err := strictBase64.DecodeString(sigPart)
+	if err != nil || len(sig) != sha256.Size {
+		return claims{}, errTokenMalformed
+	}
+	mac := hmac.New(sha256.New, j.key)
+	mac.Write([]byte(token[:len(header)+1+len(payloadPart)]))
+	if !hmac.Equal(sig, mac.Sum(nil)) {
+		return claims{}, errTokenMalformed
+	}
+	payload, err := strictBase64.DecodeString(payloadPart)
+	if err != nil {
+		return claims{}, errTokenMalformed
+	}
+	var c claims
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return claims{}, errTokenMalformed
+	}
+	now := j.now()
+	if c.Purpose != sessionPurpose || c.Sub == "" || c.Org == "" || c.JTI == "" || c.Exp <= 0 || c.Iat <= 0 ||
+		time.Unix(c.Iat, 0).After(now.Add(iatLeeway)) {
+		return claims{}, errTokenMalformed
+	}
+	if !now.Before(time.Unix(c.Exp, 0)) {
+		return claims{}, errTokenExpired
+	}
+	return c, nil
+}
+
+// loadSecret reads the signing secret from the data directory, creating it
+// with 256 random bits on first start. A short secret refuses to start.
+func loadSecret(dataDir string) ([]byte, error) {
+	path := filepath.Join(dataDir, secretFileName)
+	text, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		secret := make([]byte, minSecretBytes)
+		rand.Read(secret)
+		if err := os.WriteFile(path, []byte(hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
+			return nil, fmt.Errorf("write jwt secret: %w", err)
+		}
+		return secret, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read jwt secret: %w", err)
+	}
+	secret, err := hex.DecodeString(strings.TrimSpace(string(text)))
+	if err != nil {
+		return nil, fmt.Errorf("jwt secret %s: not hex: %w", path, err)
+	}
+	if len(secret) < minSecretBytes {
+		return nil, fmt.Errorf("jwt secret %s holds %d bytes; at least %d are required", path, len(secret), minSecretBytes)
+	}
+	return secret, nil
+}
+
+// authenticator turns a bearer credential into a handlers.Principal.
+type authenticator struct {
+	store *store.Store
+	jwt   *jwtCodec
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// keyTouchInterval bounds how often last_used_at is written: a write per
+// request would serialise every API-key call on the single writer.
+const keyTouchInterval = time.Minute
+
+// Authenticate implements handlers.Authenticator.
+func (a *authenticator) Authenticate(ctx context.Context, value string) (handlers.Principal, error) {
+	if credential.LooksLikeAPIKey(value) {
+		return a.apiKey(ctx, value)
+	}
+	c, err := a.jwt.Verify(value)
+	if errors.Is(err, errTokenExpired) {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgTokenExpired)
+	}
+	if err != nil {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidToken)
+	}
+	u, revoked, err := a.store.SessionUser(ctx, c.Sub, c.JTI)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && u.OrgID != c.Org) {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidToken)
+	}
+	if err != nil {
+		return handlers.Principal{}, err
+	}
+	if revoked || u.TokenVersion != c.Ver {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgTokenInvalidated)
+	}
+	return handlers.Principal{Kind: handlers.KindSession, OrgID: u.OrgID, Plan: u.Plan, User: u, TokenID: c.JTI,
+		ExpiresAt: time.Unix(c.Exp, 0).UTC(), AuthTime: time.Unix(c.AuthTime, 0).UTC()}, nil
+}
+
+func (a *authenticator) apiKey(ctx context.Context, value string) (handlers.Principal, error) {
+	if !credential.WellFormedAPIKey(value) {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidAPIKey)
+	}
+	k, err := a.store.APIKeyByHash(ctx, credential.Hash(value))
+	if errors.Is(err, store.ErrNotFound) {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidAPIKey)
+	}
+	if err != nil {
+		return handlers.Principal{}, err
+	}
+	now := a.now()
+	if k.RevokedAt != nil {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidAPIKey)
+	}
+	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
+		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgAPIKeyExpired)
+	}
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= keyTouchInterval {
+		if err := a.store.TouchAPIKey(ctx, k.ID, now); err != nil {
+			a.log.WarnContext(ctx, "record api key use", "key_id", k.ID, "err", err)
+		}
+	}
+	return handlers.Principal{Kind: handlers.KindAPIKey, OrgID: k.OrgID, Plan: k.Plan, KeyID: k.ID, Scope: k.Scope}, nil
+}

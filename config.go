@@ -1,0 +1,146 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"garrison/store"
+)
+
+// config is everything `garrison serve` can be told.
+type config struct {
+	addr            string
+	httpAddr        string
+	dataDir         string
+	tlsCert         string
+	tlsKey          string
+	baseURL         string
+	jwtTTL          time.Duration
+	sessionMax      time.Duration
+	defaultPlan     string
+	smtpAddr        string
+	smtpFrom        string
+	smtpUsername    string
+	smtpPassword    string // from GARRISON_SMTP_PASSWORD only: flags show in ps
+	logLevel        string
+	logFormat       string
+	shutdownTimeout time.Duration
+}
+
+// envName is the environment variable of a flag: --jwt-ttl is GARRISON_JWT_TTL.
+func envName(flagName string) string {
+	return "GARRISON_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseFlags parses args, then fills every flag not given on the command
+// line from its GARRISON_* variable: flags win over the environment.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] || err != nil {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, e)
+			}
+		}
+	})
+	return err
+}
+
+// newFlagSet makes a flag set whose usage lists each flag with its variable.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s\n\n%s\n\nFlags (each also read from the environment variable shown; a flag wins):\n", name, synopsis)
+		fs.VisitAll(func(f *flag.Flag) {
+			def := ""
+			if f.DefValue != "" {
+				def = fmt.Sprintf(" (default %s)", f.DefValue)
+			}
+			fmt.Fprintf(stderr, "  --%s  [%s]\n        %s%s\n", f.Name, envName(f.Name), f.Usage, def)
+		})
+	}
+	return fs
+}
+
+const serveSynopsis = `Runs the Garrison API server: HTTPS on --addr, a redirect to it on --http-addr.
+The data directory holds the SQLite database, the JWT signing secret and, unless
+--tls-cert/--tls-key are given, a self-signed certificate made on first start.
+Without --smtp-addr, mail (verification, reset, invites) is written to the log
+and kept in the database's outbox table.`
+
+func parseServeConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var c config
+	fs := newFlagSet("garrison serve [flags]", serveSynopsis, stderr)
+	fs.StringVar(&c.addr, "addr", ":8443", "HTTPS listen address")
+	fs.StringVar(&c.httpAddr, "http-addr", ":8080", "HTTP listen address that only redirects to HTTPS (empty: off)")
+	fs.StringVar(&c.dataDir, "data", "./data", "data directory")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate PEM file (with --tls-key); default: self-signed in the data directory")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS private key PEM file")
+	fs.StringVar(&c.baseURL, "base-url", "https://localhost:8443", "public URL of this server, used in links sent by mail")
+	fs.DurationVar(&c.jwtTTL, "jwt-ttl", 24*time.Hour, "session token lifetime")
+	fs.DurationVar(&c.sessionMax, "session-max", 30*24*time.Hour, "longest a session can be refreshed after the password was given")
+	fs.StringVar(&c.defaultPlan, "default-plan", store.PlanStarter, "plan of new organizations: starter, pro or ultimate")
+	fs.StringVar(&c.smtpAddr, "smtp-addr", "", "SMTP server host:port for outgoing mail (empty: log and outbox only)")
+	fs.StringVar(&c.smtpFrom, "smtp-from", "garrison@localhost", "sender address of outgoing mail")
+	fs.StringVar(&c.smtpUsername, "smtp-username", "", "SMTP AUTH user name (password in GARRISON_SMTP_PASSWORD)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or text")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return config{}, err
+	}
+	c.smtpPassword = getenv("GARRISON_SMTP_PASSWORD")
+	return c, c.validate()
+}
+
+func (c config) validate() error {
+	var problems []string
+	if c.jwtTTL <= 0 {
+		problems = append(problems, "--jwt-ttl must be positive")
+	}
+	if c.sessionMax < c.jwtTTL {
+		problems = append(problems, "--session-max must be at least --jwt-ttl")
+	}
+	if !slices.Contains(store.Plans, c.defaultPlan) {
+		problems = append(problems, "--default-plan must be starter, pro or ultimate")
+	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		problems = append(problems, "--tls-cert and --tls-key go together")
+	}
+	if u, err := url.Parse(c.baseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		problems = append(problems, "--base-url must be an absolute http(s) URL")
+	}
+	if c.addr == "" {
+		problems = append(problems, "--addr is required")
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.logLevel) {
+		problems = append(problems, "--log-level must be debug, info, warn or error")
+	}
+	if c.logFormat != "json" && c.logFormat != "text" {
+		problems = append(problems, "--log-format must be json or text")
+	}
+	if c.shutdownTimeout <= 0 {
+		problems = append(problems, "--shutdown-timeout must be positive")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"garrison/credential"
+	"garrison/store"
+)
+
+// Access is what a route demands of its caller.
+type Access int
+
+const (
+	Public  Access = iota // no credential
+	Read                  // any credential; API keys of every scope
+	Write                 // write or admin key; any user
+	Admin                 // admin key; admin user
+	Session               // a user's session token (JWT), any role; API keys refused
+)
+
+func (a Access) String() string {
+	return [...]string{"public", "read", "write", "admin", "session"}[a]
+}
+
+// Credential kinds of a Principal.
+const (
+	KindSession = "session"
+	KindAPIKey  = "apikey"
+)
+
+// Principal is the authenticated caller of a request.
+type Principal struct {
+	Kind  string
+	OrgID string
+	Plan  string
+
+	// Sessions only.
+	User      store.User
+	TokenID   string
+	ExpiresAt time.Time
+	AuthTime  time.Time
+
+	// API keys only.
+	KeyID string
+	Scope string
+}
+
+// level is the highest Access the principal holds.
+func (p Principal) level() Access {
+	if p.Kind == KindSession {
+		if p.User.Role == store.RoleAdmin {
+			return Admin
+		}
+		return Write
+	}
+	switch p.Scope {
+	case store.ScopeAdmin:
+		return Admin
+	case store.ScopeWrite:
+		return Write
+	}
+	return Read
+}
+
+// Authenticator checks a bearer credential. Errors are Unauthorized(...)
+// with one of the Msg* messages.
+type Authenticator interface {
+	Authenticate(ctx context.Context, credential string) (Principal, error)
+}
+
+func principalFrom(ctx context.Context) Principal {
+	p, _ := ctx.Value(principalKey).(Principal)
+	return p
+}
+
+// bearer extracts the credential of an Authorization header. Credentials in
+// the query string are never looked at.
+func bearer(r *http.Request) (string, error) {
+	h := r.Header.Values("Authorization")
+	if len(h) == 0 {
+		return "", Unauthorized(MsgNoToken)
+	}
+	scheme, value, ok := strings.Cut(h[0], " ")
+	if len(h) > 1 || !ok || !strings.EqualFold(scheme, "Bearer") || value == "" || strings.ContainsAny(value, " \t") {
+		return "", Unauthorized(MsgBadTokenFormat)
+	}
+	return value, nil
+}
+
+// authorize checks that p may do what a route with access a demands.
+func authorize(p Principal, a Access) error {
+	if a == Session {
+		if p.Kind != KindSession {
+			return forbidden("This endpoint needs a user session token; API keys cannot use it")
+		}
+		return nil
+	}
+	if p.level() >= a {
+		return nil
+	}
+	if p.Kind == KindAPIKey {
+		return forbidden("Insufficient permissions. Required scope: " + a.String())
+	}
+	return forbidden("Insufficient permissions. Required role: " + a.String())
+}
+
+// isAPIKey tells the two credentials apart (spec §5 rule 1).
+func isAPIKey(credentialValue string) bool { return credential.LooksLikeAPIKey(credentialValue) }
+
+// requirePlan refuses organizations below the given plan.
+func requirePlan(p Principal, plan string) error {
+	rank := func(s string) int {
+		for i, v := range store.Plans {
+			if v == s {
+				return i
+			}
+		}
+		return -1
+	}
+	if rank(p.Plan) >= rank(plan) {
+		return nil
+	}
+	return &Error{Status: http.StatusForbidden, Code: CodePlanRequired,
+		Message: "This feature needs the " + plan + " plan or higher; this organization is on " + p.Plan}
+}

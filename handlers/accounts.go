@@ -1,0 +1,342 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"garrison/credential"
+	"garrison/store"
+)
+
+// Lifetimes of single-use tokens.
+const (
+	resetTokenTTL  = time.Hour
+	verifyTokenTTL = time.Hour
+)
+
+// sessionPayload is the answer of register, login, refresh and
+// change-password: at the top level and again under data (decisions.md).
+type sessionPayload struct {
+	Token     string   `json:"token"`
+	ExpiresAt string   `json:"expires_at"`
+	User      userView `json:"user"`
+}
+
+type sessionBody struct {
+	Success bool `json:"success"`
+	sessionPayload
+	Data sessionPayload `json:"data"`
+}
+
+func (a *API) writeSession(w http.ResponseWriter, status int, u store.User, authTime time.Time) error {
+	s, err := a.Sessions.Issue(u, authTime)
+	if err != nil {
+		return err
+	}
+	p := sessionPayload{Token: s.Token, ExpiresAt: timestamp(s.ExpiresAt), User: newUserView(u)}
+	writeJSON(w, status, sessionBody{Success: true, sessionPayload: p, Data: p})
+	return nil
+}
+
+type messageView struct {
+	Message string `json:"message"`
+}
+
+// validEmail accepts a bare address (no display name) of sane length.
+func validEmail(s string) bool {
+	if len(s) > 254 {
+		return false
+	}
+	addr, err := mail.ParseAddress(s)
+	return err == nil && addr.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+}
+
+// validName accepts 1 to 100 characters of printable text.
+func validName(s string) bool {
+	n := utf8.RuneCountInString(s)
+	if n == 0 || n > 100 || strings.TrimSpace(s) != s {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func checkPassword(p *problems, field, password string) {
+	if msg := credential.PasswordProblem(password); msg != "" {
+		p.add(field, msg)
+	}
+}
+
+type registerRequest struct {
+	Email       string `json:"email"`
+	Password    string `json:"password"`
+	Name        string `json:"name"`
+	Org         string `json:"org"`
+	InviteToken string `json:"invite_token"`
+}
+
+func (a *API) register(w http.ResponseWriter, r *http.Request) error {
+	var req registerRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	req.Email = strings.ToLower(strings.TrimSpace(req.Email))
+	var p problems
+	p.check(validEmail(req.Email), "email", "must be a valid e-mail address")
+	checkPassword(&p, "password", req.Password)
+	p.check(validName(req.Name), "name", "must be 1 to 100 printable characters")
+	p.check(req.Org == "" || validName(req.Org), "org", "must be 1 to 100 printable characters")
+	p.check(req.InviteToken == "" || req.Org == "", "org", "cannot be given with invite_token: the invite names the organization")
+	if err := p.err(); err != nil {
+		return err
+	}
+	orgName := req.Org
+	if orgName == "" {
+		orgName = req.Email[strings.LastIndexByte(req.Email, '@')+1:]
+	}
+	hash, err := a.Passwords.Hash(r.Context(), req.Password)
+	if err != nil {
+		return err
+	}
+	token, tokenHash := credential.NewToken()
+	account := store.NewAccount{
+		Email: req.Email, Name: req.Name, PasswordHash: hash, OrgName: orgName, Plan: a.DefaultPlan,
+		Verify:     store.UserToken{Hash: tokenHash, Purpose: store.PurposeVerify, ExpiresAt: a.Now().Add(verifyTokenTTL)},
+		VerifyMail: a.verifyMail(req.Email, token),
+	}
+	if req.InviteToken != "" {
+		account.InviteHash = credential.Hash(req.InviteToken)
+	}
+	u, err := a.Store.Register(r.Context(), account)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return conflict("An account with this e-mail address already exists")
+	case errors.Is(err, store.ErrInvalidToken):
+		return invalid("invite_token", "is invalid, expired, already used, or for another e-mail address")
+	case err != nil:
+		return err
+	}
+	a.MailQueued()
+	return a.writeSession(w, http.StatusCreated, u, a.Now())
+}
+
+type loginRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+func (a *API) login(w http.ResponseWriter, r *http.Request) error {
+	var req loginRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	var p problems
+	p.check(req.Email != "", "email", "is required")
+	p.check(req.Password != "", "password", "is required")
+	if err := p.err(); err != nil {
+		return err
+	}
+	u, err := a.Store.UserByEmail(r.Context(), req.Email)
+	if errors.Is(err, store.ErrNotFound) {
+		// Spend the same time as a real check so timing tells nothing.
+		if err := a.Passwords.VerifyNobody(r.Context(), req.Password); err != nil {
+			return err
+		}
+		return Unauthorized(MsgBadLogin)
+	}
+	if err != nil {
+		return err
+	}
+	ok, rehash, err := a.Passwords.Verify(r.Context(), req.Password, u.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Unauthorized(MsgBadLogin)
+	}
+	if rehash {
+		if hash, err := a.Passwords.Hash(r.Context(), req.Password); err == nil {
+			if err := a.Store.SetPassword(r.Context(), u.ID, hash, false); err != nil {
+				a.Log.WarnContext(r.Context(), "upgrade password hash", "user_id", u.ID, "err", err)
+			}
+		}
+	}
+	return a.writeSession(w, http.StatusOK, u, a.Now())
+}
+
+func (a *API) logout(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, messageView{"Logged out"})
+	return nil
+}
+
+func (a *API) logoutAll(w http.ResponseWriter, r *http.Request) error {
+	if err := a.Store.EndSessions(r.Context(), principalFrom(r.Context()).User.ID); err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, messageView{"Every session of this user has ended"})
+	return nil
+}
+
+// refresh trades a valid token for a new one and retires the old one. The
+// chain of refreshes ends MaxSession after the password was last given.
+func (a *API) refresh(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	if a.Now().After(p.AuthTime.Add(a.Sessions.MaxSession())) {
+		return Unauthorized(MsgTokenExpired)
+	}
+	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil {
+		return err
+	}
+	return a.writeSession(w, http.StatusOK, p.User, p.AuthTime)
+}
+
+func (a *API) me(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	org, err := a.Store.Org(r.Context(), p.OrgID)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, struct {
+		userView
+		Organization orgView `json:"organization"`
+	}{newUserView(p.User), newOrgView(org)})
+	return nil
+}
+
+type changePasswordRequest struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
+// changePassword ends every session, this one included, and answers with a
+// fresh token so the caller stays signed in.
+func (a *API) changePassword(w http.ResponseWriter, r *http.Request) error {
+	var req changePasswordRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	var p problems
+	p.check(req.CurrentPassword != "", "current_password", "is required")
+	checkPassword(&p, "new_password", req.NewPassword)
+	p.check(req.NewPassword != req.CurrentPassword, "new_password", "must differ from the current password")
+	if err := p.err(); err != nil {
+		return err
+	}
+	user := principalFrom(r.Context()).User
+	ok, _, err := a.Passwords.Verify(r.Context(), req.CurrentPassword, user.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return invalid("current_password", "is incorrect")
+	}
+	hash, err := a.Passwords.Hash(r.Context(), req.NewPassword)
+	if err != nil {
+		return err
+	}
+	if err := a.Store.SetPassword(r.Context(), user.ID, hash, true); err != nil {
+		return err
+	}
+	user, err = a.Store.UserByID(r.Context(), user.ID)
+	if err != nil {
+		return err
+	}
+	return a.writeSession(w, http.StatusOK, user, a.Now())
+}
+
+type emailRequest struct {
+	Email string `json:"email"`
+}
+
+// resetRequest answers the same whether or not the address has an account.
+func (a *API) resetRequest(w http.ResponseWriter, r *http.Request) error {
+	var req emailRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	email := strings.ToLower(strings.TrimSpace(req.Email))
+	if !validEmail(email) {
+		return invalid("email", "must be a valid e-mail address")
+	}
+	u, err := a.Store.UserByEmail(r.Context(), email)
+	switch {
+	case err == nil:
+		token, hash := credential.NewToken()
+		t := store.UserToken{Hash: hash, Purpose: store.PurposeReset, ExpiresAt: a.Now().Add(resetTokenTTL)}
+		if err := a.Store.IssueUserToken(r.Context(), u.ID, t, a.resetMail(u.Email, token)); err != nil {
+			return err
+		}
+		a.MailQueued()
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	writeData(w, http.StatusOK, messageView{"If an account exists for this address, a password reset link has been sent to it."})
+	return nil
+}
+
+type resetConfirmRequest struct {
+	Token       string `json:"token"`
+	NewPassword string `json:"new_password"`
+}
+
+func (a *API) resetConfirm(w http.ResponseWriter, r *http.Request) error {
+	var req resetConfirmRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	var p problems
+	p.check(req.Token != "", "token", "is required")
+	checkPassword(&p, "new_password", req.NewPassword)
+	if err := p.err(); err != nil {
+		return err
+	}
+	hash, err := a.Passwords.Hash(r.Context(), req.NewPassword)
+	if err != nil {
+		return err
+	}
+	err = a.Store.ResetPassword(r.Context(), credential.Hash(req.Token), hash)
+	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
+		return invalid("token", "is invalid, expired or already used")
+	}
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, messageView{"Password reset. Every earlier session has ended; log in with the new password."})
+	return nil
+}
+
+type tokenRequest struct {
+	Token string `json:"token"`
+}
+
+func (a *API) verifyEmail(w http.ResponseWriter, r *http.Request) error {
+	var req tokenRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Token == "" {
+		return invalid("token", "is required")
+	}
+	u, err := a.Store.VerifyEmail(r.Context(), credential.Hash(req.Token))
+	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
+		return invalid("token", "is invalid, expired or already used")
+	}
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, newUserView(u))
+	return nil
+}

@@ -1,0 +1,136 @@
+// Package handlers is Garrison's HTTP API: routing, the JSON envelope,
+// strict decoding, authorization per route, and one file per resource.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"garrison/credential"
+	"garrison/store"
+)
+
+// SessionToken is a freshly issued session token.
+type SessionToken struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+// SessionIssuer signs session tokens; authTime is when the user last gave
+// their password, which bounds how long refreshes can go on.
+type SessionIssuer interface {
+	Issue(u store.User, authTime time.Time) (SessionToken, error)
+	// MaxSession is how long after authTime a refresh is still allowed.
+	MaxSession() time.Duration
+}
+
+// Deps is everything the API needs from outside.
+type Deps struct {
+	Store       *store.Store
+	Log         *slog.Logger
+	Now         func() time.Time
+	Auth        Authenticator
+	Sessions    SessionIssuer
+	Passwords   *credential.Hasher
+	BaseURL     string // for links in mail; never taken from the Host header
+	DefaultPlan string
+	// MailQueued wakes the mail sender after something was queued.
+	MailQueued func()
+}
+
+// API serves every route of Garrison.
+type API struct {
+	Deps
+	routes []Route
+}
+
+// Route is one method and path of the API with the access it demands.
+type Route struct {
+	Method string
+	Path   string
+	Access Access
+	handle func(http.ResponseWriter, *http.Request) error
+}
+
+// New builds the API handler.
+func New(d Deps) *API {
+	if d.MailQueued == nil {
+		d.MailQueued = func() {}
+	}
+	a := &API{Deps: d}
+	a.routes = a.table()
+	return a
+}
+
+// Routes lists the API surface, for tests that check every route.
+func (a *API) Routes() []Route { return a.routes }
+
+// Handler returns the http.Handler for the whole server.
+func (a *API) Handler() http.Handler {
+	mux := http.NewServeMux()
+	methods := map[string][]string{}
+	for _, rt := range a.routes {
+		mux.Handle(rt.Method+" "+rt.Path, a.endpoint(rt))
+		methods[rt.Path] = append(methods[rt.Path], rt.Method)
+	}
+	// A pattern without a method is less specific than the ones with, so it
+	// only sees the methods no route has: answer those with a JSON 405.
+	for path, allowed := range methods {
+		if contains(allowed, http.MethodGet) {
+			allowed = append(allowed, http.MethodHead)
+		}
+		sort.Strings(allowed)
+		allow := strings.Join(allowed, ", ")
+		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, r, a.Log, &Error{Status: http.StatusMethodNotAllowed, Code: CodeNotAllowed,
+				Message: "Method " + r.Method + " is not allowed here; allowed: " + allow})
+		}))
+	}
+	// Everything else, /api/v1/... included, is a JSON 404.
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, a.Log, notFound())
+	}))
+	return base(mux, a.Log, a.Now)
+}
+
+// endpoint authenticates and authorizes as the route demands, then runs it.
+func (a *API) endpoint(rt Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.Access != Public {
+			p, err := a.authenticate(r.Context(), r)
+			if err == nil {
+				err = authorize(p, rt.Access)
+			}
+			if err != nil {
+				writeError(w, r, a.Log, err)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), principalKey, p))
+		}
+		if err := rt.handle(w, r); err != nil {
+			writeError(w, r, a.Log, err)
+		}
+	})
+}
+
+func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, error) {
+	value, err := bearer(r)
+	if err != nil {
+		return Principal{}, err
+	}
+	return a.Auth.Authenticate(ctx, value)
+}
+
+func contains(list []string, v string) bool {
+	for _, s := range list {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}

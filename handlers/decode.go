@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// decode reads a JSON object body into dst strictly: JSON content type,
+// valid UTF-8, one object, no unknown fields (compared case-sensitively, as
+// Go's decoder alone would accept "ROLE" for "role"), no trailing data. An
+// empty body decodes as {} so required-field checks report what is missing.
+func decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return err
+		}
+		return invalid("body", "could not be read")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	} else if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return invalid("Content-Type", "must be application/json")
+	}
+	return decodeJSON(body, dst)
+}
+
+// decodeJSON is decode without the HTTP part; fuzzed directly.
+func decodeJSON(body []byte, dst any) error {
+	if !utf8.Valid(body) {
+		return invalid("body", "is not valid UTF-8")
+	}
+	if err := checkKeys(body, reflect.TypeOf(dst), ""); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalid("body", "must contain a single JSON object")
+	}
+	return nil
+}
+
+func isJSONContentType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	return err == nil && mt == "application/json"
+}
+
+// decodeError turns a decoder error into a client-safe validation error.
+func decodeError(err error) error {
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntaxErr):
+		return invalid("body", fmt.Sprintf("is malformed JSON (at byte %d)", syntaxErr.Offset))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalid("body", "is malformed JSON (unexpected end)")
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return invalid("body", "must be a JSON object")
+		}
+		return invalid(typeErr.Field, "must be "+jsonKind(typeErr.Type))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "is not a known field")
+	}
+	return invalid("body", "is not a valid JSON object")
+}
+
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "of another type"
+}
+
+// fieldNames caches, per struct type, the exact JSON name of each field.
+var fieldNames sync.Map // reflect.Type → map[string]reflect.Type
+
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldNames.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	fieldNames.Store(t, m)
+	return m
+}
+
+// checkKeys walks body alongside the Go type and refuses any object key that
+// is not exactly a field's JSON name. Values of other shapes are left for
+// the decoder to judge.
+func checkKeys(body []byte, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(body, &obj) != nil || obj == nil {
+			return nil
+		}
+		fields := jsonFields(t)
+		for k, v := range obj {
+			ft, ok := fields[k]
+			name := joinPath(path, k)
+			if !ok {
+				return invalid(name, "is not a known field")
+			}
+			if err := checkKeys(v, ft, name); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(body, &items) != nil {
+			return nil
+		}
+		for i, v := range items {
+			if err := checkKeys(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

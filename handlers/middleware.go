@@ -1,0 +1,117 @@
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+)
+
+// MaxBodyBytes caps every request body.
+const MaxBodyBytes = 1 << 20
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	principalKey
+)
+
+// RequestID returns the id given to the request by the middleware.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// statusRecorder remembers the status for the access log and whether a
+// header went out, so a late panic does not write a second one.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// validRequestID accepts a caller's id only if it is short and plain, so it
+// cannot forge log lines.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// base wraps the whole API: request id, response headers every answer
+// carries, access log, panic recovery and the body cap.
+func base(next http.Handler, log *slog.Logger, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		r = r.WithContext(ctx)
+		h := w.Header()
+		h.Set("X-Request-Id", id)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		if r.TLS != nil {
+			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				log.ErrorContext(ctx, "panic", "request_id", id, "method", r.Method, "path", r.URL.Path,
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					writeError(rec, r, log, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: internalMessage})
+				}
+			}
+			log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+				"status", rec.status, "bytes", rec.bytes, "duration_ms", now().Sub(start).Milliseconds())
+		}()
+		if r.ContentLength > MaxBodyBytes {
+			writeError(rec, r, log, &http.MaxBytesError{Limit: MaxBodyBytes})
+			return
+		}
+		r.Body = http.MaxBytesReader(rec, r.Body, MaxBodyBytes)
+		next.ServeHTTP(rec, r)
+	})
+}

@@ -1,0 +1,162 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"garrison/credential"
+	"garrison/store"
+)
+
+const inviteTTL = 7 * 24 * time.Hour
+
+func (a *API) getOrg(w http.ResponseWriter, r *http.Request) error {
+	org, err := a.Store.Org(r.Context(), principalFrom(r.Context()).OrgID)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, newOrgView(org))
+	return nil
+}
+
+type inviteView struct {
+	ID         string  `json:"id"`
+	Email      string  `json:"email"`
+	Role       string  `json:"role"`
+	Status     string  `json:"status"`
+	Token      string  `json:"token,omitempty"` // only in the answer that creates it
+	ExpiresAt  string  `json:"expires_at"`
+	AcceptedAt *string `json:"accepted_at"`
+	CreatedAt  string  `json:"created_at"`
+}
+
+func (a *API) newInviteView(inv store.Invite) inviteView {
+	status := "pending"
+	switch {
+	case inv.AcceptedAt != nil:
+		status = "accepted"
+	case !a.Now().Before(inv.ExpiresAt):
+		status = "expired"
+	}
+	return inviteView{ID: inv.ID, Email: inv.Email, Role: inv.Role, Status: status, ExpiresAt: timestamp(inv.ExpiresAt),
+		AcceptedAt: optTimestamp(inv.AcceptedAt), CreatedAt: timestamp(inv.CreatedAt)}
+}
+
+type inviteRequest struct {
+	Email string `json:"email"`
+	Role  string `json:"role"`
+}
+
+func validRole(role string) bool { return role == store.RoleAdmin || role == store.RoleMember }
+
+func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
+	var req inviteRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	req.Email = strings.ToLower(strings.TrimSpace(req.Email))
+	if req.Role == "" {
+		req.Role = store.RoleMember
+	}
+	var p problems
+	p.check(validEmail(req.Email), "email", "must be a valid e-mail address")
+	p.check(validRole(req.Role), "role", "must be admin or member")
+	if err := p.err(); err != nil {
+		return err
+	}
+	pr := principalFrom(r.Context())
+	org, err := a.Store.Org(r.Context(), pr.OrgID)
+	if err != nil {
+		return err
+	}
+	token, hash := credential.NewToken()
+	inv, err := a.Store.CreateInvite(r.Context(), store.Invite{OrgID: pr.OrgID, Email: req.Email, Role: req.Role,
+		TokenHash: hash, InvitedBy: pr.User.ID, ExpiresAt: a.Now().Add(inviteTTL)},
+		a.inviteMail(req.Email, org.Name, req.Role, token))
+	if errors.Is(err, store.ErrConflict) {
+		return conflict("This e-mail address already has a Garrison account")
+	}
+	if err != nil {
+		return err
+	}
+	a.MailQueued()
+	view := a.newInviteView(inv)
+	view.Token = token
+	writeData(w, http.StatusCreated, view)
+	return nil
+}
+
+func (a *API) listInvites(w http.ResponseWriter, r *http.Request) error {
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	invites, total, err := a.Store.Invites(r.Context(), principalFrom(r.Context()).OrgID, page)
+	if err != nil {
+		return err
+	}
+	views := make([]inviteView, len(invites))
+	for i, inv := range invites {
+		views[i] = a.newInviteView(inv)
+	}
+	writeList(w, views, total, page)
+	return nil
+}
+
+func (a *API) listMembers(w http.ResponseWriter, r *http.Request) error {
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	members, total, err := a.Store.Members(r.Context(), principalFrom(r.Context()).OrgID, page)
+	if err != nil {
+		return err
+	}
+	views := make([]userView, len(members))
+	for i, u := range members {
+		views[i] = newUserView(u)
+	}
+	writeList(w, views, total, page)
+	return nil
+}
+
+type memberUpdateRequest struct {
+	Role string `json:"role"`
+}
+
+func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
+	var req memberUpdateRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if !validRole(req.Role) {
+		return invalid("role", "must be admin or member")
+	}
+	u, err := a.Store.SetMemberRole(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), req.Role)
+	if errors.Is(err, store.ErrLastAdmin) {
+		return conflict("The organization's last admin cannot be demoted; promote another member first")
+	}
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, newUserView(u))
+	return nil
+}
+
+func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	err := a.Store.DeleteMember(r.Context(), principalFrom(r.Context()).OrgID, id)
+	if errors.Is(err, store.ErrLastAdmin) {
+		return conflict("The organization's last admin cannot be removed; promote another member first")
+	}
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, struct {
+		ID      string `json:"id"`
+		Removed bool   `json:"removed"`
+	}{id, true})
+	return nil
+}

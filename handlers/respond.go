@@ -1,0 +1,73 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"garrison/store"
+)
+
+type dataBody struct {
+	Success bool `json:"success"`
+	Data    any  `json:"data"`
+}
+
+type listBody struct {
+	Success    bool       `json:"success"`
+	Data       any        `json:"data"`
+	Pagination pagination `json:"pagination"`
+}
+
+type pagination struct {
+	Total      int  `json:"total"`
+	Limit      int  `json:"limit"`
+	Offset     int  `json:"offset"`
+	NextOffset *int `json:"next_offset"`
+}
+
+// writeJSON encodes v fully before writing the header, so an encoding
+// failure can still become a clean 500.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"success":false,"error":"` + internalMessage + `","code":"` + CodeInternal + `"}` + "\n")
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// writeData answers {"success":true,"data":v}.
+func writeData(w http.ResponseWriter, status int, v any) {
+	writeJSON(w, status, dataBody{Success: true, Data: v})
+}
+
+// writeList answers a page of items with the list envelope of decisions.md.
+func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page) {
+	if items == nil {
+		items = []T{}
+	}
+	pg := pagination{Total: total, Limit: p.Limit, Offset: p.Offset}
+	if next := p.Offset + len(items); len(items) > 0 && next < total {
+		pg.NextOffset = &next
+	}
+	writeJSON(w, http.StatusOK, listBody{Success: true, Data: items, Pagination: pg})
+}
+
+// timestamp formats times as the API shows them: RFC 3339, UTC, Z suffix.
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// optTimestamp formats an optional time; nil stays JSON null.
+func optTimestamp(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := timestamp(*t)
+	return &s
+}

@@ -1,0 +1,32 @@
+package handlers
+
+// table is the whole API surface on one screen.
+func (a *API) table() []Route {
+	return []Route{
+		{"GET", "/api/dashboard/health", Public, a.health},
+
+		{"POST", "/api/auth/register", Public, a.register},
+		{"POST", "/api/auth/login", Public, a.login},
+		{"POST", "/api/auth/logout", Session, a.logout},
+		{"POST", "/api/auth/logout-all", Session, a.logoutAll},
+		{"POST", "/api/auth/refresh", Session, a.refresh},
+		{"GET", "/api/auth/me", Session, a.me},
+		{"GET", "/api/user/profile", Session, a.me},
+		{"POST", "/api/auth/change-password", Session, a.changePassword},
+		{"POST", "/api/auth/reset-request", Public, a.resetRequest},
+		{"POST", "/api/auth/reset-password", Public, a.resetRequest},
+		{"POST", "/api/auth/reset-confirm", Public, a.resetConfirm},
+		{"POST", "/api/auth/verify-email", Public, a.verifyEmail},
+
+		{"GET", "/api/api-keys", Admin, a.listAPIKeys},
+		{"POST", "/api/api-keys", Admin, a.createAPIKey},
+		{"DELETE", "/api/api-keys/{id}", Admin, a.revokeAPIKey},
+
+		{"GET", "/api/org", Read, a.getOrg},
+		{"GET", "/api/org/invites", Admin, a.listInvites},
+		{"POST", "/api/org/invites", Admin, a.createInvite},
+		{"GET", "/api/org/members", Read, a.listMembers},
+		{"PATCH", "/api/org/members/{id}", Admin, a.updateMember},
+		{"DELETE", "/api/org/members/{id}", Admin, a.deleteMember},
+	}
+}

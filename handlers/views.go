@@ -1,0 +1,35 @@
+package handlers
+
+import "garrison/store"
+
+// userView is a user as the API shows it: never the hash or token_version.
+type userView struct {
+	ID            string  `json:"id"`
+	Email         string  `json:"email"`
+	Name          string  `json:"name"`
+	Role          string  `json:"role"`
+	Org           string  `json:"org"`
+	OrgID         string  `json:"org_id"`
+	Plan          string  `json:"plan"`
+	EmailVerified bool    `json:"email_verified"`
+	VerifiedAt    *string `json:"email_verified_at"`
+	CreatedAt     string  `json:"created_at"`
+}
+
+func newUserView(u store.User) userView {
+	return userView{ID: u.ID, Email: u.Email, Name: u.Name, Role: u.Role, Org: u.OrgName, OrgID: u.OrgID,
+		Plan: u.Plan, EmailVerified: u.EmailVerifiedAt != nil, VerifiedAt: optTimestamp(u.EmailVerifiedAt),
+		CreatedAt: timestamp(u.CreatedAt)}
+}
+
+type orgView struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Plan      string `json:"plan"`
+	Members   int    `json:"members_count"`
+	CreatedAt string `json:"created_at"`
+}
+
+func newOrgView(o store.Org) orgView {
+	return orgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Members: o.Members, CreatedAt: timestamp(o.CreatedAt)}
+}

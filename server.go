@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Server timeouts: a slow or stalled client is cut off instead of holding a
+// connection (a header dripped a byte at a time hits ReadHeaderTimeout).
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+// listening reports the bound addresses, for tests that listen on port 0.
+type listening func(httpsAddr, httpAddr string)
+
+// serve runs the server until ctx is done, then drains in-flight requests,
+// stops the workers and closes the database, in that order.
+func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, ready listening) error {
+	log := newLogger(cfg, stderr)
+	a, err := newApp(ctx, cfg, log, opts)
+	if err != nil {
+		return err
+	}
+	defer a.store.Close()
+	tlsConfig, err := loadTLS(cfg, a.now)
+	if err != nil {
+		return err
+	}
+	httpsLn, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.addr, err)
+	}
+	servers := []*http.Server{newHTTPServer(a.handler, tlsConfig, log)}
+	listeners := []net.Listener{tls.NewListener(httpsLn, tlsConfig)}
+	httpAddr := ""
+	if cfg.httpAddr != "" {
+		ln, err := net.Listen("tcp", cfg.httpAddr)
+		if err != nil {
+			httpsLn.Close()
+			return fmt.Errorf("listen %s: %w", cfg.httpAddr, err)
+		}
+		httpAddr = ln.Addr().String()
+		servers = append(servers, newHTTPServer(redirectToHTTPS(httpsLn.Addr().String()), nil, log))
+		listeners = append(listeners, ln)
+	}
+
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	waitWork := a.runBackground(workCtx)
+	errs := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errs <- srv.Serve(listeners[i]) }()
+	}
+	log.Info("garrison listening", "https", httpsLn.Addr().String(), "http_redirect", httpAddr,
+		"data", cfg.dataDir, "jwt_ttl", cfg.jwtTTL.String(), "default_plan", cfg.defaultPlan,
+		"smtp", cfg.smtpAddr != "")
+	if ready != nil {
+		ready(httpsLn.Addr().String(), httpAddr)
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errs:
+	}
+	log.Info("shutting down: draining in-flight requests", "timeout", cfg.shutdownTimeout.String())
+	drainCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	for _, srv := range servers {
+		if err := srv.Shutdown(drainCtx); err != nil {
+			serveErr = errors.Join(serveErr, fmt.Errorf("shutdown: %w", err))
+		}
+	}
+	stopWork()
+	waitWork()
+	log.Info("stopped")
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		return nil
+	}
+	return serveErr
+}
+
+func newHTTPServer(h http.Handler, tlsConfig *tls.Config, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		TLSConfig:         tlsConfig,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
+// redirectToHTTPS answers every request with a 308 to the same path on the
+// HTTPS listener; nothing else is served over plain HTTP.
+func redirectToHTTPS(httpsAddr string) http.Handler {
+	_, port, _ := net.SplitHostPort(httpsAddr)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if host == "" || strings.ContainsAny(host, "/\\@ ") {
+			host = "localhost"
+		}
+		if strings.Contains(host, ":") {
+			host = "[" + strings.Trim(host, "[]") + "]"
+		}
+		if port != "443" {
+			host += ":" + port
+		}
+		target := "https://" + host + r.URL.RequestURI()
+		h := w.Header()
+		h.Set("Location", target)
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusPermanentRedirect)
+		fmt.Fprintf(w, `{"success":false,"error":"HTTPS is required; use %s","code":"https_required"}`+"\n", jsonEscape(target))
+	})
+}
+
+func jsonEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "<", `\u003c`)
+	return r.Replace(s)
+}

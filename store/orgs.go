@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Org returns an organization with its member count.
+func (s *Store) Org(ctx context.Context, orgID string) (Org, error) {
+	var o Org
+	var created int64
+	err := s.reader.QueryRowContext(ctx, `SELECT id, name, plan, created_at,
+		(SELECT COUNT(*) FROM users WHERE org_id = orgs.id) FROM orgs WHERE id = ?`, orgID).
+		Scan(&o.ID, &o.Name, &o.Plan, &created, &o.Members)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Org{}, ErrNotFound
+	}
+	if err != nil {
+		return Org{}, fmt.Errorf("organization: %w", err)
+	}
+	o.CreatedAt = fromMS(created)
+	return o, nil
+}
+
+// SetPlanByAdmin changes the plan of the organization whose admin has the
+// given e-mail address. A member's address is ErrNotFound: only an admin
+// identifies an organization for billing changes.
+func (s *Store) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) (Org, error) {
+	var orgID string
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `UPDATE orgs SET plan = ?
+			WHERE id = (SELECT org_id FROM users WHERE email = ? AND role = 'admin') RETURNING id`,
+			plan, normalizeEmail(adminEmail)).Scan(&orgID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("set plan: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Org{}, err
+	}
+	return s.Org(ctx, orgID)
+}
+
+// Members lists an organization's users, oldest first, with the total count.
+func (s *Store) Members(ctx context.Context, orgID string, p Page) ([]User, int, error) {
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ?`, orgID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count members: %w", err)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id
+		WHERE u.org_id = ? ORDER BY u.id LIMIT ? OFFSET ?`, orgID, p.Limit, p.Offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list members: %w", err)
+	}
+	defer rows.Close()
+	var out []User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list members: %w", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list members: %w", err)
+	}
+	return out, total, nil
+}
+
+// Member returns one user of the organization.
+func (s *Store) Member(ctx context.Context, orgID, userID string) (User, error) {
+	u, err := s.UserByID(ctx, userID)
+	if err != nil {
+		return User{}, err
+	}
+	if u.OrgID != orgID {
+		return User{}, ErrNotFound
+	}
+	return u, nil
+}
+
+// SetMemberRole changes a member's role; demoting the last admin is ErrLastAdmin.
+func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) (User, error) {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := guardLastAdmin(ctx, tx, orgID, userID, role == RoleAdmin); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE users SET role = ? WHERE id = ? AND org_id = ?`, role, userID, orgID)
+		return expectOne(res, err, "set role")
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return s.Member(ctx, orgID, userID)
+}
+
+// DeleteMember removes a user from the organization; removing the last admin
+// is ErrLastAdmin.
+func (s *Store) DeleteMember(ctx context.Context, orgID, userID string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := guardLastAdmin(ctx, tx, orgID, userID, false); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = ? AND org_id = ?`, userID, orgID)
+		return expectOne(res, err, "delete member")
+	})
+}
+
+// guardLastAdmin refuses a change that takes admin away from the only admin.
+// It runs inside the write transaction so two concurrent demotions cannot
+// both pass the check.
+func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, staysAdmin bool) error {
+	var role string
+	err := tx.QueryRowContext(ctx, `SELECT role FROM users WHERE id = ? AND org_id = ?`, userID, orgID).Scan(&role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("member role: %w", err)
+	}
+	if role != RoleAdmin || staysAdmin {
+		return nil
+	}
+	var admins int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin'`, orgID).Scan(&admins); err != nil {
+		return fmt.Errorf("count admins: %w", err)
+	}
+	if admins <= 1 {
+		return ErrLastAdmin
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+// Package store keeps Garrison's data in SQLite. Its API speaks in domain
+// types and sentinel errors only, so another database can stand behind the
+// same methods later. Every method that touches tenant data takes the
+// organization id and scopes its queries by it.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store is the SQLite implementation. Writes go through one connection, as
+// SQLite allows one writer at a time; reads use a pool.
+type Store struct {
+	writer *sql.DB
+	reader *sql.DB
+	now    func() time.Time
+}
+
+// Option configures Open.
+type Option func(*Store)
+
+// WithClock replaces the wall clock, for tests that drive time.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// Open opens (creating if needed) the database at path and applies the
+// migrations in schema that are newer than the database.
+func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
+	s := &Store{now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	writer, err := sql.Open("sqlite", dsn(path, "immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open writer: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	if err := migrate(ctx, writer, schema); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	reader, err := sql.Open("sqlite", dsn(path, "deferred")+"&_pragma=query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open reader: %w", err)
+	}
+	readers := max(4, 2*runtime.GOMAXPROCS(0))
+	reader.SetMaxOpenConns(readers)
+	reader.SetMaxIdleConns(readers)
+	s.writer, s.reader = writer, reader
+	return s, nil
+}
+
+func dsn(path, txlock string) string {
+	q := url.Values{}
+	q.Set("_txlock", txlock)
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.reader.PingContext(ctx)
+}
+
+// write runs fn in one write transaction: the unit every store method builds on,
+// so helpers taking a *sql.Tx compose into one atomic change.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// ms converts a time to the stored unix-millisecond form.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMS converts a stored unix-millisecond value to UTC time.
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// nullMS maps an optional time to a nullable column.
+func nullMS(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+// optMS maps a nullable column to an optional time.
+func optMS(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMS(v.Int64)
+	return &t
+}

@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// NewAccount is what registration needs.
+type NewAccount struct {
+	Email        string
+	Name         string
+	PasswordHash string
+	OrgName      string // used when no invite is given
+	Plan         string // plan of a new organization
+	InviteHash   []byte // joins the invite's organization instead, with its role
+	Verify       UserToken
+	VerifyMail   Mail
+}
+
+const userColumns = `u.id, u.org_id, o.name, o.plan, u.email, u.name, u.role, u.password_hash,
+	u.token_version, u.email_verified_at, u.created_at`
+
+func scanUser(row interface{ Scan(...any) error }, extra ...any) (User, error) {
+	var u User
+	var verified sql.NullInt64
+	var created int64
+	dest := append([]any{&u.ID, &u.OrgID, &u.OrgName, &u.Plan, &u.Email, &u.Name, &u.Role,
+		&u.PasswordHash, &u.TokenVersion, &verified, &created}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return User{}, ErrNotFound
+		}
+		return User{}, err
+	}
+	u.EmailVerifiedAt = optMS(verified)
+	u.CreatedAt = fromMS(created)
+	return u, nil
+}
+
+// Register creates a user. Without an invite it also creates the organization,
+// whose first user is its admin. The verification token and its mail are
+// written in the same transaction. A taken e-mail is ErrConflict; a bad
+// invite is ErrInvalidToken.
+func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
+	now := s.now()
+	email := normalizeEmail(a.Email)
+	var userID string
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var exists bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM users WHERE email = ?)`, email).Scan(&exists); err != nil {
+			return fmt.Errorf("check e-mail: %w", err)
+		}
+		if exists {
+			return ErrConflict
+		}
+		orgID, role := "", RoleAdmin
+		if a.InviteHash != nil {
+			var inviteID, inviteEmail string
+			err := tx.QueryRowContext(ctx, `SELECT id, org_id, email, role FROM invites
+				WHERE token_hash = ? AND accepted_at IS NULL AND expires_at > ?`, a.InviteHash, ms(now)).
+				Scan(&inviteID, &orgID, &inviteEmail, &role)
+			if errors.Is(err, sql.ErrNoRows) || (err == nil && inviteEmail != email) {
+				return ErrInvalidToken
+			}
+			if err != nil {
+				return fmt.Errorf("find invite: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE invites SET accepted_at = ? WHERE id = ?`, ms(now), inviteID); err != nil {
+				return fmt.Errorf("accept invite: %w", err)
+			}
+		} else {
+			orgID = NewID("org", now)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO orgs (id, name, plan, created_at) VALUES (?, ?, ?, ?)`,
+				orgID, a.OrgName, a.Plan, ms(now)); err != nil {
+				return fmt.Errorf("create organization: %w", err)
+			}
+		}
+		userID = NewID("usr", now)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, role, a.PasswordHash, ms(now)); err != nil {
+			if isUniqueViolation(err) {
+				return ErrConflict
+			}
+			return fmt.Errorf("create user: %w", err)
+		}
+		return issueUserToken(ctx, tx, userID, a.Verify, a.VerifyMail, now)
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return s.UserByID(ctx, userID)
+}
+
+// UserByID returns a user with its organization's name and plan.
+func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
+	row := s.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = ?`, id)
+	u, err := scanUser(row)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return User{}, fmt.Errorf("user by id: %w", err)
+	}
+	return u, err
+}
+
+// UserByEmail returns the user with that address.
+func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
+	row := s.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.email = ?`, normalizeEmail(email))
+	u, err := scanUser(row)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return User{}, fmt.Errorf("user by e-mail: %w", err)
+	}
+	return u, err
+}
+
+// SessionUser loads the user behind a session token and whether the token's
+// jti was logged out, in one query: it runs on every JWT request.
+func (s *Store) SessionUser(ctx context.Context, userID, jti string) (User, bool, error) {
+	var revoked bool
+	row := s.reader.QueryRowContext(ctx, `SELECT `+userColumns+`,
+		EXISTS(SELECT 1 FROM revoked_tokens WHERE jti = ?)
+		FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = ?`, jti, userID)
+	u, err := scanUser(row, &revoked)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return User{}, false, fmt.Errorf("session user: %w", err)
+	}
+	return u, revoked, err
+}
+
+// SetPassword replaces a user's password hash. With endSessions it also bumps
+// token_version, rejecting every session token issued before.
+func (s *Store) SetPassword(ctx context.Context, userID, hash string, endSessions bool) error {
+	bump := 0
+	if endSessions {
+		bump = 1
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, token_version = token_version + ? WHERE id = ?`, hash, bump, userID)
+		return expectOne(res, err, "set password")
+	})
+}
+
+// EndSessions bumps token_version: every earlier session token is rejected.
+func (s *Store) EndSessions(ctx context.Context, userID string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET token_version = token_version + 1 WHERE id = ?`, userID)
+		return expectOne(res, err, "end sessions")
+	})
+}
+
+// RevokeSession denylists one session token until it would have expired.
+func (s *Store) RevokeSession(ctx context.Context, jti string, expires time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, ms(expires))
+		if err != nil {
+			return fmt.Errorf("revoke session: %w", err)
+		}
+		return nil
+	})
+}
+
+// expectOne turns "no row changed" into ErrNotFound.
+func expectOne(res sql.Result, err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

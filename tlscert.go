@@ -1,0 +1,84 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+const (
+	selfSignedCert = "tls-cert.pem"
+	selfSignedKey  = "tls-key.pem"
+)
+
+// loadTLS returns the HTTPS configuration: the given certificate, or a
+// self-signed ECDSA one made once into the data directory.
+func loadTLS(cfg config, now func() time.Time) (*tls.Config, error) {
+	certFile, keyFile := cfg.tlsCert, cfg.tlsKey
+	if certFile == "" {
+		certFile = filepath.Join(cfg.dataDir, selfSignedCert)
+		keyFile = filepath.Join(cfg.dataDir, selfSignedKey)
+		if _, err := os.Stat(certFile); errors.Is(err, os.ErrNotExist) {
+			if err := writeSelfSigned(certFile, keyFile, now()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("load TLS certificate: %w", err)
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
+}
+
+func writeSelfSigned(certFile, keyFile string, now time.Time) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("generate TLS key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return fmt.Errorf("certificate serial: %w", err)
+	}
+	names := []string{"localhost"}
+	if h, err := os.Hostname(); err == nil && h != "localhost" {
+		names = append(names, h)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "Garrison self-signed", Organization: []string{"Garrison"}},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(825 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		DNSNames:              names,
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return fmt.Errorf("create certificate: %w", err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("encode TLS key: %w", err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		return fmt.Errorf("write TLS key: %w", err)
+	}
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return fmt.Errorf("write TLS certificate: %w", err)
+	}
+	return nil
+}
