@@ -119,3 +119,6 @@ func optMS(v sql.NullInt64) *time.Time {
 	t := fromMS(v.Int64)
 	return &t
 }
+
+// DB exposes the read pool for checks of what is stored (tests, diagnostics).
+func (s *Store) DB() *sql.DB { return s.reader }

@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPanicBecomesInternalError(t *testing.T) {
+	var logs bytes.Buffer
+	h := base(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic("boom: SELECT * FROM users")
+	}), slog.New(slog.NewJSONHandler(&logs, nil)), time.Now)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("not JSON: %q", rec.Body.String())
+	}
+	if rec.Code != 500 || body["code"] != "internal_error" || body["success"] != false || body["error"] != "Internal server error" {
+		t.Fatalf("%d %v", rec.Code, body)
+	}
+	if strings.Contains(rec.Body.String(), "SELECT") || strings.Contains(rec.Body.String(), "goroutine") {
+		t.Fatalf("body leaks the panic: %s", rec.Body.String())
+	}
+	if !strings.Contains(logs.String(), "boom") || !strings.Contains(logs.String(), rec.Header().Get("X-Request-Id")) {
+		t.Fatalf("panic not logged with the request id: %s", logs.String())
+	}
+}
+
+func TestUnknownErrorsAreHidden(t *testing.T) {
+	var logs bytes.Buffer
+	rec := httptest.NewRecorder()
+	writeError(rec, httptest.NewRequest("GET", "/api/x", nil), slog.New(slog.NewJSONHandler(&logs, nil)),
+		errString("sqlite: constraint failed: users.email"))
+	if rec.Code != 500 || strings.Contains(rec.Body.String(), "sqlite") || !strings.Contains(logs.String(), "sqlite") {
+		t.Fatalf("%d %s / log %s", rec.Code, rec.Body.String(), logs.String())
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// liveServer is `garrison serve` on loopback ports chosen by the kernel.
+type liveServer struct {
+	https, http string
+	stop        context.CancelFunc
+	done        chan struct{} // closed when serve returns
+	err         error         // serve's result, once done is closed
+	client      *http.Client
+}
+
+func startServer(t *testing.T, cfg config) *liveServer {
+	t.Helper()
+	cfg.addr, cfg.httpAddr = "127.0.0.1:0", "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &liveServer{stop: cancel, done: make(chan struct{})}
+	ready := make(chan struct{})
+	go func() {
+		s.err = serve(ctx, cfg, appOptions{passwordIterations: testIterations}, io.Discard, func(https, http string) {
+			s.https, s.http = https, http
+			close(ready)
+		})
+		close(s.done)
+	}()
+	select {
+	case <-ready:
+	case <-s.done:
+		t.Fatalf("serve: %v", s.err)
+	}
+	s.client = &http.Client{
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-s.done
+	})
+	return s
+}
+
+// shutdown stops the server and returns serve's result.
+func (s *liveServer) shutdown() error {
+	s.stop()
+	<-s.done
+	return s.err
+}
+
+func TestServeHTTPS(t *testing.T) {
+	cfg := testConfig(t)
+	s := startServer(t, cfg)
+	res, err := s.client.Get("https://" + s.https + "/api/dashboard/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Strict-Transport-Security"), "max-age=") {
+		t.Fatalf("%d HSTS=%q", res.StatusCode, res.Header.Get("Strict-Transport-Security"))
+	}
+	if res.TLS.Version < tls.VersionTLS12 {
+		t.Fatalf("TLS version %x", res.TLS.Version)
+	}
+
+	t.Run("TLS 1.1 refused", func(t *testing.T) {
+		c, err := tls.Dial("tcp", s.https, &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS11})
+		if err == nil {
+			c.Close()
+			t.Fatal("TLS 1.1 handshake succeeded")
+		}
+	})
+	t.Run("plain HTTP on the HTTPS port refused", func(t *testing.T) {
+		res, err := http.Get("http://" + s.https + "/api/dashboard/health")
+		if err == nil {
+			defer res.Body.Close()
+			if res.StatusCode < 400 {
+				t.Fatalf("plain HTTP answered %d", res.StatusCode)
+			}
+		}
+	})
+	t.Run("HTTP listener only redirects", func(t *testing.T) {
+		for _, method := range []string{"GET", "POST", "DELETE"} {
+			req, _ := http.NewRequest(method, "http://"+s.http+"/api/org/members?limit=5", strings.NewReader("{}"))
+			res, err := s.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			_, port, _ := net.SplitHostPort(s.https)
+			if want := "https://127.0.0.1:" + port + "/api/org/members?limit=5"; res.StatusCode != 308 || res.Header.Get("Location") != want {
+				t.Fatalf("%s: %d Location=%q, want 308 %s", method, res.StatusCode, res.Header.Get("Location"), want)
+			}
+		}
+	})
+}
+
+func TestSelfSignedCertificateMadeOnce(t *testing.T) {
+	cfg := testConfig(t)
+	first := startServer(t, cfg)
+	if err := first.shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	cert1, err := os.ReadFile(filepath.Join(cfg.dataDir, selfSignedCert))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(filepath.Join(cfg.dataDir, selfSignedKey)); info.Mode().Perm() != 0o600 {
+		t.Fatalf("key file mode %v", info.Mode().Perm())
+	}
+	startServer(t, cfg)
+	cert2, _ := os.ReadFile(filepath.Join(cfg.dataDir, selfSignedCert))
+	if !bytes.Equal(cert1, cert2) {
+		t.Fatal("certificate regenerated on the second start")
+	}
+}
+
+func TestGivenCertificate(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
+	if err := writeSelfSigned(certFile, keyFile, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t)
+	cfg.tlsCert, cfg.tlsKey = certFile, keyFile
+	s := startServer(t, cfg)
+	res, err := s.client.Get("https://" + s.https + "/api/dashboard/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	want, _ := os.ReadFile(certFile)
+	if !strings.Contains(string(want), "CERTIFICATE") || len(res.TLS.PeerCertificates) == 0 {
+		t.Fatal("no certificate")
+	}
+	if _, err := os.Stat(filepath.Join(cfg.dataDir, selfSignedCert)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("self-signed certificate made although one was given")
+	}
+}
+
+// TestGracefulShutdown: a request in flight when the signal comes is
+// answered before the server stops. "Expect: 100-continue" makes the server
+// say when the handler starts reading the body, so the test knows the
+// request is in flight without sleeping on a guess.
+func TestGracefulShutdown(t *testing.T) {
+	s := startServer(t, testConfig(t))
+	conn, err := tls.Dial("tcp", s.https, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"email":"nobody@acme.test","password":"long enough password"}`
+	fmt.Fprintf(conn, "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
+		"Content-Length: %d\r\nExpect: 100-continue\r\n\r\n", len(body))
+	r := bufio.NewReader(conn)
+	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("no 100 Continue: %q %v", line, err)
+	}
+	r.ReadString('\n') // the blank line after the interim status
+
+	s.stop()
+	select {
+	case <-s.done:
+		t.Fatalf("server stopped with a request in flight: %v", s.err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	io.WriteString(conn, body)
+	res, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatalf("in-flight request not answered: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("in-flight request: %d", res.StatusCode)
+	}
+	if err := s.shutdown(); err != nil {
+		t.Fatalf("serve returned %v", err)
+	}
+}
+
+func TestServerTimeoutsSet(t *testing.T) {
+	srv := newHTTPServer(http.NotFoundHandler(), nil, newLogger(testConfig(t), io.Discard))
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 || srv.MaxHeaderBytes <= 0 {
+		t.Fatalf("a zero timeout means none: %+v", srv)
+	}
+}
+
+func TestConfigFromEnvironment(t *testing.T) {
+	env := map[string]string{"GARRISON_JWT_TTL": "2h", "GARRISON_DEFAULT_PLAN": "pro", "GARRISON_DATA": "/tmp/x"}
+	getenv := func(k string) string { return env[k] }
+	cfg, err := parseServeConfig([]string{"--jwt-ttl", "3h"}, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.jwtTTL != 3*time.Hour || cfg.defaultPlan != "pro" || cfg.dataDir != "/tmp/x" {
+		t.Fatalf("flag should win, env fill the rest: %+v", cfg)
+	}
+	for name, args := range map[string][]string{
+		"bad env duration": nil,
+		"bad plan":         {"--default-plan", "gold"},
+		"negative ttl":     {"--jwt-ttl", "-1h"},
+		"half TLS pair":    {"--tls-cert", "c.pem"},
+		"stray argument":   {"extra"},
+		"bad base url":     {"--base-url", "localhost"},
+	} {
+		e := getenv
+		if args == nil {
+			e = func(k string) string {
+				if k == "GARRISON_JWT_TTL" {
+					return "soon"
+				}
+				return ""
+			}
+		}
+		if _, err := parseServeConfig(args, e, io.Discard); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := runCLI(t, []string{"--help"}, &out, &errOut); err != nil || !strings.Contains(out.String(), "garrison serve") {
+		t.Fatalf("garrison --help: %v %q", err, out.String())
+	}
+	out.Reset()
+	err := runCLI(t, []string{"serve", "--help"}, &out, &errOut)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("serve --help: %v", err)
+	}
+	for _, want := range []string{"--addr", "GARRISON_ADDR", "--http-addr", "--data", "--jwt-ttl", "GARRISON_JWT_TTL",
+		"--default-plan", "--smtp-addr", "--tls-cert", "--tls-key", "GARRISON_SMTP_PASSWORD"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("serve --help does not mention %s", want)
+		}
+	}
+	if err := runCLI(t, []string{"frobnicate"}, &out, &errOut); err == nil {
+		t.Error("unknown command accepted")
+	}
+}
+
+func TestShortSecretRefused(t *testing.T) {
+	cfg := testConfig(t)
+	os.WriteFile(filepath.Join(cfg.dataDir, secretFileName), []byte("00ff\n"), 0o600)
+	if _, err := newApp(context.Background(), cfg, newLogger(cfg, io.Discard), appOptions{}); err == nil || !strings.Contains(err.Error(), "at least 32") {
+		t.Fatalf("short secret: %v", err)
+	}
+}
+
+// fakeSMTP is a minimal SMTP server on loopback that keeps what it receives.
+type fakeSMTP struct {
+	addr string
+	mu   sync.Mutex
+	msgs []string
+	got  chan struct{}
+}
+
+func startFakeSMTP(t *testing.T) *fakeSMTP {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeSMTP{addr: ln.Addr().String(), got: make(chan struct{}, 10)}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go f.session(c)
+		}
+	}()
+	return f
+}
+
+func (f *fakeSMTP) session(c net.Conn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	say := func(s string) { io.WriteString(c, s+"\r\n") }
+	say("220 fake ESMTP")
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		cmd := strings.ToUpper(strings.TrimSpace(line))
+		switch {
+		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
+			say("250 fake")
+		case strings.HasPrefix(cmd, "MAIL"), strings.HasPrefix(cmd, "RCPT"), strings.HasPrefix(cmd, "RSET"), strings.HasPrefix(cmd, "NOOP"):
+			say("250 OK")
+		case cmd == "DATA":
+			say("354 go ahead")
+			var msg strings.Builder
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if l == ".\r\n" {
+					break
+				}
+				msg.WriteString(l)
+			}
+			f.mu.Lock()
+			f.msgs = append(f.msgs, msg.String())
+			f.mu.Unlock()
+			say("250 queued")
+			f.got <- struct{}{}
+		case cmd == "QUIT":
+			say("221 bye")
+			return
+		default:
+			say("502 not implemented")
+		}
+	}
+}
+
+func TestMailOverSMTP(t *testing.T) {
+	smtpServer := startFakeSMTP(t)
+	e := newTestEnv(t, func(c *config) { c.smtpAddr = smtpServer.addr; c.smtpFrom = "soc@msp.test" })
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := e.app.runBackground(ctx)
+	defer func() { cancel(); wait() }()
+	e.register("ann@acme.test", "Acme")
+	select {
+	case <-smtpServer.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no mail arrived at the SMTP server")
+	}
+	smtpServer.mu.Lock()
+	msg := smtpServer.msgs[0]
+	smtpServer.mu.Unlock()
+	for _, want := range []string{"From: soc@msp.test", "To: ann@acme.test", "Subject: Confirm your Garrison e-mail address", "token=" + e.mailToken("ann@acme.test")} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestMailWithoutSMTPGoesToLog(t *testing.T) {
+	e := newTestEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := e.app.runBackground(ctx)
+	e.register("ann@acme.test", "Acme")
+	token := e.mailToken("ann@acme.test")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(e.logs.String(), token) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	wait()
+	if !strings.Contains(e.logs.String(), token) {
+		t.Fatal("mail not written to the log")
+	}
+	var status string
+	rawDB(t, e).QueryRow(`SELECT status FROM outbox WHERE to_addr = 'ann@acme.test'`).Scan(&status)
+	if status != "logged" {
+		t.Fatalf("outbox status %q", status)
+	}
+}
