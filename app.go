@@ -12,6 +12,7 @@ import (
 
 	"garrison/credential"
 	"garrison/handlers"
+	"garrison/ratelimit"
 	"garrison/store"
 )
 
@@ -25,6 +26,7 @@ type appOptions struct {
 type app struct {
 	store   *store.Store
 	api     *handlers.API
+	limits  *handlers.RateLimits
 	handler http.Handler
 	jwt     *jwtCodec
 	mailer  *mailer
@@ -44,8 +46,11 @@ func openStore(ctx context.Context, dataDir string, now func() time.Time) (*stor
 }
 
 func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) (*app, error) {
+	var limiterOpts []ratelimit.Option
 	if opts.now == nil {
-		opts.now = time.Now
+		opts.now = time.Now // the limiter keeps its own monotonic clock
+	} else {
+		limiterOpts = append(limiterOpts, ratelimit.WithClock(opts.now))
 	}
 	if opts.passwordIterations == 0 {
 		opts.passwordIterations = credential.DefaultIterations
@@ -58,7 +63,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 	if err == nil {
 		var codec *jwtCodec
 		if codec, err = newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, opts.now); err == nil {
-			a := &app{store: st, jwt: codec, log: log, now: opts.now}
+			a := &app{store: st, jwt: codec, log: log, now: opts.now,
+				limits: handlers.NewRateLimits(cfg.limits, cfg.trustedProxies, limiterOpts...)}
 			a.mailer = newMailer(st, cfg, log)
 			a.api = handlers.New(handlers.Deps{
 				Store:       st,
@@ -70,6 +76,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				BaseURL:     cfg.baseURL,
 				DefaultPlan: cfg.defaultPlan,
 				MailQueued:  a.mailer.Notify,
+				Limits:      a.limits,
 			})
 			a.handler = a.api.Handler()
 			return a, nil
@@ -82,11 +89,15 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 // maintenanceInterval is how often expired denylist entries and tokens go.
 const maintenanceInterval = 10 * time.Minute
 
+// limiterSweepInterval is how often fully refilled rate-limit buckets are dropped.
+const limiterSweepInterval = time.Minute
+
 // runBackground starts the app's workers; they stop when ctx is done, and
 // the returned wait blocks until they have.
 func (a *app) runBackground(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.mailer.Run(ctx) })
+	wg.Go(func() { a.limits.Run(ctx, limiterSweepInterval) })
 	wg.Go(func() {
 		t := time.NewTicker(maintenanceInterval)
 		defer t.Stop()

@@ -4,11 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
+	"garrison/ratelimit"
 	"garrison/store"
 )
 
@@ -30,6 +32,8 @@ type config struct {
 	logLevel        string
 	logFormat       string
 	shutdownTimeout time.Duration
+	limits          map[string]ratelimit.Limit
+	trustedProxies  []netip.Prefix
 }
 
 // envName is the environment variable of a flag: --jwt-ttl is GARRISON_JWT_TTL.
@@ -103,8 +107,18 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or text")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
+	limits := fs.String("limits", "", "rate-limit overrides, a comma list of name=N/window with names "+
+		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
+	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return config{}, err
+	}
+	var err error
+	if c.limits, err = ratelimit.ParseLimits(*limits); err != nil {
+		return config{}, err
+	}
+	if c.trustedProxies, err = ratelimit.ParseTrustedProxies(*proxies); err != nil {
+		return config{}, fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	c.smtpPassword = getenv("GARRISON_SMTP_PASSWORD")
 	return c, c.validate()

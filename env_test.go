@@ -44,9 +44,13 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// generousLimits keeps rate limits out of tests about other things; the
+// rate-limit tests put the real defaults back.
+const generousLimits = "auth=100000/1m,login=100000/1m,register=100000/1m,reset=100000/1m,jwt=100000/1m,apikey=100000/1m,agent-runs=100000/1m"
+
 // testConfig is the serve configuration tests start from.
 func testConfig(t testing.TB) config {
-	cfg, err := parseServeConfig([]string{"--data", t.TempDir(), "--base-url", "https://garrison.test"},
+	cfg, err := parseServeConfig([]string{"--data", t.TempDir(), "--base-url", "https://garrison.test", "--limits", generousLimits},
 		func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)

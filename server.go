@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
-	"strings"
+	"slices"
 	"time"
+
+	"garrison/handlers"
 )
 
 // Server timeouts: a slow or stalled client is cut off instead of holding a
@@ -53,7 +56,8 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 			return fmt.Errorf("listen %s: %w", cfg.httpAddr, err)
 		}
 		httpAddr = ln.Addr().String()
-		servers = append(servers, newHTTPServer(redirectToHTTPS(httpsLn.Addr().String()), nil, log))
+		_, httpsPort, _ := net.SplitHostPort(httpsLn.Addr().String())
+		servers = append(servers, newHTTPServer(handlers.RedirectToHTTPS(httpsPort), nil, log))
 		listeners = append(listeners, ln)
 	}
 
@@ -65,7 +69,10 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	}
 	log.Info("garrison listening", "https", httpsLn.Addr().String(), "http_redirect", httpAddr,
 		"data", cfg.dataDir, "jwt_ttl", cfg.jwtTTL.String(), "default_plan", cfg.defaultPlan,
-		"smtp", cfg.smtpAddr != "")
+		"smtp", cfg.smtpAddr != "", "trusted_proxies", fmt.Sprint(cfg.trustedProxies))
+	for _, name := range slices.Sorted(maps.Keys(cfg.limits)) {
+		log.Info("rate limit", "name", name, "limit", cfg.limits[name].String())
+	}
 	if ready != nil {
 		ready(httpsLn.Addr().String(), httpAddr)
 	}
@@ -103,37 +110,4 @@ func newHTTPServer(h http.Handler, tlsConfig *tls.Config, log *slog.Logger) *htt
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-}
-
-// redirectToHTTPS answers every request with a 308 to the same path on the
-// HTTPS listener; nothing else is served over plain HTTP.
-func redirectToHTTPS(httpsAddr string) http.Handler {
-	_, port, _ := net.SplitHostPort(httpsAddr)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := r.Host
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		if host == "" || strings.ContainsAny(host, "/\\@ ") {
-			host = "localhost"
-		}
-		if strings.Contains(host, ":") {
-			host = "[" + strings.Trim(host, "[]") + "]"
-		}
-		if port != "443" {
-			host += ":" + port
-		}
-		target := "https://" + host + r.URL.RequestURI()
-		h := w.Header()
-		h.Set("Location", target)
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusPermanentRedirect)
-		fmt.Fprintf(w, `{"success":false,"error":"HTTPS is required; use %s","code":"https_required"}`+"\n", jsonEscape(target))
-	})
-}
-
-func jsonEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "<", `\u003c`)
-	return r.Replace(s)
 }

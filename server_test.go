@@ -376,3 +376,34 @@ func TestMailWithoutSMTPGoesToLog(t *testing.T) {
 		t.Fatalf("outbox status %q", status)
 	}
 }
+
+// TestForwardedProto: behind a trusted proxy, a client that spoke plain HTTP
+// to the proxy is redirected; from an untrusted peer the header is ignored.
+func TestForwardedProto(t *testing.T) {
+	for _, trusted := range []bool{true, false} {
+		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
+			cfg := testConfig(t)
+			if trusted {
+				cfg.trustedProxies = loopback
+			}
+			s := startServer(t, cfg)
+			req, _ := http.NewRequest("GET", "https://"+s.https+"/api/dashboard/health?x=1", nil)
+			req.Host = "soc.msp.test"
+			req.Header.Set("X-Forwarded-Proto", "http")
+			res, err := s.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if trusted {
+				if res.StatusCode != 308 || res.Header.Get("Location") != "https://soc.msp.test/api/dashboard/health?x=1" {
+					t.Fatalf("%d Location=%q", res.StatusCode, res.Header.Get("Location"))
+				}
+				return
+			}
+			if res.StatusCode != 200 || res.Header.Get("Strict-Transport-Security") == "" {
+				t.Fatalf("untrusted X-Forwarded-Proto changed the answer: %d %v", res.StatusCode, res.Header)
+			}
+		})
+	}
+}

@@ -145,13 +145,25 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	if err := p.err(); err != nil {
 		return err
 	}
+	// Guessing one account's password is throttled per address tried,
+	// whether or not it exists, on top of the per-IP buckets.
+	target := strings.ToLower(strings.TrimSpace(req.Email))
+	if d := a.Limits.loginTarget.Peek(target); !d.Allowed {
+		return a.applyDecision(w, r, d)
+	}
+	failed := func() error {
+		if err := a.charge(w, r, a.Limits.loginTarget, target); err != nil {
+			return err
+		}
+		return Unauthorized(MsgBadLogin)
+	}
 	u, err := a.Store.UserByEmail(r.Context(), req.Email)
 	if errors.Is(err, store.ErrNotFound) {
 		// Spend the same time as a real check so timing tells nothing.
 		if err := a.Passwords.VerifyNobody(r.Context(), req.Password); err != nil {
 			return err
 		}
-		return Unauthorized(MsgBadLogin)
+		return failed()
 	}
 	if err != nil {
 		return err
@@ -161,7 +173,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !ok {
-		return Unauthorized(MsgBadLogin)
+		return failed()
 	}
 	if rehash {
 		if hash, err := a.Passwords.Hash(r.Context(), req.Password); err == nil {

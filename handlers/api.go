@@ -4,6 +4,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"garrison/credential"
+	"garrison/ratelimit"
 	"garrison/store"
 )
 
@@ -40,6 +42,7 @@ type Deps struct {
 	DefaultPlan string
 	// MailQueued wakes the mail sender after something was queued.
 	MailQueued func()
+	Limits     *RateLimits
 }
 
 // API serves every route of Garrison.
@@ -60,6 +63,9 @@ type Route struct {
 func New(d Deps) *API {
 	if d.MailQueued == nil {
 		d.MailQueued = func() {}
+	}
+	if d.Limits == nil {
+		d.Limits = NewRateLimits(ratelimit.Defaults(), nil)
 	}
 	a := &API{Deps: d}
 	a.routes = a.table()
@@ -85,37 +91,71 @@ func (a *API) Handler() http.Handler {
 		}
 		sort.Strings(allowed)
 		allow := strings.Join(allowed, ", ")
-		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.Handle(path, a.unrouted(func(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("Allow", allow)
-			writeError(w, r, a.Log, &Error{Status: http.StatusMethodNotAllowed, Code: CodeNotAllowed,
-				Message: "Method " + r.Method + " is not allowed here; allowed: " + allow})
+			return &Error{Status: http.StatusMethodNotAllowed, Code: CodeNotAllowed,
+				Message: "Method " + r.Method + " is not allowed here; allowed: " + allow}
 		}))
 	}
 	// Everything else, /api/v1/... included, is a JSON 404.
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, a.Log, notFound())
-	}))
-	return base(mux, a.Log, a.Now)
+	mux.Handle("/", a.unrouted(func(http.ResponseWriter, *http.Request) error { return notFound() }))
+	return base(mux, a.Log, a.Now, a.Limits.trusted)
 }
 
-// endpoint authenticates and authorizes as the route demands, then runs it.
+// unrouted answers requests no route takes, charged per client IP like any
+// public request so probing for paths is throttled too.
+func (a *API) unrouted(answer func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := a.charge(w, r, a.Limits.ip, a.clientKey(r))
+		if err == nil {
+			err = answer(w, r)
+		}
+		writeError(w, r, a.Log, err)
+	})
+}
+
+// endpoint rate-limits, authenticates and authorizes as the route demands,
+// then runs it.
 func (a *API) endpoint(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rt.Access != Public {
-			p, err := a.authenticate(r.Context(), r)
-			if err == nil {
-				err = authorize(p, rt.Access)
-			}
-			if err != nil {
-				writeError(w, r, a.Log, err)
-				return
-			}
-			r = r.WithContext(context.WithValue(r.Context(), principalKey, p))
+		r = r.WithContext(context.WithValue(r.Context(), limitStateKey{}, &limitState{}))
+		r, err := a.admit(w, r, rt)
+		if err == nil {
+			err = rt.handle(w, r)
 		}
-		if err := rt.handle(w, r); err != nil {
+		if err != nil {
 			writeError(w, r, a.Log, err)
 		}
 	})
+}
+
+// admit applies the rate limits and the route's access rule, and returns
+// the request with its principal in the context.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Request, error) {
+	ip := a.clientKey(r)
+	if err := a.limitBeforeAuth(w, r, rt, ip); err != nil {
+		return r, err
+	}
+	if rt.Access == Public {
+		return r, nil
+	}
+	p, err := a.authenticate(r.Context(), r)
+	if err != nil {
+		var apiErr *Error
+		if errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
+			if limitErr := a.limitFailedAuth(w, r, rt, ip); limitErr != nil {
+				return r, limitErr
+			}
+		}
+		return r, err
+	}
+	if err := a.limitAfterAuth(w, r, rt, p, ip); err != nil {
+		return r, err
+	}
+	if err := authorize(p, rt.Access); err != nil {
+		return r, err
+	}
+	return r.WithContext(context.WithValue(r.Context(), principalKey, p)), nil
 }
 
 func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, error) {

@@ -6,9 +6,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
+	"strings"
 	"time"
+
+	"garrison/ratelimit"
 )
 
 // MaxBodyBytes caps every request body.
@@ -75,7 +80,7 @@ func newRequestID() string {
 
 // base wraps the whole API: request id, response headers every answer
 // carries, access log, panic recovery and the body cap.
-func base(next http.Handler, log *slog.Logger, now func() time.Time) http.Handler {
+func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted []netip.Prefix) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := now()
 		id := r.Header.Get("X-Request-Id")
@@ -89,7 +94,8 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time) http.Handle
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-store")
 		h.Set("Content-Type", "application/json; charset=utf-8")
-		if r.TLS != nil {
+		https := ratelimit.ForwardedHTTPS(r, trusted)
+		if https {
 			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
 		}
 		rec := &statusRecorder{ResponseWriter: w}
@@ -107,11 +113,42 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time) http.Handle
 			log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
 				"status", rec.status, "bytes", rec.bytes, "duration_ms", now().Sub(start).Milliseconds())
 		}()
-		if r.ContentLength > MaxBodyBytes {
-			writeError(rec, r, log, &http.MaxBytesError{Limit: MaxBodyBytes})
+		if r.TLS != nil && !https {
+			// A trusted proxy says the client spoke plain HTTP to it.
+			redirectHTTPS(rec, r, "")
 			return
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, MaxBodyBytes)
 		next.ServeHTTP(rec, r)
+	})
+}
+
+// redirectHTTPS answers with a 308 to the same path over HTTPS on the
+// request's host; port, when given, replaces the host's port.
+func redirectHTTPS(w http.ResponseWriter, r *http.Request, port string) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil && port != "" {
+		host = h
+	}
+	if host == "" || strings.ContainsAny(host, "/\\@ ") {
+		host = "localhost"
+	}
+	if port != "" && port != "443" {
+		if strings.Contains(host, ":") {
+			host = "[" + strings.Trim(host, "[]") + "]"
+		}
+		host += ":" + port
+	}
+	target := "https://" + host + r.URL.RequestURI()
+	w.Header().Set("Location", target)
+	writeJSON(w, http.StatusPermanentRedirect, errorBody{Error: "HTTPS is required; use " + target, Code: "https_required"})
+}
+
+// RedirectToHTTPS is the whole plain-HTTP listener: every request gets a 308
+// to the same path on the HTTPS port.
+func RedirectToHTTPS(httpsPort string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		redirectHTTPS(w, r, httpsPort)
 	})
 }

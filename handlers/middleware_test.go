@@ -15,7 +15,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	var logs bytes.Buffer
 	h := base(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("boom: SELECT * FROM users")
-	}), slog.New(slog.NewJSONHandler(&logs, nil)), time.Now)
+	}), slog.New(slog.NewJSONHandler(&logs, nil)), time.Now, nil)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
 	var body map[string]any

@@ -1,0 +1,149 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"garrison/ratelimit"
+)
+
+// RateLimits holds the buckets of spec §8 as resolved by decisions.md.
+type RateLimits struct {
+	auth, login, register, reset *ratelimit.Limiter // per client IP, /auth/* paths
+	ip                           *ratelimit.Limiter // JWT-authenticated and public traffic, per client IP
+	failures                     *ratelimit.Limiter // invalid or unknown credentials, per client IP
+	loginTarget                  *ratelimit.Limiter // failed logins, per e-mail address tried
+	apiKey                       *ratelimit.Limiter // API-key traffic, per organization
+	agentRuns                    *ratelimit.Limiter // agent executions, per organization
+	trusted                      []netip.Prefix
+}
+
+// NewRateLimits builds the buckets from named limits (ratelimit.ParseLimits).
+// Invalid credentials are throttled at the JWT rate, failed logins per
+// address at the login rate.
+func NewRateLimits(limits map[string]ratelimit.Limit, trusted []netip.Prefix, opts ...ratelimit.Option) *RateLimits {
+	l := func(name string) *ratelimit.Limiter { return ratelimit.New(limits[name], opts...) }
+	return &RateLimits{
+		auth: l("auth"), login: l("login"), register: l("register"), reset: l("reset"),
+		ip: l("jwt"), failures: l("jwt"), loginTarget: l("login"),
+		apiKey: l("apikey"), agentRuns: l("agent-runs"), trusted: trusted,
+	}
+}
+
+// Run sweeps idle buckets until ctx is done.
+func (rl *RateLimits) Run(ctx context.Context, every time.Duration) {
+	var wg sync.WaitGroup
+	for _, l := range []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.apiKey, rl.agentRuns} {
+		wg.Go(func() { l.Run(ctx, every) })
+	}
+	wg.Wait()
+}
+
+// authPathLimiter is the per-path bucket of an /auth/* path, if it has one.
+func (rl *RateLimits) authPathLimiter(path string) *ratelimit.Limiter {
+	switch path {
+	case "/api/auth/login":
+		return rl.login
+	case "/api/auth/register":
+		return rl.register
+	case "/api/auth/reset-request", "/api/auth/reset-password":
+		return rl.reset
+	}
+	return nil
+}
+
+// limitState is the tightest decision applied to a request so far; the
+// X-RateLimit headers describe it.
+type limitState struct {
+	applied  bool
+	tightest ratelimit.Decision
+}
+
+type limitStateKey struct{}
+
+// clientKey is the bucket key of the request's client address.
+func (a *API) clientKey(r *http.Request) string {
+	return ratelimit.IPKey(ratelimit.ClientIP(r, a.Limits.trusted))
+}
+
+// charge takes a token from l for key, updates the headers, and refuses
+// with 429 when the bucket is empty.
+func (a *API) charge(w http.ResponseWriter, r *http.Request, l *ratelimit.Limiter, key string) error {
+	return a.applyDecision(w, r, l.Allow(key))
+}
+
+func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) error {
+	st, _ := r.Context().Value(limitStateKey{}).(*limitState)
+	if st == nil {
+		st = &limitState{}
+	}
+	if st.applied {
+		d = ratelimit.Tighter(st.tightest, d)
+	}
+	st.applied, st.tightest = true, d
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.Itoa(d.ResetSeconds()))
+	if d.Allowed {
+		return nil
+	}
+	h.Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
+	return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
+		Message: fmt.Sprintf("Rate limit exceeded; retry after %d seconds", d.RetryAfterSeconds())}
+}
+
+// ChargeAgentRun takes one of the organization's agent executions for this
+// minute (all agents together), for the agents' execute endpoints.
+func (a *API) ChargeAgentRun(w http.ResponseWriter, r *http.Request, orgID string) error {
+	return a.charge(w, r, a.Limits.agentRuns, orgID)
+}
+
+// limitBeforeAuth applies the buckets that need no credential: the /auth/*
+// buckets, the per-IP bucket of public routes, and a refusal for an address
+// whose failed-credential bucket is empty, before any credential is checked.
+func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, ip string) error {
+	if strings.HasPrefix(rt.Path, "/api/auth/") {
+		if err := a.charge(w, r, a.Limits.auth, ip); err != nil {
+			return err
+		}
+		if l := a.Limits.authPathLimiter(rt.Path); l != nil {
+			return a.charge(w, r, l, ip)
+		}
+		return nil
+	}
+	if rt.Access == Public {
+		return a.charge(w, r, a.Limits.ip, ip)
+	}
+	if d := a.Limits.failures.Peek(ip); !d.Allowed {
+		return a.applyDecision(w, r, d)
+	}
+	return nil
+}
+
+// limitAfterAuth charges an authenticated request to its credential's bucket:
+// JWT traffic per IP, API-key traffic per organization. /auth/* paths were
+// charged already.
+func (a *API) limitAfterAuth(w http.ResponseWriter, r *http.Request, rt Route, p Principal, ip string) error {
+	if strings.HasPrefix(rt.Path, "/api/auth/") {
+		return nil
+	}
+	if p.Kind == KindAPIKey {
+		return a.charge(w, r, a.Limits.apiKey, p.OrgID)
+	}
+	return a.charge(w, r, a.Limits.ip, ip)
+}
+
+// limitFailedAuth counts an invalid credential against the client's address.
+func (a *API) limitFailedAuth(w http.ResponseWriter, r *http.Request, rt Route, ip string) error {
+	if strings.HasPrefix(rt.Path, "/api/auth/") {
+		return nil
+	}
+	return a.charge(w, r, a.Limits.failures, ip)
+}

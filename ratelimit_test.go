@@ -1,0 +1,276 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"garrison/handlers"
+	"garrison/ratelimit"
+)
+
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+
+// proxiedEnv is a test app behind a trusted proxy on loopback, so
+// X-Forwarded-For picks the client address.
+func proxiedEnv(t *testing.T) *testEnv {
+	return newTestEnv(t, func(c *config) { c.trustedProxies = loopback })
+}
+
+// useLimits replaces every bucket with fresh ones at the default limits plus
+// overrides (the --limits syntax), on the test's clock: fixtures are made
+// under generous limits first.
+func (e *testEnv) useLimits(overrides string, trusted []netip.Prefix) {
+	e.t.Helper()
+	limits, err := ratelimit.ParseLimits(overrides)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	*e.app.limits = *handlers.NewRateLimits(limits, trusted, ratelimit.WithClock(e.clock.Now))
+}
+
+func (e *testEnv) from(ip, method, path, cred string, body any) response {
+	e.t.Helper()
+	h := map[string]string{"X-Forwarded-For": ip, "Authorization": bearerHeader(cred)}
+	if body != nil {
+		h["Content-Type"] = "application/json"
+	}
+	return e.doHeaders(method, path, body, h)
+}
+
+func header(t testing.TB, r response, name string) int {
+	t.Helper()
+	v, err := strconv.Atoi(r.header.Get(name))
+	if err != nil {
+		t.Fatalf("%s = %q: %s", name, r.header.Get(name), r.raw)
+	}
+	return v
+}
+
+// exhaust sends n requests that must pass with X-RateLimit-Remaining falling
+// by one each time, then checks the next is a 429 with a true Retry-After:
+// after waiting it (on the fake clock) the request passes again.
+func exhaust(t *testing.T, e *testEnv, n int, send func() response) {
+	t.Helper()
+	for i := range n {
+		r := send()
+		if r.status == http.StatusTooManyRequests {
+			t.Fatalf("request %d of %d refused: %s", i+1, n, r.raw)
+		}
+		if got := header(t, r, "X-RateLimit-Remaining"); got != n-1-i {
+			t.Fatalf("request %d: remaining %d, want %d", i+1, got, n-1-i)
+		}
+		if got := header(t, r, "X-RateLimit-Limit"); got != n {
+			t.Fatalf("request %d: limit %d, want %d", i+1, got, n)
+		}
+	}
+	refused := send()
+	refused.wantError(t, http.StatusTooManyRequests, "rate_limited", "")
+	wait := header(t, refused, "Retry-After")
+	if wait < 1 || header(t, refused, "X-RateLimit-Remaining") != 0 || header(t, refused, "X-RateLimit-Reset") < wait {
+		t.Fatalf("429 headers: %v", refused.header)
+	}
+	// Whole seconds round up, so an earlier retry may pass; this one must.
+	e.clock.Advance(time.Duration(wait) * time.Second)
+	if r := send(); r.status == http.StatusTooManyRequests {
+		t.Fatalf("retry after Retry-After=%d still refused: %s", wait, r.raw)
+	}
+}
+
+func TestRateLimitBuckets(t *testing.T) {
+	tests := []struct {
+		name      string
+		overrides string
+		n         int
+		send      func(e *testEnv, ip string, fixture map[string]string) response
+		other     func(e *testEnv, fixture map[string]string) response // must still pass afterwards
+	}{
+		{"all /auth/* share 10/min per IP", "", 10,
+			func(e *testEnv, ip string, _ map[string]string) response {
+				return e.from(ip, "POST", "/api/auth/verify-email", "", map[string]string{"token": "x"})
+			},
+			func(e *testEnv, _ map[string]string) response {
+				return e.from("10.0.0.2", "POST", "/api/auth/reset-confirm", "", map[string]string{})
+			}},
+		{"login 10/60s per IP", "auth=1000/1m", 10,
+			func(e *testEnv, ip string, f map[string]string) response {
+				return e.from(ip, "POST", "/api/auth/login", "", map[string]string{"email": f["email"], "password": testPassword})
+			},
+			nil},
+		{"register 5/60s per IP", "", 5,
+			func(e *testEnv, ip string, _ map[string]string) response {
+				return e.from(ip, "POST", "/api/auth/register", "", map[string]string{"email": "bad"})
+			},
+			func(e *testEnv, _ map[string]string) response {
+				return e.from("10.0.0.1", "POST", "/api/auth/login", "", map[string]string{"email": "x@y.co", "password": "p"})
+			}},
+		{"reset-request and reset-password share 5/60s per IP", "", 5,
+			func() func(e *testEnv, ip string, _ map[string]string) response {
+				i := 0
+				return func(e *testEnv, ip string, _ map[string]string) response {
+					i++
+					path := []string{"/api/auth/reset-request", "/api/auth/reset-password"}[i%2]
+					return e.from(ip, "POST", path, "", map[string]string{"email": "nobody@acme.test"})
+				}
+			}(), nil},
+		{"JWT traffic 100/min per IP", "", 100,
+			func(e *testEnv, ip string, f map[string]string) response {
+				return e.from(ip, "GET", "/api/org", f["jwt"], nil)
+			},
+			func(e *testEnv, f map[string]string) response {
+				return e.from("10.0.0.1", "GET", "/api/org", f["key"], nil)
+			}},
+		{"API-key traffic 100/min per organization, from any IP", "", 100,
+			func() func(e *testEnv, ip string, f map[string]string) response {
+				i := 0
+				return func(e *testEnv, _ string, f map[string]string) response {
+					i++
+					return e.from(fmt.Sprintf("10.1.%d.%d", i/250, i%250), "GET", "/api/org", f["key"], nil)
+				}
+			}(),
+			func(e *testEnv, f map[string]string) response {
+				return e.from("10.0.0.1", "GET", "/api/org", f["otherKey"], nil)
+			}},
+		{"public endpoints 100/min per IP", "", 100,
+			func(e *testEnv, ip string, _ map[string]string) response {
+				return e.from(ip, "GET", "/api/dashboard/health", "", nil)
+			}, nil},
+		{"unknown paths count per IP", "", 100,
+			func(e *testEnv, ip string, _ map[string]string) response {
+				return e.from(ip, "GET", "/api/v1/anything", "", nil)
+			}, nil},
+		{"invalid credentials count per IP before any work", "", 100,
+			func(e *testEnv, ip string, _ map[string]string) response {
+				return e.from(ip, "GET", "/api/org", "svc_live_"+strings.Repeat("Z", 32), nil)
+			},
+			// Failures spend their own bucket, not the address's JWT traffic
+			// bucket, and it refills like any other.
+			func(e *testEnv, f map[string]string) response {
+				e.clock.Advance(time.Minute)
+				for range 100 {
+					e.from("10.0.0.1", "GET", "/api/org", f["jwt"], nil).must(e.t, http.StatusOK)
+				}
+				return e.from("10.0.0.1", "GET", "/api/org", "svc_live_"+strings.Repeat("Z", 32), nil)
+			}},
+		{"--limits overrides a bucket", "jwt=3/10s", 3,
+			func(e *testEnv, ip string, f map[string]string) response {
+				return e.from(ip, "GET", "/api/org", f["jwt"], nil)
+			}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := proxiedEnv(t)
+			admin := e.register("ann@acme.test", "Acme")
+			other := e.register("olga@other.test", "Other")
+			fixture := map[string]string{"email": admin.email, "jwt": admin.token,
+				"key": e.apiKey(admin, "read"), "otherKey": e.apiKey(other, "read")}
+			e.useLimits(tc.overrides, loopback)
+
+			exhaust(t, e, tc.n, func() response { return tc.send(e, "10.0.0.1", fixture) })
+			// Another client address has its own bucket (API keys: another organization).
+			if r := tc.send(e, "10.9.9.9", fixture); r.status == http.StatusTooManyRequests && !strings.Contains(tc.name, "organization") {
+				t.Fatalf("another IP shares the bucket: %s", r.raw)
+			}
+			if tc.other != nil {
+				if r := tc.other(e, fixture); r.status == http.StatusTooManyRequests {
+					t.Fatalf("unrelated bucket refused: %s", r.raw)
+				}
+			}
+		})
+	}
+}
+
+// TestForgedForwardedForIgnored: from an untrusted peer, X-Forwarded-For
+// cannot buy a fresh bucket.
+func TestForgedForwardedForIgnored(t *testing.T) {
+	e := newTestEnv(t)
+	e.useLimits("", nil)
+	exhaust(t, e, 100, func() response { return e.from("1.1.1.1", "GET", "/api/dashboard/health", "", nil) })
+	e.from("2.2.2.2", "GET", "/api/dashboard/health", "", nil).wantError(t, http.StatusTooManyRequests, "rate_limited", "")
+	e.from("2.2.2.2, 3.3.3.3", "GET", "/api/nothing", "", nil).wantError(t, http.StatusTooManyRequests, "rate_limited", "")
+}
+
+// TestRateLimitHeadersEverywhere: successes, errors and 404s all describe a bucket.
+func TestRateLimitHeadersEverywhere(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	e.useLimits("", nil)
+	for _, r := range []response{
+		e.do("GET", "/api/org", admin.token, nil),
+		e.do("GET", "/api/org", "", nil),
+		e.do("GET", "/api/org", "garbage", nil),
+		e.do("GET", "/api/nope", "", nil),
+		e.do("PUT", "/api/org", "", nil),
+		e.do("POST", "/api/auth/login", "", "{"),
+		e.do("GET", "/api/dashboard/health", "", nil),
+		e.do("POST", "/api/api-keys", admin.token, map[string]string{"scope": "x"}),
+	} {
+		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+			header(t, r, h)
+		}
+	}
+}
+
+// TestTightestBucketReported: on /auth/register both the shared /auth/*
+// bucket (10) and the register bucket (5) apply; the headers show the tighter.
+func TestTightestBucketReported(t *testing.T) {
+	e := newTestEnv(t)
+	e.useLimits("", nil)
+	r := e.do("POST", "/api/auth/register", "", map[string]string{})
+	if header(t, r, "X-RateLimit-Limit") != 5 || header(t, r, "X-RateLimit-Remaining") != 4 {
+		t.Fatalf("headers %v", r.header)
+	}
+}
+
+// TestLoginThrottledPerAccount: guessing one address's password from many
+// IPs is throttled too, for addresses that exist and those that don't.
+func TestLoginThrottledPerAccount(t *testing.T) {
+	for _, email := range []string{"ann@acme.test", "nobody@acme.test"} {
+		t.Run(email, func(t *testing.T) {
+			e := proxiedEnv(t)
+			e.register("ann@acme.test", "Acme")
+			e.useLimits("auth=100000/1m", loopback) // rotating IPs never fill the per-IP login bucket
+			for i := range 50 {
+				r := e.from(fmt.Sprintf("10.2.%d.%d", i/250, i%250), "POST", "/api/auth/login", "",
+					map[string]string{"email": email, "password": "wrong password!!"})
+				if r.status == http.StatusTooManyRequests {
+					if i != 10 {
+						t.Fatalf("throttled after %d failures, want 10", i)
+					}
+					// The right password is refused too until the bucket refills.
+					e.from("10.3.0.1", "POST", "/api/auth/login", "", map[string]string{"email": email, "password": testPassword}).
+						wantError(t, http.StatusTooManyRequests, "rate_limited", "")
+					return
+				}
+			}
+			t.Fatal("never throttled")
+		})
+	}
+}
+
+func TestBadLimitsRefuseToStart(t *testing.T) {
+	for _, bad := range []string{"jwt=abc/1m", "nope=1/1m", "jwt=10", "jwt=10/0s", "jwt=1/1m,jwt=2/1m"} {
+		var errOut strings.Builder
+		_, err := parseServeConfig([]string{"--limits", bad}, func(string) string { return "" }, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "--limits") {
+			t.Errorf("--limits %s: %v", bad, err)
+		}
+	}
+	if _, err := parseServeConfig([]string{"--trusted-proxies", "10.0.0.0/33"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Error("bad --trusted-proxies accepted")
+	}
+	cfg, err := parseServeConfig(nil, func(k string) string {
+		if k == "GARRISON_LIMITS" {
+			return "jwt=7/1m"
+		}
+		return ""
+	}, io.Discard)
+	if err != nil || cfg.limits["jwt"].N != 7 || cfg.limits["login"].N != 10 {
+		t.Fatalf("GARRISON_LIMITS: %v %v", cfg.limits, err)
+	}
+}
