@@ -146,8 +146,21 @@ func TestResetFlow(t *testing.T) {
 	if string(known.raw) != string(unknown.raw) || string(unknown.raw) != string(alias.raw) {
 		t.Fatalf("answers differ:\n%s\n%s\n%s", known.raw, unknown.raw, alias.raw)
 	}
+	// Both did the same work: one queued request each, and no mail yet.
+	var queued int
+	rawDB(t, e).QueryRow(`SELECT COUNT(*) FROM reset_requests`).Scan(&queued)
+	if queued != 3 || len(e.mails(a.email)) != 1 {
+		t.Fatalf("queued %d requests, %d mails before the worker", queued, len(e.mails(a.email)))
+	}
+	if err := e.app.api.ProcessResetRequests(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	if len(e.mails("nobody@acme.test")) != 0 {
 		t.Fatal("mail sent to an address without an account")
+	}
+	rawDB(t, e).QueryRow(`SELECT COUNT(*) FROM reset_requests`).Scan(&queued)
+	if queued != 0 {
+		t.Fatalf("%d requests left in the queue", queued)
 	}
 	token := e.mailToken(a.email)
 	if !strings.Contains(e.mails(a.email)[0].Body, "https://garrison.test/reset-password?token=") {
@@ -163,16 +176,13 @@ func TestResetFlow(t *testing.T) {
 		e.do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": token, "new_password": "yet another passphrase"}).wantFields(t, "token")
 	})
 	t.Run("token expired after an hour", func(t *testing.T) {
-		e.do("POST", "/api/auth/reset-request", "", map[string]string{"email": a.email}).must(t, http.StatusOK)
-		late := e.mailToken(a.email)
+		late := e.resetToken(a.email)
 		e.clock.Advance(time.Hour)
 		e.do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": late, "new_password": "yet another passphrase"}).wantFields(t, "token")
 	})
 	t.Run("newer request voids older", func(t *testing.T) {
-		e.do("POST", "/api/auth/reset-request", "", map[string]string{"email": a.email}).must(t, http.StatusOK)
-		older := e.mailToken(a.email)
-		e.do("POST", "/api/auth/reset-request", "", map[string]string{"email": a.email}).must(t, http.StatusOK)
-		newer := e.mailToken(a.email)
+		older := e.resetToken(a.email)
+		newer := e.resetToken(a.email)
 		e.do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": older, "new_password": "yet another passphrase"}).wantFields(t, "token")
 		e.do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": newer, "new_password": "yet another passphrase"}).must(t, http.StatusOK)
 	})

@@ -78,6 +78,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				MailQueued:  a.mailer.Notify,
 				Limits:      a.limits,
 			})
+			a.mailer.prepare = a.api.ProcessResetRequests
 			a.handler = a.api.Handler()
 			return a, nil
 		}

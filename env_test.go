@@ -287,6 +287,17 @@ func (e *testEnv) mailToken(to string) string {
 	return m[1]
 }
 
+// resetToken requests a password reset and returns the token mailed for it,
+// doing the mail worker's part in between.
+func (e *testEnv) resetToken(email string) string {
+	e.t.Helper()
+	e.do("POST", "/api/auth/reset-request", "", map[string]string{"email": email}).must(e.t, http.StatusOK)
+	if err := e.app.api.ProcessResetRequests(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return e.mailToken(email)
+}
+
 func (e *testEnv) mails(to string) []store.Mail {
 	e.t.Helper()
 	mails, err := e.app.store.Outbox(context.Background(), to, 100)

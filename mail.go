@@ -30,6 +30,8 @@ type mailer struct {
 	smtp  *smtpSender // nil: log only
 	log   *slog.Logger
 	wake  chan struct{}
+	// prepare turns queued requests into outbox mail before each round.
+	prepare func(context.Context) error
 }
 
 func newMailer(s *store.Store, cfg config, log *slog.Logger) *mailer {
@@ -53,6 +55,11 @@ func (m *mailer) Run(ctx context.Context) {
 	t := time.NewTicker(mailRetryEvery)
 	defer t.Stop()
 	for {
+		if m.prepare != nil {
+			if err := m.prepare(ctx); err != nil && ctx.Err() == nil {
+				m.log.Warn("prepare mail", "err", err)
+			}
+		}
 		m.flush(ctx)
 		select {
 		case <-ctx.Done():

@@ -84,3 +84,13 @@ CREATE TABLE outbox (
     sent_at     INTEGER
 ) STRICT;
 CREATE INDEX outbox_pending ON outbox (status, id);
+
+-- migration: 2
+-- Password-reset requests are queued and answered at once; a worker makes
+-- the token and mail. Known and unknown addresses then cost the caller the
+-- same one insert, so timing tells nothing, and a crash loses no request.
+CREATE TABLE reset_requests (
+    id          INTEGER PRIMARY KEY,
+    email       TEXT NOT NULL,
+    created_at  INTEGER NOT NULL
+) STRICT;

@@ -80,7 +80,7 @@ func principalFrom(ctx context.Context) Principal {
 // the query string are never looked at.
 func bearer(r *http.Request) (string, error) {
 	h := r.Header.Values("Authorization")
-	if len(h) == 0 {
+	if len(h) == 0 || (len(h) == 1 && strings.TrimSpace(h[0]) == "") {
 		return "", Unauthorized(MsgNoToken)
 	}
 	scheme, value, ok := strings.Cut(h[0], " ")

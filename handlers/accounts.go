@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/mail"
@@ -187,7 +188,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) logout(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil {
+	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil && !errors.Is(err, store.ErrConflict) {
 		return err
 	}
 	writeData(w, http.StatusOK, messageView{"Logged out"})
@@ -209,7 +210,11 @@ func (a *API) refresh(w http.ResponseWriter, r *http.Request) error {
 	if a.Now().After(p.AuthTime.Add(a.Sessions.MaxSession())) {
 		return Unauthorized(MsgTokenExpired)
 	}
-	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil {
+	err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt)
+	if errors.Is(err, store.ErrConflict) {
+		return Unauthorized(MsgTokenInvalidated) // refreshed concurrently
+	}
+	if err != nil {
 		return err
 	}
 	return a.writeSession(w, http.StatusOK, p.User, p.AuthTime)
@@ -273,7 +278,8 @@ type emailRequest struct {
 	Email string `json:"email"`
 }
 
-// resetRequest answers the same whether or not the address has an account.
+// resetRequest answers the same, in the same time, whether or not the
+// address has an account: it only queues the request (ProcessResetRequests).
 func (a *API) resetRequest(w http.ResponseWriter, r *http.Request) error {
 	var req emailRequest
 	if err := decode(r, &req); err != nil {
@@ -283,20 +289,39 @@ func (a *API) resetRequest(w http.ResponseWriter, r *http.Request) error {
 	if !validEmail(email) {
 		return invalid("email", "must be a valid e-mail address")
 	}
-	u, err := a.Store.UserByEmail(r.Context(), email)
-	switch {
-	case err == nil:
-		token, hash := credential.NewToken()
-		t := store.UserToken{Hash: hash, Purpose: store.PurposeReset, ExpiresAt: a.Now().Add(resetTokenTTL)}
-		if err := a.Store.IssueUserToken(r.Context(), u.ID, t, a.resetMail(u.Email, token)); err != nil {
-			return err
-		}
-		a.MailQueued()
-	case !errors.Is(err, store.ErrNotFound):
+	if err := a.Store.QueueResetRequest(r.Context(), email); err != nil {
 		return err
 	}
+	a.MailQueued()
 	writeData(w, http.StatusOK, messageView{"If an account exists for this address, a password reset link has been sent to it."})
 	return nil
+}
+
+// ProcessResetRequests turns queued reset requests into tokens and mails;
+// the mail worker runs it before each delivery round.
+func (a *API) ProcessResetRequests(ctx context.Context) error {
+	for {
+		reqs, err := a.Store.ResetRequests(ctx, 50)
+		if err != nil || len(reqs) == 0 {
+			return err
+		}
+		for _, req := range reqs {
+			var t store.UserToken
+			var m store.Mail
+			u, err := a.Store.UserByEmail(ctx, req.Email)
+			switch {
+			case err == nil:
+				token, hash := credential.NewToken()
+				t = store.UserToken{Hash: hash, Purpose: store.PurposeReset, ExpiresAt: a.Now().Add(resetTokenTTL)}
+				m = a.resetMail(u.Email, token)
+			case !errors.Is(err, store.ErrNotFound):
+				return err
+			}
+			if err := a.Store.CompleteResetRequest(ctx, req.ID, u.ID, t, m); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 type resetConfirmRequest struct {
@@ -315,11 +340,20 @@ func (a *API) resetConfirm(w http.ResponseWriter, r *http.Request) error {
 	if err := p.err(); err != nil {
 		return err
 	}
+	// Refuse a bad token before hashing: anonymous callers get no free CPU.
+	tokenHash := credential.Hash(req.Token)
+	valid, err := a.Store.UserTokenValid(r.Context(), tokenHash, store.PurposeReset)
+	if err != nil {
+		return err
+	}
+	if !valid {
+		return invalid("token", "is invalid, expired or already used")
+	}
 	hash, err := a.Passwords.Hash(r.Context(), req.NewPassword)
 	if err != nil {
 		return err
 	}
-	err = a.Store.ResetPassword(r.Context(), credential.Hash(req.Token), hash)
+	err = a.Store.ResetPassword(r.Context(), tokenHash, hash)
 	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
 		return invalid("token", "is invalid, expired or already used")
 	}

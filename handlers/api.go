@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -98,8 +99,18 @@ func (a *API) Handler() http.Handler {
 		}))
 	}
 	// Everything else, /api/v1/... included, is a JSON 404.
-	mux.Handle("/", a.unrouted(func(http.ResponseWriter, *http.Request) error { return notFound() }))
-	return base(mux, a.Log, a.Now, a.Limits.trusted)
+	notFoundHandler := a.unrouted(func(http.ResponseWriter, *http.Request) error { return notFound() })
+	mux.Handle("/", notFoundHandler)
+	// The mux would answer unclean paths (/api//org, /api/v1/../org) with a
+	// bodiless redirect; they name no resource, so they are a JSON 404.
+	clean := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || path.Clean(p) != p {
+			notFoundHandler.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	return base(clean, a.Log, a.Now, a.Limits.trusted)
 }
 
 // unrouted answers requests no route takes, charged per client IP like any

@@ -43,7 +43,8 @@ func (s *Store) PendingMail(ctx context.Context, limit int) ([]Mail, error) {
 }
 
 // MarkMail records a delivery attempt. A failed attempt stays pending until
-// maxAttempts, then becomes failed.
+// maxAttempts, then becomes failed. A delivered body is blanked: it holds
+// live reset, verification and invite links that must not sit in backups.
 func (s *Store) MarkMail(ctx context.Context, id int64, status string, deliveryErr error, maxAttempts int) error {
 	var lastErr sql.NullString
 	if deliveryErr != nil {
@@ -54,8 +55,9 @@ func (s *Store) MarkMail(ctx context.Context, id int64, status string, deliveryE
 			attempts = attempts + 1,
 			last_error = ?,
 			status = CASE WHEN ? = 'pending' AND attempts + 1 >= ? THEN 'failed' ELSE ? END,
-			sent_at = CASE WHEN ? IN ('sent', 'logged') THEN ? ELSE sent_at END
-			WHERE id = ?`, lastErr, status, maxAttempts, status, status, ms(s.now()), id)
+			sent_at = CASE WHEN ? IN ('sent', 'logged') THEN ? ELSE sent_at END,
+			body = CASE WHEN ? IN ('sent', 'logged') THEN '' ELSE body END
+			WHERE id = ?`, lastErr, status, maxAttempts, status, status, ms(s.now()), status, id)
 		if err != nil {
 			return fmt.Errorf("mark mail: %w", err)
 		}

@@ -150,11 +150,15 @@ func (s *Store) EndSessions(ctx context.Context, userID string) error {
 }
 
 // RevokeSession denylists one session token until it would have expired.
+// A token revoked already is ErrConflict, so two concurrent refreshes of one
+// token cannot both succeed.
 func (s *Store) RevokeSession(ctx context.Context, jti string, expires time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, ms(expires))
-		if err != nil {
-			return fmt.Errorf("revoke session: %w", err)
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, ms(expires))
+		if err := expectOne(res, err, "revoke session"); errors.Is(err, ErrNotFound) {
+			return ErrConflict
+		} else if err != nil {
+			return err
 		}
 		return nil
 	})

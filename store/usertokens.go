@@ -22,13 +22,6 @@ func issueUserToken(ctx context.Context, tx *sql.Tx, userID string, t UserToken,
 	return queueMail(ctx, tx, m, now)
 }
 
-// IssueUserToken stores a token for the user and queues its mail atomically.
-func (s *Store) IssueUserToken(ctx context.Context, userID string, t UserToken, m Mail) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		return issueUserToken(ctx, tx, userID, t, m, s.now())
-	})
-}
-
 // consumeUserToken marks a valid token used and returns its user id.
 func consumeUserToken(ctx context.Context, tx *sql.Tx, hash []byte, purpose string, now time.Time) (string, error) {
 	var userID string
@@ -42,6 +35,18 @@ func consumeUserToken(ctx context.Context, tx *sql.Tx, hash []byte, purpose stri
 		return "", fmt.Errorf("consume %s token: %w", purpose, err)
 	}
 	return userID, nil
+}
+
+// UserTokenValid reports whether a token can still be spent, so callers can
+// refuse a bad one before doing expensive work.
+func (s *Store) UserTokenValid(ctx context.Context, hash []byte, purpose string) (bool, error) {
+	var ok bool
+	err := s.reader.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM user_tokens
+		WHERE hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?)`, hash, purpose, ms(s.now())).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("check %s token: %w", purpose, err)
+	}
+	return ok, nil
 }
 
 // ResetPassword spends a reset token: sets the new password hash and bumps
