@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"garrison/credential"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -31,6 +30,14 @@ type SessionIssuer interface {
 	MaxSession() time.Duration
 }
 
+// PasswordHasher is what the API needs of credential.Hasher.
+type PasswordHasher interface {
+	Hash(ctx context.Context, password string) (string, error)
+	Verify(ctx context.Context, password, encoded string) (ok, rehash bool, err error)
+	// VerifyNobody spends what Verify spends, for an account that does not exist.
+	VerifyNobody(ctx context.Context, password string) error
+}
+
 // Deps is everything the API needs from outside.
 type Deps struct {
 	Store       *store.Store
@@ -38,7 +45,7 @@ type Deps struct {
 	Now         func() time.Time
 	Auth        Authenticator
 	Sessions    SessionIssuer
-	Passwords   *credential.Hasher
+	Passwords   PasswordHasher
 	BaseURL     string // for links in mail; never taken from the Host header
 	DefaultPlan string
 	// MailQueued wakes the mail sender after something was queued.

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"garrison/credential"
+	"garrison/handlers"
+)
+
+// signed builds a token with any header and claims, correctly signed with
+// the codec's key: what an attacker who guessed every rule but the key
+// cannot make, and what each check must still refuse on its own.
+func signed(j *jwtCodec, header string, claims map[string]any) string {
+	payload, _ := json.Marshal(claims)
+	input := base64.RawURLEncoding.EncodeToString([]byte(header)) + "." + base64.RawURLEncoding.EncodeToString(payload)
+	return input + "." + j.sign(input)
+}
+
+func TestVerifyChecksEachClaim(t *testing.T) {
+	clock := newFakeClock()
+	j, _ := newJWTCodec([]byte(strings.Repeat("s", 32)), time.Hour, 24*time.Hour, clock.Now)
+	now := clock.Now().Unix()
+	good := func() map[string]any {
+		return map[string]any{"sub": "usr_1", "org": "org_1", "ver": 0, "jti": "j1", "iat": now, "exp": now + 3600,
+			"auth_time": now, "pur": "session"}
+	}
+	header := `{"alg":"HS256","typ":"JWT"}`
+	if _, err := j.Verify(signed(j, header, good())); err != nil {
+		t.Fatalf("a well-formed token is refused: %v", err)
+	}
+	edit := func(f func(map[string]any)) map[string]any { c := good(); f(c); return c }
+	tests := map[string]struct {
+		header string
+		claims map[string]any
+		want   error
+	}{
+		"alg none, valid MAC":       {`{"alg":"none","typ":"JWT"}`, good(), errTokenMalformed},
+		"alg HS512, valid MAC":      {`{"alg":"HS512","typ":"JWT"}`, good(), errTokenMalformed},
+		"kid header, valid MAC":     {`{"alg":"HS256","typ":"JWT","kid":"x"}`, good(), errTokenMalformed},
+		"crit header, valid MAC":    {`{"alg":"HS256","crit":["exp"],"typ":"JWT"}`, good(), errTokenMalformed},
+		"reset purpose":             {header, edit(func(c map[string]any) { c["pur"] = "reset" }), errTokenMalformed},
+		"no purpose":                {header, edit(func(c map[string]any) { delete(c, "pur") }), errTokenMalformed},
+		"issued in the future":      {header, edit(func(c map[string]any) { c["iat"] = now + 7200 }), errTokenMalformed},
+		"no exp":                    {header, edit(func(c map[string]any) { delete(c, "exp") }), errTokenMalformed},
+		"exp as a string":           {header, edit(func(c map[string]any) { c["exp"] = "later" }), errTokenMalformed},
+		"no sub":                    {header, edit(func(c map[string]any) { delete(c, "sub") }), errTokenMalformed},
+		"no jti":                    {header, edit(func(c map[string]any) { delete(c, "jti") }), errTokenMalformed},
+		"expired":                   {header, edit(func(c map[string]any) { c["exp"] = now }), errTokenExpired},
+		"iat within leeway is fine": {header, edit(func(c map[string]any) { c["iat"] = now + 30 }), nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := j.Verify(signed(j, tc.header, tc.claims)); !errors.Is(err, tc.want) {
+				t.Fatalf("err %v, want %v", err, tc.want)
+			}
+		})
+	}
+	t.Run("CR/LF inside the token", func(t *testing.T) {
+		tok := signed(j, header, good())
+		for _, bad := range []string{tok[:10] + "\r\n" + tok[10:], tok + "\n", " " + tok} {
+			if _, err := j.Verify(bad); !errors.Is(err, errTokenMalformed) {
+				t.Fatalf("%q: %v", bad, err)
+			}
+		}
+	})
+}
+
+func TestTokenOfAnotherOrganizationRefused(t *testing.T) {
+	e := newTestEnv(t)
+	a := e.register("ann@acme.test", "Acme")
+	now := e.clock.Now().Unix()
+	tok := signed(e.app.jwt, `{"alg":"HS256","typ":"JWT"}`, map[string]any{"sub": a.id, "org": "org_other", "ver": 0,
+		"jti": "j1", "iat": now, "exp": now + 60, "auth_time": now, "pur": "session"})
+	e.do("GET", "/api/auth/me", tok, nil).wantError(t, http.StatusUnauthorized, "unauthorized", "Invalid token")
+}
+
+// countingHasher counts PBKDF2 derivations, the cost that must not differ
+// between known and unknown addresses.
+type countingHasher struct {
+	*credential.Hasher
+	derivations atomic.Int64
+}
+
+func (c *countingHasher) Hash(ctx context.Context, pw string) (string, error) {
+	c.derivations.Add(1)
+	return c.Hasher.Hash(ctx, pw)
+}
+
+func (c *countingHasher) Verify(ctx context.Context, pw, enc string) (bool, bool, error) {
+	c.derivations.Add(1)
+	return c.Hasher.Verify(ctx, pw, enc)
+}
+
+func (c *countingHasher) VerifyNobody(ctx context.Context, pw string) error {
+	c.derivations.Add(1)
+	return c.Hasher.VerifyNobody(ctx, pw)
+}
+
+func TestLoginCostsTheSameForUnknownAddresses(t *testing.T) {
+	e := newTestEnv(t)
+	e.register("ann@acme.test", "Acme")
+	h := &countingHasher{Hasher: credential.NewHasher(testIterations)}
+	e.app.api.Passwords = h
+	for _, tc := range []struct{ email, password string }{
+		{"ann@acme.test", "wrong password!!"},
+		{"nobody@acme.test", "wrong password!!"},
+		{"ann@acme.test", testPassword},
+	} {
+		before := h.derivations.Load()
+		e.login(tc.email, tc.password)
+		if n := h.derivations.Load() - before; n != 1 {
+			t.Errorf("login %s/%s derived %d keys, want 1", tc.email, tc.password, n)
+		}
+	}
+}
+
+func TestEmptyAuthorizationIsAbsent(t *testing.T) {
+	e := newTestEnv(t)
+	req, _ := http.NewRequest("GET", e.srv.URL+"/api/org", nil)
+	req.Header["Authorization"] = []string{""}
+	res, err := e.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	json.NewDecoder(res.Body).Decode(&body)
+	if res.StatusCode != 401 || body["error"] != handlers.MsgNoToken {
+		t.Fatalf("%d %v", res.StatusCode, body)
+	}
+}
+
+func TestUncleanPathsAreJSON404(t *testing.T) {
+	e := newTestEnv(t)
+	a := e.register("ann@acme.test", "Acme")
+	for _, p := range []string{"/api//org", "/api/./org", "/api/v1/../org", "/api/org/"} {
+		e.do("GET", p, a.token, nil).wantError(t, http.StatusNotFound, "not_found", "Resource not found")
+	}
+}
+
+func TestResetConfirmRefusesBadTokenCheaply(t *testing.T) {
+	e := newTestEnv(t)
+	h := &countingHasher{Hasher: credential.NewHasher(testIterations)}
+	e.app.api.Passwords = h
+	e.do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": "guess", "new_password": "a brand new passphrase"}).wantFields(t, "token")
+	if n := h.derivations.Load(); n != 0 {
+		t.Fatalf("a bad token cost %d derivations", n)
+	}
+}
