@@ -55,6 +55,12 @@ var routeAccess = map[string]handlers.Access{
 	"GET /api/org/members":           handlers.Read,
 	"PATCH /api/org/members/{id}":    handlers.Admin,
 	"DELETE /api/org/members/{id}":   handlers.Admin,
+	"POST /api/events":               handlers.Write,
+	"GET /api/events":                handlers.Read,
+	"GET /api/dashboard/events":      handlers.Read,
+	"GET /api/alerts":                handlers.Read,
+	"GET /api/alerts/{id}":           handlers.Read,
+	"PATCH /api/alerts/{id}":         handlers.Write,
 }
 
 // expectedStatus is what a caller must get from a route before the route's

@@ -94,3 +94,153 @@ CREATE TABLE reset_requests (
     email       TEXT NOT NULL,
     created_at  INTEGER NOT NULL
 ) STRICT;
+
+-- migration: 3
+-- Security events. Severity is stored as 0 (info) to 4 (critical) so it
+-- sorts; ts is the event's own time. Dashboard numbers come from the
+-- rollups below, kept in the ingest transaction, never from scans.
+CREATE TABLE events (
+    id           TEXT PRIMARY KEY,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts           INTEGER NOT NULL,
+    type         TEXT NOT NULL,
+    severity     INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    source       TEXT NOT NULL,
+    asset        TEXT NOT NULL,
+    message      TEXT NOT NULL,
+    indicator    TEXT NOT NULL DEFAULT '',
+    details      TEXT,
+    alert_id     TEXT,
+    received_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX events_org_ts ON events (org_id, ts);
+CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
+CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+
+-- Event counts per organization, hour, type and severity.
+CREATE TABLE event_rollup (
+    org_id    TEXT NOT NULL,
+    hour      INTEGER NOT NULL,
+    type      TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, hour, type, severity)
+) STRICT, WITHOUT ROWID;
+
+-- Events per asset and day, for top assets and affected assets.
+CREATE TABLE asset_rollup (
+    org_id        TEXT NOT NULL,
+    day           INTEGER NOT NULL,
+    asset         TEXT NOT NULL,
+    n             INTEGER NOT NULL,
+    max_severity  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, day, asset)
+) STRICT, WITHOUT ROWID;
+
+-- Lower-severity events per asset, type and ten-minute window: the burst rule.
+CREATE TABLE burst_windows (
+    org_id   TEXT NOT NULL,
+    asset    TEXT NOT NULL,
+    type     TEXT NOT NULL,
+    window   INTEGER NOT NULL,
+    n        INTEGER NOT NULL,
+    PRIMARY KEY (org_id, asset, type, window)
+) STRICT, WITHOUT ROWID;
+
+-- Threat data grouped by indicator (signature, domain, IP, hash).
+CREATE TABLE threat_indicators (
+    org_id        TEXT NOT NULL,
+    indicator     TEXT NOT NULL,
+    type          TEXT NOT NULL,
+    max_severity  INTEGER NOT NULL,
+    n             INTEGER NOT NULL,
+    first_seen    INTEGER NOT NULL,
+    last_seen     INTEGER NOT NULL,
+    PRIMARY KEY (org_id, indicator)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX threat_indicators_recent ON threat_indicators (org_id, last_seen);
+
+CREATE TABLE threat_assets (
+    org_id     TEXT NOT NULL,
+    indicator  TEXT NOT NULL,
+    asset      TEXT NOT NULL,
+    PRIMARY KEY (org_id, indicator, asset)
+) STRICT, WITHOUT ROWID;
+
+-- Which sources report events, and when each last did.
+CREATE TABLE event_sources (
+    org_id     TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    first_seen INTEGER NOT NULL,
+    last_seen  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, source)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE alerts (
+    id                  TEXT PRIMARY KEY,
+    org_id              TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    fingerprint         TEXT NOT NULL,
+    severity            INTEGER NOT NULL,
+    category            TEXT NOT NULL,
+    title               TEXT NOT NULL,
+    asset               TEXT NOT NULL,
+    indicator           TEXT NOT NULL DEFAULT '',
+    recommended_action  TEXT NOT NULL,
+    status              TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+    event_count         INTEGER NOT NULL,
+    first_seen          INTEGER NOT NULL,
+    last_seen           INTEGER NOT NULL,
+    note                TEXT NOT NULL DEFAULT '',
+    resolved_at         INTEGER,
+    resolved_by         TEXT,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL
+) STRICT;
+-- One open alert per fingerprint: repeats are counted into it.
+CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
+CREATE INDEX alerts_org_status ON alerts (org_id, status, last_seen);
+CREATE INDEX alerts_org_recent ON alerts (org_id, last_seen);
+
+-- Every status change of an alert: who, when, and the note given.
+CREATE TABLE alert_history (
+    id          INTEGER PRIMARY KEY,
+    alert_id    TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    status      TEXT NOT NULL,
+    note        TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX alert_history_alert ON alert_history (alert_id, id);
+
+-- DNS telemetry, kept apart from the events feed.
+CREATE TABLE dns_queries (
+    id        INTEGER PRIMARY KEY,
+    org_id    TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts        INTEGER NOT NULL,
+    source    TEXT NOT NULL,
+    client    TEXT NOT NULL,
+    domain    TEXT NOT NULL,
+    qtype     TEXT NOT NULL,
+    rcode     TEXT NOT NULL,
+    category  TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX dns_queries_org_ts ON dns_queries (org_id, ts);
+
+-- DNS queries per organization, day and blocklist category ('' = allowed).
+CREATE TABLE dns_rollup (
+    org_id    TEXT NOT NULL,
+    day       INTEGER NOT NULL,
+    category  TEXT NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, day, category)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE dns_blocked_domains (
+    org_id     TEXT NOT NULL,
+    domain     TEXT NOT NULL,
+    category   TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    last_seen  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, domain)
+) STRICT, WITHOUT ROWID;

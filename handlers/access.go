@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"garrison/credential"
 	"garrison/store"
 )
 
@@ -19,10 +18,11 @@ const (
 	Write                 // write or admin key; any user
 	Admin                 // admin key; admin user
 	Session               // a user's session token (JWT), any role; API keys refused
+	Webhook               // an API key of write scope; not rate limited (spec §8)
 )
 
 func (a Access) String() string {
-	return [...]string{"public", "read", "write", "admin", "session"}[a]
+	return [...]string{"public", "read", "write", "admin", "session", "write"}[a]
 }
 
 // Credential kinds of a Principal.
@@ -92,11 +92,15 @@ func bearer(r *http.Request) (string, error) {
 
 // authorize checks that p may do what a route with access a demands.
 func authorize(p Principal, a Access) error {
-	if a == Session {
-		if p.Kind != KindSession {
-			return forbidden("This endpoint needs a user session token; API keys cannot use it")
-		}
+	switch {
+	case a == Session && p.Kind != KindSession:
+		return forbidden("This endpoint needs a user session token; API keys cannot use it")
+	case a == Session:
 		return nil
+	case a == Webhook && p.Kind != KindAPIKey:
+		return forbidden("Webhooks take an API key of write scope, not a session token")
+	case a == Webhook:
+		a = Write
 	}
 	if p.level() >= a {
 		return nil
@@ -106,9 +110,6 @@ func authorize(p Principal, a Access) error {
 	}
 	return forbidden("Insufficient permissions. Required role: " + a.String())
 }
-
-// isAPIKey tells the two credentials apart (spec §5 rule 1).
-func isAPIKey(credentialValue string) bool { return credential.LooksLikeAPIKey(credentialValue) }
 
 // requirePlan refuses organizations below the given plan.
 func requirePlan(p Principal, plan string) error {

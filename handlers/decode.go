@@ -19,20 +19,31 @@ import (
 // Go's decoder alone would accept "ROLE" for "role"), no trailing data. An
 // empty body decodes as {} so required-field checks report what is missing.
 func decode(r *http.Request, dst any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, dst)
+}
+
+// readBody returns a request's JSON body, {} when empty, after checking the
+// content type.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return err
+			return nil, err
 		}
-		return invalid("body", "could not be read")
+		return nil, invalid("body", "could not be read")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	} else if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return invalid("Content-Type", "must be application/json")
+		return []byte("{}"), nil
 	}
-	return decodeJSON(body, dst)
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return nil, invalid("Content-Type", "must be application/json")
+	}
+	return body, nil
 }
 
 // decodeJSON is decode without the HTTP part; fuzzed directly.

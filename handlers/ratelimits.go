@@ -121,7 +121,10 @@ func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, 
 	if rt.Access == Public {
 		return a.charge(w, r, a.Limits.ip, ip)
 	}
-	if d := a.Limits.failures.Peek(ip); !d.Allowed {
+	d := a.Limits.failures.Peek(ip)
+	if !d.Allowed || rt.Access == Webhook {
+		// Webhook receipt is not limited: the failed-credential bucket is
+		// the only one that applies to it, so it is the one reported.
 		return a.applyDecision(w, r, d)
 	}
 	return nil
@@ -131,7 +134,7 @@ func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, 
 // JWT traffic per IP, API-key traffic per organization. /auth/* paths were
 // charged already.
 func (a *API) limitAfterAuth(w http.ResponseWriter, r *http.Request, rt Route, p Principal, ip string) error {
-	if strings.HasPrefix(rt.Path, "/api/auth/") {
+	if strings.HasPrefix(rt.Path, "/api/auth/") || rt.Access == Webhook {
 		return nil
 	}
 	if p.Kind == KindAPIKey {

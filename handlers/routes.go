@@ -28,5 +28,12 @@ func (a *API) table() []Route {
 		{"GET", "/api/org/members", Read, a.listMembers},
 		{"PATCH", "/api/org/members/{id}", Admin, a.updateMember},
 		{"DELETE", "/api/org/members/{id}", Admin, a.deleteMember},
+
+		{"POST", "/api/events", Write, a.ingestEvents},
+		{"GET", "/api/events", Read, a.listEvents},
+		{"GET", "/api/dashboard/events", Read, a.listEvents},
+		{"GET", "/api/alerts", Read, a.listAlerts},
+		{"GET", "/api/alerts/{id}", Read, a.getAlert},
+		{"PATCH", "/api/alerts/{id}", Write, a.updateAlert},
 	}
 }

@@ -1,6 +1,10 @@
 package handlers
 
-import "garrison/store"
+import (
+	"unicode/utf8"
+
+	"garrison/store"
+)
 
 // userView is a user as the API shows it: never the hash or token_version.
 type userView struct {
@@ -32,4 +36,18 @@ type orgView struct {
 
 func newOrgView(o store.Org) orgView {
 	return orgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Members: o.Members, CreatedAt: timestamp(o.CreatedAt)}
+}
+
+// validText accepts UTF-8 text without control characters other than
+// newlines and tabs.
+func validText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,184 @@
+// Package alerting decides which security events need a human: every high
+// or critical event, and bursts of lower ones from one asset. It is pure
+// rules; the store applies them inside the ingest transaction.
+package alerting
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// Severities, lowest first; an event's severity is its index here.
+var Severities = []string{"info", "low", "medium", "high", "critical"}
+
+// Event types (decisions.md).
+const (
+	TypeThreat   = "threat_detected"
+	TypeBlocked  = "blocked_connection"
+	TypeDNS      = "dns_anomaly"
+	TypePolicy   = "policy_violation"
+	SeverityHigh = 3
+)
+
+// Types lists the event types.
+var Types = []string{TypeThreat, TypeBlocked, TypeDNS, TypePolicy}
+
+// The burst rule: this many lower-severity events of one type from one asset
+// inside one fixed window raise an alert.
+const (
+	BurstThreshold = 10
+	BurstWindow    = 10 * time.Minute
+)
+
+// Alert categories.
+const (
+	CategoryMalware        = "malware"
+	CategoryIntrusion      = "intrusion_attempt"
+	CategoryReconnaissance = "reconnaissance"
+	CategoryBlocked        = "blocked_traffic"
+	CategoryDNS            = "dns_anomaly"
+	CategoryPolicy         = "policy_violation"
+	CategoryBurst          = "activity_burst"
+)
+
+// Event is what the rules look at.
+type Event struct {
+	Type      string
+	Severity  int
+	Asset     string
+	Message   string
+	Indicator string
+	Category  string // the sensor's own category (EVE alert.category), if any
+}
+
+// Spec describes the alert an event raises or joins.
+type Spec struct {
+	Fingerprint       string
+	Severity          int
+	Category          string
+	Title             string
+	Asset             string
+	Indicator         string
+	RecommendedAction string
+}
+
+// Immediate returns the alert a high or critical event raises; ok is false
+// for lower severities, which only count towards bursts. Repeats of one
+// threat on one asset share a fingerprint, so they join one open alert.
+func Immediate(e Event) (Spec, bool) {
+	if e.Severity < SeverityHigh {
+		return Spec{}, false
+	}
+	category := categorize(e)
+	subject := e.Indicator
+	if subject == "" {
+		subject = e.Message
+	}
+	return Spec{
+		Fingerprint:       fingerprint("event", e.Type, e.Asset, subject),
+		Severity:          e.Severity,
+		Category:          category,
+		Title:             oneLine(subject, 200),
+		Asset:             e.Asset,
+		Indicator:         e.Indicator,
+		RecommendedAction: recommend(category, e.Asset, e.Indicator),
+	}, true
+}
+
+// Burst returns the alert for a burst of lower-severity events of one type
+// from one asset.
+func Burst(eventType, asset string, severity int) Spec {
+	return Spec{
+		Fingerprint: fingerprint("burst", eventType, asset, ""),
+		Severity:    max(severity, 2), // a burst is at least medium
+		Category:    CategoryBurst,
+		Title:       "Burst of " + strings.ReplaceAll(eventType, "_", " ") + " events from " + asset,
+		Asset:       asset,
+		RecommendedAction: "Review the recent " + strings.ReplaceAll(eventType, "_", " ") + " events from " + asset +
+			": a sudden run of low-severity detections often precedes a real intrusion. Confirm the host's owner and current activity, " +
+			"check for scanning or misconfiguration, and tune the sensor if the activity is legitimate.",
+	}
+}
+
+// Window returns the start of the burst window holding t.
+func Window(t time.Time) time.Time { return t.Truncate(BurstWindow) }
+
+func fingerprint(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(sum[:16])
+}
+
+var malwareWords = []string{"malware", "trojan", "ransomware", "botnet", "command and control", "c2", "cnc", "backdoor", "exploit kit", "coinminer", "worm"}
+
+func categorize(e Event) string {
+	switch e.Type {
+	case TypeBlocked:
+		return CategoryBlocked
+	case TypeDNS:
+		return CategoryDNS
+	case TypePolicy:
+		return CategoryPolicy
+	}
+	text := strings.ToLower(e.Message + " " + e.Indicator + " " + e.Category)
+	for _, w := range malwareWords {
+		if strings.Contains(text, w) {
+			return CategoryMalware
+		}
+	}
+	if strings.Contains(text, "scan") || strings.Contains(text, "recon") || strings.Contains(text, "information leak") {
+		return CategoryReconnaissance
+	}
+	return CategoryIntrusion
+}
+
+// recommend says what the on-call engineer should do first, per category.
+func recommend(category, asset, indicator string) string {
+	ind := indicator
+	if ind == "" {
+		ind = "the source"
+	}
+	switch category {
+	case CategoryMalware:
+		return "Isolate " + asset + " from the network now, run a full endpoint scan, and reset the credentials used on it. " +
+			"Block " + ind + " at the firewall and search the other assets for the same indicator."
+	case CategoryReconnaissance:
+		return "Confirm whether the scanning of " + asset + " is authorised. If not, block " + ind +
+			" at the perimeter, check which services on " + asset + " are exposed, and close the ones not needed."
+	case CategoryBlocked:
+		return "The connection to " + asset + " was blocked. Find the process on " + asset + " (or the outside host " + ind +
+			") behind it; repeated blocks from inside suggest infection or misconfiguration."
+	case CategoryDNS:
+		return "Inspect DNS traffic from " + asset + " for tunnelling or a compromised resolver setting, and block " + ind +
+			" on the DNS filter if it is not a known service."
+	case CategoryPolicy:
+		return "Contact the owner of " + asset + " about the policy breach (" + ind + "), record it, and correct the configuration or access that allowed it."
+	}
+	return "Investigate the activity on " + asset + " involving " + ind + ": check the host's logs around the alert time, " +
+		"patch the targeted service, and block " + ind + " if it is external."
+}
+
+// oneLine keeps text to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.ToValidUTF8(s, "")
+}
+
+// SeverityIndex returns the index of a severity name, or -1.
+func SeverityIndex(name string) int {
+	for i, s := range Severities {
+		if s == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func (e *testEnv) alerts(cred, query string) []map[string]any {
+	e.t.Helper()
+	var out []map[string]any
+	for _, a := range e.do("GET", "/api/alerts?"+query, cred, nil).must(e.t, http.StatusOK).list() {
+		out = append(out, a.(map[string]any))
+	}
+	return out
+}
+
+func TestAlertRules(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	now := e.clock.Now()
+
+	trojan := ev(e, "threat_detected", "critical", "ws-07", "ET MALWARE Win32/Emotet CnC Activity", now)
+	trojan["indicator"] = "ET MALWARE Win32/Emotet CnC Activity"
+	e.ingest(key, trojan, ev(e, "threat_detected", "low", "ws-07", "noise", now)).must(t, http.StatusCreated)
+	got := e.alerts(key, "")
+	if len(got) != 1 {
+		t.Fatalf("%d alerts, want 1 (only the critical event): %v", len(got), got)
+	}
+	a := got[0]
+	if a["severity"] != "critical" || a["category"] != "malware" || a["affected_asset"] != "ws-07" || a["status"] != "open" ||
+		a["event_count"] != float64(1) || !strings.Contains(a["recommended_action"].(string), "Isolate ws-07") {
+		t.Fatalf("alert: %v", a)
+	}
+
+	t.Run("repeats join the open alert", func(t *testing.T) {
+		later := e.clock.Now().Add(5 * time.Minute)
+		again := ev(e, "threat_detected", "high", "ws-07", "ET MALWARE Win32/Emotet CnC Activity", later)
+		again["indicator"] = trojan["indicator"]
+		e.ingest(key, again).must(t, http.StatusCreated)
+		got := e.alerts(key, "")
+		if len(got) != 1 || got[0]["event_count"] != float64(2) || got[0]["last_seen"] != later.Format(time.RFC3339) ||
+			got[0]["first_seen"] != now.Format(time.RFC3339) || got[0]["severity"] != "critical" {
+			t.Fatalf("after a repeat: %v", got)
+		}
+	})
+
+	t.Run("detail lists the events behind it", func(t *testing.T) {
+		d := e.do("GET", "/api/alerts/"+a["id"].(string), key, nil).must(t, http.StatusOK).data()
+		if evs := d["events"].([]any); len(evs) != 2 || evs[0].(map[string]any)["alert_id"] != a["id"] {
+			t.Fatalf("events: %v", d["events"])
+		}
+	})
+
+	t.Run("categories and actions per kind", func(t *testing.T) {
+		for _, tc := range []struct{ typ, msg, category, action string }{
+			{"threat_detected", "ET SCAN Nmap Scripting Engine", "reconnaissance", "scanning"},
+			{"threat_detected", "ET EXPLOIT Apache Struts RCE", "intrusion_attempt", "patch"},
+			{"blocked_connection", "Dropped TCP 203.0.113.9:4444", "blocked_traffic", "blocked"},
+			{"dns_anomaly", "DNS tunnelling suspected", "dns_anomaly", "DNS"},
+			{"policy_violation", "Admin login outside hours", "policy_violation", "policy"},
+		} {
+			e.ingest(key, ev(e, tc.typ, "high", "srv-"+tc.category, tc.msg, now)).must(t, http.StatusCreated)
+			var found map[string]any
+			for _, al := range e.alerts(key, "limit=200") {
+				if al["affected_asset"] == "srv-"+tc.category {
+					found = al
+				}
+			}
+			if found == nil || found["category"] != tc.category || !strings.Contains(found["recommended_action"].(string), tc.action) {
+				t.Errorf("%s: %v", tc.msg, found)
+			}
+		}
+	})
+}
+
+func TestBurstAlerts(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	window := e.clock.Now().Truncate(10 * time.Minute)
+	burst := func(asset string, n int, offset time.Duration) []map[string]any {
+		var out []map[string]any
+		for i := range n {
+			out = append(out, ev(e, "blocked_connection", "low", asset, "blocked", window.Add(offset+time.Duration(i)*time.Second)))
+		}
+		return out
+	}
+	e.ingest(key, burst("quiet", 9, 0)...).must(t, http.StatusCreated)
+	if got := e.alerts(key, ""); len(got) != 0 {
+		t.Fatalf("nine events raised %v", got)
+	}
+	// Six now and four later: the window crosses ten in the second batch, and
+	// the burst alert takes in the earlier events too.
+	e.ingest(key, burst("noisy", 6, 0)...).must(t, http.StatusCreated)
+	e.ingest(key, burst("noisy", 4, time.Minute)...).must(t, http.StatusCreated)
+	got := e.alerts(key, "")
+	if len(got) != 1 || got[0]["category"] != "activity_burst" || got[0]["affected_asset"] != "noisy" ||
+		got[0]["event_count"] != float64(10) || got[0]["severity"] != "medium" {
+		t.Fatalf("burst: %v", got)
+	}
+	d := e.do("GET", "/api/alerts/"+got[0]["id"].(string), key, nil).data()
+	if len(d["events"].([]any)) != 10 {
+		t.Fatalf("burst links %d events, want 10", len(d["events"].([]any)))
+	}
+	// Events in the next window start a new count, but join the open burst alert once over the threshold.
+	e.ingest(key, burst("noisy", 10, 10*time.Minute)...).must(t, http.StatusCreated)
+	if got := e.alerts(key, ""); len(got) != 1 || got[0]["event_count"] != float64(20) {
+		t.Fatalf("second window: %v", got)
+	}
+}
+
+func TestAlertStatusChanges(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	reader := e.apiKey(admin, "read")
+	high := ev(e, "threat_detected", "high", "db-01", "SQL injection attempt", e.clock.Now())
+	e.ingest(key, high).must(t, http.StatusCreated)
+	id := e.alerts(key, "")[0]["id"].(string)
+
+	e.do("PATCH", "/api/alerts/"+id, reader, map[string]string{"status": "resolved"}).
+		wantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required scope: write")
+	e.do("PATCH", "/api/alerts/"+id, admin.token, map[string]string{"status": "closed"}).wantFields(t, "status")
+	e.do("PATCH", "/api/alerts/"+id, admin.token, map[string]any{"status": "resolved", "note": 5}).wantFields(t, "note")
+
+	e.clock.Advance(time.Hour)
+	r := e.do("PATCH", "/api/alerts/"+id, admin.token, map[string]string{"status": "resolved", "note": "WAF rule added"}).must(t, http.StatusOK)
+	if r.str("data", "status") != "resolved" || r.str("data", "resolved_by") != admin.id ||
+		r.str("data", "resolved_at") != e.clock.Now().Format(time.RFC3339) || r.str("data", "note") != "WAF rule added" {
+		t.Fatalf("resolve: %s", r.raw)
+	}
+	if open, resolved := e.alerts(key, "status=open"), e.alerts(key, "status=resolved"); len(open) != 0 || len(resolved) != 1 {
+		t.Fatalf("filters: open %d resolved %d", len(open), len(resolved))
+	}
+	e.do("GET", "/api/alerts?status=closed", key, nil).wantFields(t, "status")
+
+	// The same threat again opens a fresh alert; the resolved one cannot be
+	// reopened beside it.
+	e.ingest(key, high).must(t, http.StatusCreated)
+	if len(e.alerts(key, "status=open")) != 1 {
+		t.Fatal("a repeat after resolution opened no new alert")
+	}
+	e.do("PATCH", "/api/alerts/"+id, key, map[string]string{"status": "open"}).wantError(t, http.StatusConflict, "conflict", "")
+
+	d := e.do("GET", "/api/alerts/"+id, key, nil).data()
+	h := d["history"].([]any)
+	if len(h) != 1 || h[0].(map[string]any)["by"] != admin.id || h[0].(map[string]any)["note"] != "WAF rule added" {
+		t.Fatalf("history: %v", h)
+	}
+
+	t.Run("another organization's alert is not found", func(t *testing.T) {
+		other := e.register("olga@other.test", "Other")
+		missing := e.do("GET", "/api/alerts/alr_nothing", other.token, nil)
+		foreign := e.do("GET", "/api/alerts/"+id, other.token, nil)
+		foreign.wantError(t, http.StatusNotFound, "not_found", "Resource not found")
+		if string(missing.raw) != string(foreign.raw) {
+			t.Fatal("foreign alert answers differently from a missing one")
+		}
+		e.do("PATCH", "/api/alerts/"+id, other.token, map[string]string{"status": "open"}).wantError(t, http.StatusNotFound, "not_found", "")
+	})
+	t.Run("severity filter", func(t *testing.T) {
+		if got := e.alerts(key, "severity=critical"); len(got) != 0 {
+			t.Fatalf("%v", got)
+		}
+		if got := e.alerts(key, "severity=high,critical"); len(got) != 2 {
+			t.Fatalf("%d", len(got))
+		}
+	})
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ev(e *testEnv, typ, sev, asset, msg string, at time.Time) map[string]any {
+	return map[string]any{"type": typ, "severity": sev, "timestamp": at.Format(time.RFC3339Nano), "source": "edr",
+		"asset": asset, "message": msg}
+}
+
+func (e *testEnv) ingest(cred string, events ...map[string]any) response {
+	e.t.Helper()
+	return e.do("POST", "/api/events", cred, map[string]any{"events": events})
+}
+
+func TestIngestValidation(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	now := e.clock.Now()
+	good := func(edit func(map[string]any)) map[string]any {
+		m := ev(e, "threat_detected", "low", "ws-01.acme.local", "x", now)
+		edit(m)
+		return m
+	}
+	tests := []struct {
+		name   string
+		body   any
+		fields []string
+	}{
+		{"unknown type", good(func(m map[string]any) { m["type"] = "virus" }), []string{"type"}},
+		{"unknown severity", good(func(m map[string]any) { m["severity"] = "urgent" }), []string{"severity"}},
+		{"bad timestamp", good(func(m map[string]any) { m["timestamp"] = "yesterday" }), []string{"timestamp"}},
+		{"far future", good(func(m map[string]any) { m["timestamp"] = now.Add(48 * time.Hour).Format(time.RFC3339) }), []string{"timestamp"}},
+		{"bad asset", good(func(m map[string]any) { m["asset"] = "not a host!" }), []string{"asset"}},
+		{"missing fields", map[string]any{}, []string{"type", "severity", "timestamp", "source", "asset", "message"}},
+		{"details not an object", good(func(m map[string]any) { m["details"] = []int{1} }), []string{"details"}},
+		{"unknown field", good(func(m map[string]any) { m["org_id"] = "x" }), []string{"org_id"}},
+		{"batch: bad second event", map[string]any{"events": []any{good(func(map[string]any) {}),
+			good(func(m map[string]any) { m["severity"] = "x" })}}, []string{"events[1].severity"}},
+		{"batch: unknown nested field", map[string]any{"events": []any{good(func(m map[string]any) { m["Severity"] = "low" })}}, []string{"events[0].Severity"}},
+		{"batch: empty", map[string]any{"events": []any{}}, []string{"events"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e.do("POST", "/api/events", key, tc.body).wantFields(t, tc.fields...)
+		})
+	}
+	t.Run("oversize batch", func(t *testing.T) {
+		small := `{"type":"policy_violation","severity":"info","timestamp":"2026-11-21T11:00:00Z","source":"s","asset":"h","message":"m"}`
+		body := `{"events":[` + strings.Repeat(small+",", 10_000) + small + `]}`
+		r := e.do("POST", "/api/events", key, body)
+		if r.status != http.StatusBadRequest && r.status != http.StatusRequestEntityTooLarge {
+			t.Fatalf("10,001 events: %d", r.status)
+		}
+	})
+	t.Run("nothing stored by any refusal", func(t *testing.T) {
+		if total := e.do("GET", "/api/events", key, nil).body["pagination"].(map[string]any)["total"]; total != float64(0) {
+			t.Fatalf("total %v", total)
+		}
+	})
+}
+
+func TestIngestAndList(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	base := e.clock.Now().Add(-10 * time.Hour).Truncate(time.Hour)
+	var batch []map[string]any
+	sevs := []string{"info", "low", "medium", "high", "critical"}
+	types := []string{"threat_detected", "blocked_connection", "dns_anomaly", "policy_violation"}
+	for i := range 200 {
+		at := base.Add(time.Duration(i) * 3 * time.Minute) // ten hours, three minutes apart
+		m := ev(e, types[i%4], sevs[i%5], fmt.Sprintf("host-%d", i%7), fmt.Sprintf("event %d", i), at)
+		if i == 0 {
+			m["indicator"] = "evil.example"
+			m["details"] = map[string]any{"rule": 7}
+		}
+		batch = append(batch, m)
+	}
+	r := e.ingest(key, batch...).must(t, http.StatusCreated)
+	if r.data()["count"] != float64(200) || len(r.data()["ids"].([]any)) != 200 {
+		t.Fatalf("ingest answer: %s", r.raw)
+	}
+	single := e.do("POST", "/api/events", key, ev(e, "policy_violation", "info", "10.0.0.5", "usb stick", base)).must(t, http.StatusCreated)
+	if single.data()["count"] != float64(1) {
+		t.Fatalf("single: %s", single.raw)
+	}
+
+	// brute is what a filter must return, computed from what was sent.
+	all := append(batch, ev(e, "policy_violation", "info", "10.0.0.5", "usb stick", base))
+	brute := func(keep func(m map[string]any, at time.Time) bool) int {
+		n := 0
+		for _, m := range all {
+			at, _ := time.Parse(time.RFC3339Nano, m["timestamp"].(string))
+			if keep(m, at) {
+				n++
+			}
+		}
+		return n
+	}
+	from, to := base.Add(95*time.Minute+30*time.Second), base.Add(7*time.Hour+13*time.Minute)
+	tests := []struct {
+		query string
+		keep  func(m map[string]any, at time.Time) bool
+	}{
+		{"", func(map[string]any, time.Time) bool { return true }},
+		{"severity=high,critical", func(m map[string]any, _ time.Time) bool { return m["severity"] == "high" || m["severity"] == "critical" }},
+		{"type=dns_anomaly", func(m map[string]any, _ time.Time) bool { return m["type"] == "dns_anomaly" }},
+		{"from=" + from.Format(time.RFC3339), func(_ map[string]any, at time.Time) bool { return !at.Before(from) }},
+		{"to=" + to.Format(time.RFC3339), func(_ map[string]any, at time.Time) bool { return !at.After(to) }},
+		{"from=" + from.Format(time.RFC3339) + "&to=" + to.Format(time.RFC3339) + "&severity=low&type=blocked_connection,threat_detected",
+			func(m map[string]any, at time.Time) bool {
+				return !at.Before(from) && !at.After(to) && m["severity"] == "low" && (m["type"] == "blocked_connection" || m["type"] == "threat_detected")
+			}},
+		{"from=" + base.Add(time.Hour).Format(time.RFC3339) + "&to=" + base.Add(time.Hour).Format(time.RFC3339),
+			func(_ map[string]any, at time.Time) bool { return at.Equal(base.Add(time.Hour)) }},
+	}
+	for _, path := range []string{"/api/events", "/api/dashboard/events"} {
+		for _, tc := range tests {
+			t.Run(path+"?"+tc.query, func(t *testing.T) {
+				r := e.do("GET", path+"?limit=200&"+tc.query, admin.token, nil).must(t, http.StatusOK)
+				want := brute(tc.keep)
+				if total := r.body["pagination"].(map[string]any)["total"]; total != float64(want) {
+					t.Fatalf("total %v, want %d", total, want)
+				}
+				if len(r.list()) != min(want, 200) {
+					t.Fatalf("%d items, want %d", len(r.list()), min(want, 200))
+				}
+			})
+		}
+	}
+	t.Run("newest first by default; order and sort", func(t *testing.T) {
+		items := e.do("GET", "/api/events?limit=3", key, nil).list()
+		first, second := items[0].(map[string]any)["timestamp"].(string), items[1].(map[string]any)["timestamp"].(string)
+		if first < second {
+			t.Fatalf("not newest first: %s then %s", first, second)
+		}
+		asc := e.do("GET", "/api/events?limit=1&order=asc", key, nil).list()[0].(map[string]any)
+		if asc["timestamp"] != base.Format(time.RFC3339) {
+			t.Fatalf("oldest: %v", asc)
+		}
+		bySev := e.do("GET", "/api/events?limit=1&sort=severity", key, nil).list()[0].(map[string]any)
+		if bySev["severity"] != "critical" {
+			t.Fatalf("sort=severity: %v", bySev)
+		}
+		oldest := e.do("GET", "/api/events?limit=1&order=asc&sort=timestamp", key, nil).list()[0].(map[string]any)
+		if oldest["indicator"] != "evil.example" && oldest["message"] != "usb stick" {
+			t.Fatalf("oldest event: %v", oldest)
+		}
+	})
+	t.Run("bad filters", func(t *testing.T) {
+		for q, field := range map[string]string{
+			"severity=urgent": "severity", "type=virus": "type", "from=monday": "from", "to=x": "to",
+			"sort=asset": "sort", "order=up": "order", "limit=-1": "limit",
+			"from=" + to.Format(time.RFC3339) + "&to=" + from.Format(time.RFC3339): "from",
+		} {
+			e.do("GET", "/api/events?"+q, key, nil).wantFields(t, field)
+		}
+	})
+	t.Run("another organization sees nothing", func(t *testing.T) {
+		other := e.register("olga@other.test", "Other")
+		if total := e.do("GET", "/api/events", other.token, nil).body["pagination"].(map[string]any)["total"]; total != float64(0) {
+			t.Fatalf("other org total %v", total)
+		}
+	})
+}

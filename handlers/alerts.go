@@ -1,0 +1,136 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"garrison/alerting"
+	"garrison/store"
+)
+
+// alertEventsShown bounds the events listed with one alert.
+const alertEventsShown = 100
+
+type alertView struct {
+	ID                string  `json:"id"`
+	Severity          string  `json:"severity"`
+	Category          string  `json:"category"`
+	Title             string  `json:"title"`
+	AffectedAsset     string  `json:"affected_asset"`
+	Indicator         *string `json:"indicator"`
+	RecommendedAction string  `json:"recommended_action"`
+	Status            string  `json:"status"`
+	EventCount        int     `json:"event_count"`
+	FirstSeen         string  `json:"first_seen"`
+	LastSeen          string  `json:"last_seen"`
+	Note              string  `json:"note"`
+	ResolvedAt        *string `json:"resolved_at"`
+	ResolvedBy        *string `json:"resolved_by"`
+	CreatedAt         string  `json:"created_at"`
+	UpdatedAt         string  `json:"updated_at"`
+}
+
+func newAlertView(a store.Alert) alertView {
+	return alertView{ID: a.ID, Severity: alerting.Severities[a.Severity], Category: a.Category, Title: a.Title,
+		AffectedAsset: a.Asset, Indicator: optString(a.Indicator), RecommendedAction: a.RecommendedAction, Status: a.Status,
+		EventCount: a.EventCount, FirstSeen: timestamp(a.FirstSeen), LastSeen: timestamp(a.LastSeen), Note: a.Note,
+		ResolvedAt: optTimestamp(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), CreatedAt: timestamp(a.CreatedAt),
+		UpdatedAt: timestamp(a.UpdatedAt)}
+}
+
+type alertChangeView struct {
+	Status string `json:"status"`
+	Note   string `json:"note"`
+	By     string `json:"by"`
+	At     string `json:"at"`
+}
+
+func (a *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	var p problems
+	f := store.AlertFilter{Page: page, Status: q.Get("status"), Severities: parseSeverities(&p, q.Get("severity"))}
+	p.check(f.Status == "" || f.Status == store.AlertOpen || f.Status == store.AlertResolved, "status", "must be open or resolved")
+	if err := p.err(); err != nil {
+		return err
+	}
+	alerts, total, err := a.Store.Alerts(r.Context(), principalFrom(r.Context()).OrgID, f)
+	if err != nil {
+		return err
+	}
+	views := make([]alertView, len(alerts))
+	for i, al := range alerts {
+		views[i] = newAlertView(al)
+	}
+	writeList(w, views, total, page)
+	return nil
+}
+
+// getAlert answers one alert with the events behind it and its history.
+func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
+	orgID, id := principalFrom(r.Context()).OrgID, r.PathValue("id")
+	al, err := a.Store.Alert(r.Context(), orgID, id)
+	if err != nil {
+		return err
+	}
+	events, err := a.Store.AlertEvents(r.Context(), orgID, id, alertEventsShown)
+	if err != nil {
+		return err
+	}
+	history, err := a.Store.AlertHistory(r.Context(), orgID, id)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		alertView
+		Events  []eventView       `json:"events"`
+		History []alertChangeView `json:"history"`
+	}{alertView: newAlertView(al), Events: []eventView{}, History: []alertChangeView{}}
+	for _, e := range events {
+		out.Events = append(out.Events, newEventView(e))
+	}
+	for _, c := range history {
+		out.History = append(out.History, alertChangeView{Status: c.Status, Note: c.Note, By: c.Actor, At: timestamp(c.At)})
+	}
+	writeData(w, http.StatusOK, out)
+	return nil
+}
+
+type alertUpdateRequest struct {
+	Status string `json:"status"`
+	Note   string `json:"note"`
+}
+
+// actor names who did something: the user, or the API key.
+func actor(p Principal) string {
+	if p.Kind == KindAPIKey {
+		return p.KeyID
+	}
+	return p.User.ID
+}
+
+func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
+	var req alertUpdateRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	var p problems
+	p.check(req.Status == store.AlertOpen || req.Status == store.AlertResolved, "status", "must be open or resolved")
+	p.check(len(req.Note) <= 2000 && (req.Note == "" || validText(req.Note)), "note", "must be at most 2000 bytes of text")
+	if err := p.err(); err != nil {
+		return err
+	}
+	pr := principalFrom(r.Context())
+	al, err := a.Store.SetAlertStatus(r.Context(), pr.OrgID, r.PathValue("id"), req.Status, req.Note, actor(pr))
+	if errors.Is(err, store.ErrConflict) {
+		return conflict("Another open alert already collects these events; update that one instead")
+	}
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, newAlertView(al))
+	return nil
+}

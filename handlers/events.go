@@ -1,0 +1,276 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"garrison/alerting"
+	"garrison/store"
+)
+
+// Ingest bounds.
+const (
+	maxBatch         = 10_000
+	maxMessageLen    = 4096
+	maxIndicatorLen  = 512
+	maxSourceLen     = 100
+	maxDetailsLen    = 16 << 10
+	maxReportedField = 20
+	// futureSkew is how far ahead of the server clock an event may claim to be.
+	futureSkew = 24 * time.Hour
+)
+
+type eventInput struct {
+	Type      string          `json:"type"`
+	Severity  string          `json:"severity"`
+	Timestamp string          `json:"timestamp"`
+	Source    string          `json:"source"`
+	Asset     string          `json:"asset"`
+	Message   string          `json:"message"`
+	Indicator string          `json:"indicator"`
+	Details   json.RawMessage `json:"details"`
+}
+
+type eventBatch struct {
+	Events []eventInput `json:"events"`
+}
+
+// decodeEvents reads one event or {"events":[…]} and validates every event;
+// any problem refuses the whole request, naming each bad field.
+func (a *API) decodeEvents(r *http.Request, defaultSource string) ([]store.NewEvent, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	var keys map[string]json.RawMessage
+	json.Unmarshal(body, &keys)
+	var inputs []eventInput
+	prefix := func(i int) string { return "" }
+	if _, batch := keys["events"]; batch {
+		var b eventBatch
+		if err := decodeJSON(body, &b); err != nil {
+			return nil, err
+		}
+		if len(b.Events) == 0 || len(b.Events) > maxBatch {
+			return nil, invalid("events", fmt.Sprintf("must hold 1 to %d events (got %d)", maxBatch, len(b.Events)))
+		}
+		inputs = b.Events
+		prefix = func(i int) string { return fmt.Sprintf("events[%d].", i) }
+	} else {
+		var one eventInput
+		if err := decodeJSON(body, &one); err != nil {
+			return nil, err
+		}
+		inputs = []eventInput{one}
+	}
+	var p problems
+	out := make([]store.NewEvent, 0, len(inputs))
+	now := a.Now()
+	for i, in := range inputs {
+		if len(p.fields) >= maxReportedField {
+			break
+		}
+		e, ok := validEvent(&p, prefix(i), in, defaultSource, now)
+		if ok {
+			out = append(out, e)
+		}
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func validEvent(p *problems, prefix string, in eventInput, defaultSource string, now time.Time) (store.NewEvent, bool) {
+	before := len(p.fields)
+	sev := alerting.SeverityIndex(in.Severity)
+	p.check(contains(alerting.Types, in.Type), prefix+"type", "must be one of "+strings.Join(alerting.Types, ", "))
+	p.check(sev >= 0, prefix+"severity", "must be one of "+strings.Join(alerting.Severities, ", "))
+	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
+	switch {
+	case err != nil:
+		p.add(prefix+"timestamp", "must be an RFC 3339 timestamp")
+	case ts.After(now.Add(futureSkew)):
+		p.add(prefix+"timestamp", "is more than a day in the future")
+	case ts.Year() < 2000:
+		p.add(prefix+"timestamp", "is before the year 2000")
+	}
+	if in.Source == "" {
+		in.Source = defaultSource
+	}
+	p.check(validLabel(in.Source, maxSourceLen), prefix+"source", "must be 1 to 100 printable characters")
+	p.check(validAsset(in.Asset), prefix+"asset", "must be a host name or an IP address")
+	p.check(in.Message != "" && len(in.Message) <= maxMessageLen && utf8.ValidString(in.Message), prefix+"message", "must be 1 to 4096 bytes of text")
+	p.check(len(in.Indicator) <= maxIndicatorLen, prefix+"indicator", "must be at most 512 bytes")
+	var details []byte
+	if d := bytes.TrimSpace(in.Details); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
+		p.check(d[0] == '{' && len(d) <= maxDetailsLen, prefix+"details", "must be a JSON object of at most 16 KiB")
+		details = d
+	}
+	if len(p.fields) > before {
+		return store.NewEvent{}, false
+	}
+	return store.NewEvent{Type: in.Type, Severity: sev, Timestamp: ts.UTC(), Source: in.Source, Asset: strings.ToLower(in.Asset),
+		Message: in.Message, Indicator: in.Indicator, Details: details}, true
+}
+
+// validAsset accepts an IP address or a host name.
+func validAsset(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, c := range []byte(label) {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validLabel accepts 1 to n bytes of printable text.
+func validLabel(s string, n int) bool {
+	return len(s) <= n && validName(s)
+}
+
+type ingestView struct {
+	Count int      `json:"count"`
+	IDs   []string `json:"ids"`
+}
+
+func (a *API) ingestEvents(w http.ResponseWriter, r *http.Request) error {
+	events, err := a.decodeEvents(r, "")
+	if err != nil {
+		return err
+	}
+	ids, err := a.Store.Ingest(r.Context(), principalFrom(r.Context()).OrgID, events, nil)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusCreated, ingestView{Count: len(ids), IDs: ids})
+	return nil
+}
+
+type eventView struct {
+	ID         string          `json:"id"`
+	Type       string          `json:"type"`
+	Severity   string          `json:"severity"`
+	Timestamp  string          `json:"timestamp"`
+	Source     string          `json:"source"`
+	Asset      string          `json:"asset"`
+	Message    string          `json:"message"`
+	Indicator  *string         `json:"indicator"`
+	Details    json.RawMessage `json:"details"`
+	AlertID    *string         `json:"alert_id"`
+	ReceivedAt string          `json:"received_at"`
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func newEventView(e store.Event) eventView {
+	details := json.RawMessage(e.Details)
+	if details == nil {
+		details = json.RawMessage("null")
+	}
+	return eventView{ID: e.ID, Type: e.Type, Severity: alerting.Severities[e.Severity], Timestamp: timestamp(e.Timestamp),
+		Source: e.Source, Asset: e.Asset, Message: e.Message, Indicator: optString(e.Indicator), Details: details,
+		AlertID: optString(e.AlertID), ReceivedAt: timestamp(e.ReceivedAt)}
+}
+
+// parseSeverities reads a comma list of severity names.
+func parseSeverities(p *problems, v string) []int {
+	if v == "" {
+		return nil
+	}
+	var out []int
+	for _, name := range strings.Split(v, ",") {
+		i := alerting.SeverityIndex(strings.TrimSpace(name))
+		if i < 0 {
+			p.add("severity", "must be a comma list of "+strings.Join(alerting.Severities, ", "))
+			return nil
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func parseTime(p *problems, field, v string) *time.Time {
+	if v == "" {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		p.add(field, "must be an RFC 3339 timestamp")
+		return nil
+	}
+	return &t
+}
+
+func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	var p problems
+	f := store.EventFilter{Page: page, Severities: parseSeverities(&p, q.Get("severity"))}
+	if v := q.Get("type"); v != "" {
+		for _, t := range strings.Split(v, ",") {
+			t = strings.TrimSpace(t)
+			if !contains(alerting.Types, t) {
+				p.add("type", "must be a comma list of "+strings.Join(alerting.Types, ", "))
+				break
+			}
+			f.Types = append(f.Types, t)
+		}
+	}
+	f.From, f.To = parseTime(&p, "from", q.Get("from")), parseTime(&p, "to", q.Get("to"))
+	if f.From != nil && f.To != nil && f.From.After(*f.To) {
+		p.add("from", "must not be after to")
+	}
+	switch q.Get("sort") {
+	case "", "timestamp":
+	case "severity":
+		f.SortBySeverity = true
+	default:
+		p.add("sort", "must be timestamp or severity")
+	}
+	switch q.Get("order") {
+	case "", "desc":
+	case "asc":
+		f.Ascending = true
+	default:
+		p.add("order", "must be asc or desc")
+	}
+	if err := p.err(); err != nil {
+		return err
+	}
+	events, total, err := a.Store.Events(r.Context(), principalFrom(r.Context()).OrgID, f)
+	if err != nil {
+		return err
+	}
+	views := make([]eventView, len(events))
+	for i, e := range events {
+		views[i] = newEventView(e)
+	}
+	writeList(w, views, total, page)
+	return nil
+}

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Alert statuses.
+const (
+	AlertOpen     = "open"
+	AlertResolved = "resolved"
+)
+
+// Alert is a distillation of events that needs a human.
+type Alert struct {
+	ID                string
+	Severity          int
+	Category          string
+	Title             string
+	Asset             string
+	Indicator         string
+	RecommendedAction string
+	Status            string
+	EventCount        int
+	FirstSeen         time.Time
+	LastSeen          time.Time
+	Note              string
+	ResolvedAt        *time.Time
+	ResolvedBy        string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// AlertChange is one entry of an alert's history.
+type AlertChange struct {
+	Status string
+	Note   string
+	Actor  string
+	At     time.Time
+}
+
+// AlertFilter selects alerts.
+type AlertFilter struct {
+	Status     string
+	Severities []int
+	Page       Page
+}
+
+const alertColumns = `id, severity, category, title, asset, indicator, recommended_action, status, event_count,
+	first_seen, last_seen, note, resolved_at, COALESCE(resolved_by, ''), created_at, updated_at`
+
+func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
+	var a Alert
+	var first, last, created, updated int64
+	var resolved sql.NullInt64
+	err := row.Scan(&a.ID, &a.Severity, &a.Category, &a.Title, &a.Asset, &a.Indicator, &a.RecommendedAction, &a.Status,
+		&a.EventCount, &first, &last, &a.Note, &resolved, &a.ResolvedBy, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Alert{}, ErrNotFound
+	}
+	if err != nil {
+		return Alert{}, err
+	}
+	a.FirstSeen, a.LastSeen, a.CreatedAt, a.UpdatedAt = fromMS(first), fromMS(last), fromMS(created), fromMS(updated)
+	a.ResolvedAt = optMS(resolved)
+	return a, nil
+}
+
+// Alerts lists an organization's alerts, most recently active first.
+func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Alert, int, error) {
+	where, args := "org_id = ?", []any{orgID}
+	if f.Status != "" {
+		where += " AND status = ?"
+		args = append(args, f.Status)
+	}
+	if len(f.Severities) > 0 {
+		where += " AND severity IN (" + placeholders(len(f.Severities)) + ")"
+		for _, sev := range f.Severities {
+			args = append(args, sev)
+		}
+	}
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count alerts: %w", err)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE `+where+
+		` ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list alerts: %w", err)
+	}
+	defer rows.Close()
+	var out []Alert
+	for rows.Next() {
+		a, err := scanAlert(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list alerts: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, total, rows.Err()
+}
+
+// Alert returns one alert of the organization.
+func (s *Store) Alert(ctx context.Context, orgID, id string) (Alert, error) {
+	a, err := scanAlert(s.reader.QueryRowContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE id = ? AND org_id = ?`, id, orgID))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Alert{}, fmt.Errorf("alert: %w", err)
+	}
+	return a, err
+}
+
+// AlertHistory returns an alert's status changes, oldest first.
+func (s *Store) AlertHistory(ctx context.Context, orgID, id string) ([]AlertChange, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT h.status, h.note, h.actor, h.at FROM alert_history h
+		JOIN alerts a ON a.id = h.alert_id WHERE h.alert_id = ? AND a.org_id = ? ORDER BY h.id`, id, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("alert history: %w", err)
+	}
+	defer rows.Close()
+	var out []AlertChange
+	for rows.Next() {
+		var c AlertChange
+		var at int64
+		if err := rows.Scan(&c.Status, &c.Note, &c.Actor, &at); err != nil {
+			return nil, fmt.Errorf("alert history: %w", err)
+		}
+		c.At = fromMS(at)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SetAlertStatus resolves or reopens an alert, recording who, when and why.
+// Reopening while another alert with the same fingerprint is open is
+// ErrConflict: new events already go to that one.
+func (s *Store) SetAlertStatus(ctx context.Context, orgID, id, status, note, actor string) (Alert, error) {
+	now := ms(s.now())
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var resolvedAt, resolvedBy any
+		if status == AlertResolved {
+			resolvedAt, resolvedBy = now, actor
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE alerts SET status = ?, note = ?, resolved_at = ?, resolved_by = ?, updated_at = ?
+			WHERE id = ? AND org_id = ?`, status, note, resolvedAt, resolvedBy, now, id, orgID)
+		if isUniqueViolation(err) {
+			return ErrConflict
+		}
+		if err := expectOne(res, err, "set alert status"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_history (alert_id, status, note, actor, at) VALUES (?, ?, ?, ?, ?)`,
+			id, status, note, actor, now); err != nil {
+			return fmt.Errorf("alert history: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Alert{}, err
+	}
+	return s.Alert(ctx, orgID, id)
+}

@@ -1,0 +1,170 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Event is a stored security event.
+type Event struct {
+	ID         string
+	OrgID      string
+	Type       string
+	Severity   int
+	Timestamp  time.Time
+	Source     string
+	Asset      string
+	Message    string
+	Indicator  string
+	Details    []byte
+	AlertID    string
+	ReceivedAt time.Time
+}
+
+// EventFilter selects events. From and To are inclusive; nil is open.
+type EventFilter struct {
+	Severities     []int
+	Types          []string
+	From, To       *time.Time
+	SortBySeverity bool
+	Ascending      bool
+	Page           Page
+}
+
+const eventColumns = `id, org_id, type, severity, ts, source, asset, message, indicator, details, COALESCE(alert_id, ''), received_at`
+
+func scanEvents(rows *sql.Rows) ([]Event, error) {
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var ts, received int64
+		var details sql.NullString
+		if err := rows.Scan(&e.ID, &e.OrgID, &e.Type, &e.Severity, &ts, &e.Source, &e.Asset, &e.Message, &e.Indicator,
+			&details, &e.AlertID, &received); err != nil {
+			return nil, err
+		}
+		e.Timestamp, e.ReceivedAt = fromMS(ts), fromMS(received)
+		if details.Valid {
+			e.Details = []byte(details.String)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// bounds is a half-open millisecond range.
+type bounds struct{ lo, hi int64 }
+
+func (f EventFilter) bounds() bounds {
+	b := bounds{lo: -1 << 62, hi: 1 << 62}
+	if f.From != nil {
+		b.lo = ms(*f.From)
+	}
+	if f.To != nil {
+		b.hi = ms(*f.To) + 1
+	}
+	return b
+}
+
+// where builds the filter clause of the page and the exact counts.
+func (f EventFilter) where(orgID string, b bounds) (string, []any) {
+	return f.clause([]string{"org_id = ?", "ts >= ?", "ts < ?"}, []any{orgID, b.lo, b.hi})
+}
+
+// clause adds the severity and type filters, which the events table and
+// the hourly rollup share.
+func (f EventFilter) clause(clause []string, args []any) (string, []any) {
+	if len(f.Severities) > 0 {
+		clause = append(clause, "severity IN ("+placeholders(len(f.Severities))+")")
+		for _, s := range f.Severities {
+			args = append(args, s)
+		}
+	}
+	if len(f.Types) > 0 {
+		clause = append(clause, "type IN ("+placeholders(len(f.Types))+")")
+		for _, t := range f.Types {
+			args = append(args, t)
+		}
+	}
+	return strings.Join(clause, " AND "), args
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// Events returns one page of an organization's events and the total matching
+// the filter. The total adds whole hours from the hourly rollup to exact
+// counts of the partial hours at either edge, so it never scans the range.
+func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Event, int, error) {
+	b := f.bounds()
+	where, args := f.where(orgID, b)
+	dir := "DESC"
+	if f.Ascending {
+		dir = "ASC"
+	}
+	order := "ts " + dir + ", id " + dir
+	if f.SortBySeverity {
+		order = "severity " + dir + ", " + order
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+
+		` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list events: %w", err)
+	}
+	events, err := scanEvents(rows)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list events: %w", err)
+	}
+	total, err := s.countEvents(ctx, orgID, f, b)
+	if err != nil {
+		return nil, 0, err
+	}
+	return events, total, nil
+}
+
+func (s *Store) countEvents(ctx context.Context, orgID string, f EventFilter, b bounds) (int, error) {
+	// Whole hours inside [lo, hi) come from the rollup.
+	hourLo := floorMS(b.lo+hourMS-1, hourMS)
+	hourHi := floorMS(b.hi, hourMS)
+	exact := func(lo, hi int64) (int, error) {
+		if lo >= hi {
+			return 0, nil
+		}
+		where, args := f.where(orgID, bounds{lo, hi})
+		var n int
+		if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE `+where, args...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("count events: %w", err)
+		}
+		return n, nil
+	}
+	if hourLo >= hourHi {
+		return exact(b.lo, b.hi)
+	}
+	where, args := f.clause([]string{"org_id = ?", "hour >= ?", "hour < ?"}, []any{orgID, hourLo, hourHi})
+	var whole int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM event_rollup WHERE `+where, args...).Scan(&whole); err != nil {
+		return 0, fmt.Errorf("sum event rollup: %w", err)
+	}
+	head, err := exact(b.lo, hourLo)
+	if err != nil {
+		return 0, err
+	}
+	tail, err := exact(hourHi, b.hi)
+	if err != nil {
+		return 0, err
+	}
+	return whole + head + tail, nil
+}
+
+// AlertEvents returns the newest events behind an alert.
+func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]Event, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE alert_id = ? AND org_id = ?
+		ORDER BY ts DESC LIMIT ?`, alertID, orgID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("alert events: %w", err)
+	}
+	return scanEvents(rows)
+}
