@@ -110,7 +110,9 @@ func TestIngestAndList(t *testing.T) {
 		keep  func(m map[string]any, at time.Time) bool
 	}{
 		{"", func(map[string]any, time.Time) bool { return true }},
-		{"severity=high,critical", func(m map[string]any, _ time.Time) bool { return m["severity"] == "high" || m["severity"] == "critical" }},
+		{"severity=high,critical", func(m map[string]any, _ time.Time) bool {
+			return m["severity"] == "high" || m["severity"] == "critical"
+		}},
 		{"type=dns_anomaly", func(m map[string]any, _ time.Time) bool { return m["type"] == "dns_anomaly" }},
 		{"from=" + from.Format(time.RFC3339), func(_ map[string]any, at time.Time) bool { return !at.Before(from) }},
 		{"to=" + to.Format(time.RFC3339), func(_ map[string]any, at time.Time) bool { return !at.After(to) }},

@@ -48,12 +48,12 @@ func floorMS(v, unit int64) int64 {
 
 // alertDelta accumulates what one batch adds to one alert.
 type alertDelta struct {
-	id         string
-	exists     bool
-	spec       alerting.Spec
-	count      int64
-	first      int64
-	last       int64
+	id          string
+	exists      bool
+	spec        alerting.Spec
+	count       int64
+	first       int64
+	last        int64
 	linkWindows []burstKey // bursts that just crossed: link the windows' earlier events too
 }
 
