@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/handlers"
 	"garrison/ratelimit"
@@ -60,6 +61,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 		return nil, err
 	}
 	secret, err := loadSecret(cfg.dataDir)
+	var blocked *blocklist.List
+	if err == nil {
+		blocked, err = blocklist.Default()
+	}
 	if err == nil {
 		var codec *jwtCodec
 		if codec, err = newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, opts.now); err == nil {
@@ -77,6 +82,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				DefaultPlan: cfg.defaultPlan,
 				MailQueued:  a.mailer.Notify,
 				Limits:      a.limits,
+				Blocklist:   blocked,
 			})
 			a.mailer.prepare = a.api.ProcessResetRequests
 			a.handler = a.api.Handler()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/blocklist"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -51,6 +52,8 @@ type Deps struct {
 	// MailQueued wakes the mail sender after something was queued.
 	MailQueued func()
 	Limits     *RateLimits
+	// Blocklist classifies DNS queries; nil means the embedded lists.
+	Blocklist *blocklist.List
 }
 
 // API serves every route of Garrison.
@@ -74,6 +77,9 @@ func New(d Deps) *API {
 	}
 	if d.Limits == nil {
 		d.Limits = NewRateLimits(ratelimit.Defaults(), nil)
+	}
+	if d.Blocklist == nil {
+		d.Blocklist = blocklist.New()
 	}
 	a := &API{Deps: d}
 	a.routes = a.table()

@@ -35,5 +35,14 @@ func (a *API) table() []Route {
 		{"GET", "/api/alerts", Read, a.listAlerts},
 		{"GET", "/api/alerts/{id}", Read, a.getAlert},
 		{"PATCH", "/api/alerts/{id}", Write, a.updateAlert},
+		{"GET", "/api/threats", Read, a.listThreats},
+		{"GET", "/api/threats/summary", Read, a.threatSummary},
+
+		{"GET", "/api/dashboard/overview", Read, a.overview},
+		{"GET", "/api/dashboard/security-score", Read, a.securityScore},
+		{"GET", "/api/dashboard/stats", Read, a.stats},
+		{"GET", "/api/dashboard/risk-timeline", Read, a.riskTimeline},
+		{"GET", "/api/dashboard/daily-summary", Read, a.dailySummary},
+		{"GET", "/api/dashboard/network-health", Read, a.networkHealth},
 	}
 }

@@ -1,0 +1,313 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"garrison/alerting"
+	"garrison/blocklist"
+	"garrison/store"
+)
+
+const (
+	recentAlertsShown  = 5
+	defaultTimelineLen = 30
+	maxTimelineLen     = 365
+	day                = 24 * time.Hour
+)
+
+func startOfDay(t time.Time) time.Time { return t.UTC().Truncate(day) }
+
+// posture gathers the facts the score and overview are computed from.
+func (a *API) posture(ctx context.Context, orgID string) (postureFacts, error) {
+	now := a.Now()
+	f := postureFacts{now: now}
+	var err error
+	if f.openAlerts, err = a.Store.OpenAlertCounts(ctx, orgID); err != nil {
+		return f, err
+	}
+	week, err := a.Store.CountEventsSince(ctx, orgID, now.Add(-7*day))
+	if err != nil {
+		return f, err
+	}
+	f.highEvents7d = week.BySeverity[3] + week.BySeverity[4]
+	if f.identity, err = a.Store.IdentityFacts(ctx, orgID, now); err != nil {
+		return f, err
+	}
+	if f.sources, err = a.Store.Sources(ctx, orgID); err != nil {
+		return f, err
+	}
+	f.dns7d, err = a.Store.DNSTotals(ctx, orgID, now.Add(-7*day))
+	return f, err
+}
+
+func (a *API) securityScore(w http.ResponseWriter, r *http.Request) error {
+	f, err := a.posture(r.Context(), principalFrom(r.Context()).OrgID)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, computeScore(f))
+	return nil
+}
+
+type statsView struct {
+	ThreatsBlockedToday int  `json:"threats_blocked_today"`
+	OpenAlerts          int  `json:"open_alerts"`
+	ComplianceGaps      int  `json:"compliance_gaps"`
+	ComplianceAudited   bool `json:"compliance_audited"`
+	AgentsActive        int  `json:"agents_active"`
+}
+
+func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
+	orgID := principalFrom(r.Context()).OrgID
+	today, err := a.Store.CountEventsSince(r.Context(), orgID, startOfDay(a.Now()))
+	if err != nil {
+		return err
+	}
+	open, err := a.Store.OpenAlertCounts(r.Context(), orgID)
+	if err != nil {
+		return err
+	}
+	v := statsView{ThreatsBlockedToday: today.ByType[alerting.TypeBlocked]}
+	for _, n := range open {
+		v.OpenAlerts += n
+	}
+	// Compliance gaps come from audits and active agents from agent runs;
+	// until those exist there are none of either.
+	writeData(w, http.StatusOK, v)
+	return nil
+}
+
+func (a *API) overview(w http.ResponseWriter, r *http.Request) error {
+	orgID := principalFrom(r.Context()).OrgID
+	f, err := a.posture(r.Context(), orgID)
+	if err != nil {
+		return err
+	}
+	score := computeScore(f)
+	day1, err := a.Store.CountEventsSince(r.Context(), orgID, f.now.Add(-day))
+	if err != nil {
+		return err
+	}
+	week, err := a.Store.CountEventsSince(r.Context(), orgID, f.now.Add(-7*day))
+	if err != nil {
+		return err
+	}
+	recent, _, err := a.Store.Alerts(r.Context(), orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: recentAlertsShown}})
+	if err != nil {
+		return err
+	}
+	alerts := make([]alertView, len(recent))
+	for i, al := range recent {
+		alerts[i] = newAlertView(al)
+	}
+	subs := map[string]*int{}
+	for name, s := range score.SubScores {
+		subs[name] = s.Score
+	}
+	open := 0
+	for _, n := range f.openAlerts {
+		open += n
+	}
+	writeData(w, http.StatusOK, map[string]any{
+		"security_score": map[string]any{"score": score.Score, "grade": score.Grade, "sub_scores": subs},
+		"events":         map[string]countsView{"24h": newCountsView(day1), "7d": newCountsView(week)},
+		"open_alerts":    open,
+		"recent_alerts":  alerts,
+		"agents":         map[string]int{"active": 0, "queued": 0},
+	})
+	return nil
+}
+
+type timelinePoint struct {
+	Date       string         `json:"date"`
+	Events     int            `json:"events"`
+	BySeverity map[string]int `json:"by_severity"`
+	Risk       int            `json:"risk"`
+}
+
+// dayRisk maps a day's events to 0..100: severity-weighted counts,
+// saturating (docs/api.md).
+func dayRisk(bySeverity [5]int) int {
+	weighted := 10*float64(bySeverity[4]) + 5*float64(bySeverity[3]) + 2*float64(bySeverity[2]) + 0.5*float64(bySeverity[1])
+	return int(math.Round(100 * (1 - math.Exp(-weighted/50))))
+}
+
+func (a *API) riskTimeline(w http.ResponseWriter, r *http.Request) error {
+	days := defaultTimelineLen
+	if v := r.URL.Query().Get("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxTimelineLen {
+			return invalid("days", "must be an integer from 1 to 365")
+		}
+		days = n
+	}
+	first := startOfDay(a.Now()).Add(-time.Duration(days-1) * day)
+	counts, err := a.Store.DailyCounts(r.Context(), principalFrom(r.Context()).OrgID, first)
+	if err != nil {
+		return err
+	}
+	byDay := map[time.Time][5]int{}
+	for _, c := range counts {
+		byDay[c.Day] = c.BySeverity
+	}
+	points := make([]timelinePoint, days)
+	for i := range points {
+		d := first.Add(time.Duration(i) * day)
+		sev := byDay[d]
+		p := timelinePoint{Date: d.Format(time.DateOnly), BySeverity: map[string]int{}, Risk: dayRisk(sev)}
+		for s, name := range alerting.Severities {
+			p.BySeverity[name] = sev[s]
+			p.Events += sev[s]
+		}
+		points[i] = p
+	}
+	writeData(w, http.StatusOK, map[string]any{"days": days, "points": points})
+	return nil
+}
+
+// dailySummary states the facts of the last 24 hours in plain sentences.
+// Every number in it comes from the store; nothing is invented.
+func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
+	orgID, now := principalFrom(r.Context()).OrgID, a.Now()
+	since := now.Add(-day)
+	c, err := a.Store.CountEventsSince(r.Context(), orgID, since)
+	if err != nil {
+		return err
+	}
+	raised, resolved, err := a.Store.AlertsChangedSince(r.Context(), orgID, since)
+	if err != nil {
+		return err
+	}
+	open, err := a.Store.OpenAlertCounts(r.Context(), orgID)
+	if err != nil {
+		return err
+	}
+	assets, err := a.Store.TopAssets(r.Context(), orgID, since, 1)
+	if err != nil {
+		return err
+	}
+	indicators, err := a.Store.TopIndicators(r.Context(), orgID, since, 1)
+	if err != nil {
+		return err
+	}
+	facts := map[string]any{
+		"period_start": timestamp(since), "period_end": timestamp(now), "events": newCountsView(c),
+		"alerts_raised": raised, "alerts_resolved": resolved, "open_critical_alerts": open[4], "open_high_alerts": open[3],
+		"top_asset": nil, "top_indicator": nil,
+	}
+	var s []string
+	if c.Total == 0 {
+		s = append(s, "No security events were recorded in the last 24 hours.")
+	} else {
+		s = append(s, fmt.Sprintf("In the last 24 hours %s recorded, %s of them high or critical.",
+			plural(c.Total, "security event was", "security events were"), plural(c.BySeverity[3]+c.BySeverity[4], "", "")))
+		if b := c.ByType[alerting.TypeBlocked]; b > 0 {
+			s = append(s, fmt.Sprintf("%s blocked.", plural(b, "connection was", "connections were")))
+		}
+	}
+	if len(indicators) > 0 {
+		facts["top_indicator"] = indicators[0]
+		s = append(s, fmt.Sprintf("The most frequent threat was %q (%s in total).", indicators[0].Name, plural(indicators[0].Count, "event", "events")))
+	}
+	if len(assets) > 0 {
+		facts["top_asset"] = assets[0]
+		s = append(s, fmt.Sprintf("The busiest asset was %s.", assets[0].Name))
+	}
+	s = append(s, fmt.Sprintf("%s raised and %s resolved.", plural(raised, "alert was", "alerts were"), plural(resolved, "was", "were")))
+	if open[4]+open[3] > 0 {
+		s = append(s, fmt.Sprintf("%s still open and need attention.", plural(open[4]+open[3], "high or critical alert is", "high or critical alerts are")))
+	} else {
+		s = append(s, "No high or critical alert is open.")
+	}
+	writeData(w, http.StatusOK, map[string]any{"summary": strings.Join(s, " "), "facts": facts, "generated_by": "facts"})
+	return nil
+}
+
+// plural writes "1 event" or "3 events"; empty words give just the number.
+func plural(n int, one, many string) string {
+	word := many
+	if n == 1 {
+		word = one
+	}
+	if word == "" {
+		return strconv.Itoa(n)
+	}
+	return strconv.Itoa(n) + " " + word
+}
+
+type sourceView struct {
+	Source    string `json:"source"`
+	Events    int    `json:"events"`
+	LastSeen  string `json:"last_seen"`
+	Reporting bool   `json:"reporting"`
+}
+
+func (a *API) networkHealth(w http.ResponseWriter, r *http.Request) error {
+	orgID, now := principalFrom(r.Context()).OrgID, a.Now()
+	totals := map[string]map[string]int{}
+	for _, win := range summaryWindows[:2] {
+		t, err := a.Store.DNSTotals(r.Context(), orgID, now.Add(-win.span))
+		if err != nil {
+			return err
+		}
+		totals[win.name] = t
+	}
+	top, err := a.Store.TopBlockedDomains(r.Context(), orgID, topN)
+	if err != nil {
+		return err
+	}
+	last, err := a.Store.LastDNSQuery(r.Context(), orgID)
+	if err != nil {
+		return err
+	}
+	sources, err := a.Store.Sources(r.Context(), orgID)
+	if err != nil {
+		return err
+	}
+	dnsView := func(t map[string]int) map[string]any {
+		total, blocked := 0, 0
+		byCategory := map[string]int{blocklist.CategoryTracker: 0, blocklist.CategoryMalware: 0}
+		for c, n := range t {
+			total += n
+			if c != "" {
+				blocked += n
+				byCategory[c] += n
+			}
+		}
+		return map[string]any{"queries": total, "blocked": blocked, "blocked_by_category": byCategory,
+			"blocked_trackers": byCategory[blocklist.CategoryTracker]}
+	}
+	domains := make([]map[string]any, len(top))
+	for i, d := range top {
+		domains[i] = map[string]any{"domain": d.Domain, "category": d.Category, "queries": d.Count, "last_seen": timestamp(d.LastSeen)}
+	}
+	srcs := make([]sourceView, len(sources))
+	reporting := 0
+	for i, s := range sources {
+		srcs[i] = sourceView{Source: s.Name, Events: s.Count, LastSeen: timestamp(s.LastSeen), Reporting: now.Sub(s.LastSeen) <= day}
+		if srcs[i].Reporting {
+			reporting++
+		}
+	}
+	sort.SliceStable(srcs, func(i, j int) bool { return srcs[i].Reporting && !srcs[j].Reporting })
+	filtering := last != nil && now.Sub(*last) <= day && a.Blocklist.Len() > 0
+	writeData(w, http.StatusOK, map[string]any{
+		"dns":                 map[string]any{"24h": dnsView(totals["24h"]), "7d": dnsView(totals["7d"])},
+		"top_blocked_domains": domains,
+		"protection": map[string]any{
+			"dns_filtering_active":    filtering,
+			"blocklist_domains":       a.Blocklist.Counts(),
+			"last_dns_query":          optTimestamp(last),
+			"event_sources_reporting": reporting,
+			"event_sources":           srcs,
+		},
+	})
+	return nil
+}
