@@ -57,7 +57,7 @@ func TestDashboard(t *testing.T) {
 		}
 		// identity: the admin's address is unverified (5); network: no DNS telemetry (20).
 		id, nw := subs["identity"].(map[string]any)["score"].(float64), subs["network"].(map[string]any)["score"].(float64)
-		want := int((0.35*65 + 0.15*id + 0.15*nw) / 0.65 + 0.5)
+		want := int((0.35*65+0.15*id+0.15*nw)/0.65 + 0.5)
 		if id != 95 || nw != 80 || d["score"] != float64(want) || d["formula"] == "" {
 			t.Fatalf("score %v (identity %v, network %v), want %d", d["score"], id, nw, want)
 		}
