@@ -58,6 +58,7 @@ var routeAccess = map[string]handlers.Access{
 	"POST /api/events":                  handlers.Write,
 	"GET /api/events":                   handlers.Read,
 	"GET /api/dashboard/events":         handlers.Read,
+	"POST /api/webhooks/{source}":       handlers.Webhook,
 	"GET /api/alerts":                   handlers.Read,
 	"GET /api/alerts/{id}":              handlers.Read,
 	"PATCH /api/alerts/{id}":            handlers.Write,
@@ -83,6 +84,10 @@ func expectedStatus(access handlers.Access, c caller) (int, string) {
 		return http.StatusForbidden, ""
 	case access == handlers.Session:
 		return 0, ""
+	case access == handlers.Webhook && c.user:
+		return http.StatusForbidden, "Webhooks take an API key of write scope, not a session token"
+	case access == handlers.Webhook:
+		access = handlers.Write
 	case c.level < access && !c.user:
 		return http.StatusForbidden, "Insufficient permissions. Required scope: " + access.String()
 	case c.level < access:

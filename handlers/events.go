@@ -48,6 +48,10 @@ func (a *API) decodeEvents(r *http.Request, defaultSource string) ([]store.NewEv
 	if err != nil {
 		return nil, err
 	}
+	return a.parseEvents(body, defaultSource)
+}
+
+func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, error) {
 	var keys map[string]json.RawMessage
 	json.Unmarshal(body, &keys)
 	var inputs []eventInput

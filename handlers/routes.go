@@ -32,6 +32,7 @@ func (a *API) table() []Route {
 		{"POST", "/api/events", Write, a.ingestEvents},
 		{"GET", "/api/events", Read, a.listEvents},
 		{"GET", "/api/dashboard/events", Read, a.listEvents},
+		{"POST", "/api/webhooks/{source}", Webhook, a.webhook},
 		{"GET", "/api/alerts", Read, a.listAlerts},
 		{"GET", "/api/alerts/{id}", Read, a.getAlert},
 		{"PATCH", "/api/alerts/{id}", Write, a.updateAlert},

@@ -1,0 +1,329 @@
+package eve
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func mustParse(t *testing.T, in string) Result {
+	t.Helper()
+	res, err := Parse([]byte(in))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return res
+}
+
+func oneEvent(t *testing.T, in string) Event {
+	t.Helper()
+	res := mustParse(t, in)
+	if len(res.Events) != 1 {
+		t.Fatalf("got %d events (skipped %d), want 1", len(res.Events), res.Skipped)
+	}
+	return res.Events[0]
+}
+
+// alertLine builds an alert record between a public scanner and a
+// private host, with the given alert object body.
+func alertLine(alert string) string {
+	return `{"timestamp":"2018-03-24T14:37:19.037299-0600","flow_id":1842518484266121,` +
+		`"event_type":"alert","src_ip":"203.0.113.5","src_port":4444,` +
+		`"dest_ip":"10.16.1.11","dest_port":445,"proto":"TCP","alert":{` + alert + `}}`
+}
+
+func TestAlertSeverity(t *testing.T) {
+	tests := []struct {
+		name, alert, want string
+	}{
+		{"1 trojan category", `"severity":1,"signature":"ET POLICY x","category":"A Network Trojan was detected"`, SeverityCritical},
+		{"1 malware signature", `"severity":1,"signature":"ET MALWARE BTGrab.com Spyware","category":"Misc"`, SeverityCritical},
+		{"1 ransomware", `"severity":1,"signature":"Possible Ransomware note","category":""`, SeverityCritical},
+		{"1 exploit", `"severity":1,"signature":"ET EXPLOIT Pure-FTPd CVE-2014-6271","category":"Misc"`, SeverityCritical},
+		{"1 command and control", `"severity":1,"signature":"x","category":"Malware Command and Control Activity Detected"`, SeverityCritical},
+		{"1 privilege gain", `"severity":1,"signature":"x","category":"Attempted Administrator Privilege Gain"`, SeverityCritical},
+		{"1 executable code", `"severity":1,"signature":"x","category":"Executable code was detected"`, SeverityCritical},
+		{"1 ET CNC", `"severity":1,"signature":"ET CNC Shadowserver Reported CnC Server IP","category":"Misc"`, SeverityCritical},
+		{"1 C2 word", `"severity":1,"signature":"x","category":"Domain Observed Used for C2 Detected"`, SeverityCritical},
+		{"1 c2 inside a word", `"severity":1,"signature":"ET INFO abc2 lookup","category":"Misc activity"`, SeverityHigh},
+		{"1 plain", `"severity":1,"signature":"ET POLICY DNS Query For XXX Adult Site","category":"Potential Corporate Privacy Violation"`, SeverityHigh},
+		{"2", `"severity":2,"signature":"ET MALWARE x","category":"Misc"`, SeverityMedium},
+		{"3", `"severity":3,"signature":"x","category":"Misc"`, SeverityLow},
+		{"2.0 is 2", `"severity":2.0,"signature":"x"`, SeverityMedium},
+		{"4", `"severity":4,"signature":"x"`, SeverityInfo},
+		{"0", `"severity":0,"signature":"x"`, SeverityInfo},
+		{"string", `"severity":"1","signature":"x"`, SeverityInfo},
+		{"missing", `"signature":"x"`, SeverityInfo},
+		{"fraction", `"severity":1.5,"signature":"x"`, SeverityInfo},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := oneEvent(t, alertLine(tt.alert))
+			if e.Severity != tt.want {
+				t.Errorf("Severity = %q, want %q", e.Severity, tt.want)
+			}
+			if e.Type != TypeThreatDetected {
+				t.Errorf("Type = %q, want %q", e.Type, TypeThreatDetected)
+			}
+		})
+	}
+}
+
+func TestAlertType(t *testing.T) {
+	tests := []struct{ action, want string }{
+		{"allowed", TypeThreatDetected},
+		{"", TypeThreatDetected},
+		{"pass", TypeThreatDetected},
+		{"blocked", TypeBlockedConnection},
+		{"Blocked", TypeBlockedConnection},
+		{"drop", TypeBlockedConnection},
+		{"dropped", TypeBlockedConnection},
+		{"rejected", TypeBlockedConnection},
+	}
+	for _, tt := range tests {
+		t.Run(tt.action, func(t *testing.T) {
+			e := oneEvent(t, alertLine(`"action":"`+tt.action+`","severity":2,"signature":"sig"`))
+			if e.Type != tt.want {
+				t.Errorf("Type = %q, want %q", e.Type, tt.want)
+			}
+		})
+	}
+}
+
+func TestAlertFields(t *testing.T) {
+	e := oneEvent(t, alertLine(`"action":"allowed","gid":1,"signature_id":2100498,"rev":7,`+
+		`"signature":"GPL ATTACK_RESPONSE id check returned root","category":"Potentially Bad Traffic","severity":2`))
+	want := time.Date(2018, 3, 24, 20, 37, 19, 37299000, time.UTC)
+	if !e.Timestamp.Equal(want) || e.Timestamp.Location() != time.UTC {
+		t.Errorf("Timestamp = %v, want %v in UTC", e.Timestamp, want)
+	}
+	if e.Asset != "10.16.1.11" {
+		t.Errorf("Asset = %q", e.Asset)
+	}
+	if e.Message != "GPL ATTACK_RESPONSE id check returned root" || e.Indicator != e.Message {
+		t.Errorf("Message = %q, Indicator = %q", e.Message, e.Indicator)
+	}
+	wantDetails := map[string]any{
+		"signature_id": int64(2100498), "gid": int64(1), "rev": int64(7),
+		"category": "Potentially Bad Traffic", "action": "allowed", "alert_severity": int64(2),
+		"src_ip": "203.0.113.5", "src_port": int64(4444), "dest_ip": "10.16.1.11",
+		"dest_port": int64(445), "proto": "TCP", "flow_id": int64(1842518484266121),
+		"event_type": "alert",
+	}
+	for k, v := range wantDetails {
+		if got := e.Details[k]; got != v {
+			t.Errorf("Details[%q] = %#v, want %#v", k, got, v)
+		}
+	}
+	if len(e.Details) != len(wantDetails) {
+		t.Errorf("Details = %v, want exactly %v", e.Details, wantDetails)
+	}
+}
+
+func TestAlertDNSName(t *testing.T) {
+	tests := []struct{ name, dns string }{
+		{"v2 alert query list", `{"query":[{"type":"query","id":1,"rrname":"Evil.Example.SU.","rrtype":"A","tx_id":0}]}`},
+		{"v3 queries", `{"version":3,"type":"request","queries":[{"rrname":"evil.example.su","rrtype":"A"}]}`},
+		{"flat rrname", `{"type":"query","rrname":"EVIL.example.su","rrtype":"A"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := `{"timestamp":"2018-03-24T12:03:52.568910-0600","event_type":"alert","src_ip":"10.47.8.10",` +
+				`"dest_ip":"10.0.0.100","app_proto":"dns","alert":{"signature":"ET DNS Query for .su TLD","severity":2},` +
+				`"dns":` + tt.dns + `}`
+			e := oneEvent(t, in)
+			if e.Details["rrname"] != "evil.example.su" {
+				t.Errorf("rrname = %#v", e.Details["rrname"])
+			}
+			if e.Details["app_proto"] != "dns" {
+				t.Errorf("app_proto = %#v", e.Details["app_proto"])
+			}
+		})
+	}
+}
+
+func TestAlertWithoutSignatureText(t *testing.T) {
+	e := oneEvent(t, alertLine(`"signature":"","signature_id":42,"severity":3`))
+	if e.Message != "Suricata signature 42" {
+		t.Errorf("Message = %q", e.Message)
+	}
+}
+
+func TestAsset(t *testing.T) {
+	tests := []struct {
+		name, src, dst, want string
+	}{
+		{"private src, public dest", "192.168.1.129", "8.8.8.8", "192.168.1.129"},
+		{"public src, private dest", "45.143.200.10", "192.168.1.129", "192.168.1.129"},
+		{"public/public: dest", "8.8.8.8", "1.1.1.1", "1.1.1.1"},
+		{"private/private: dest", "10.0.0.5", "172.16.0.9", "172.16.0.9"},
+		{"loopback/loopback", "127.0.0.1", "127.0.0.1", "127.0.0.1"},
+		{"loopback src", "127.0.0.1", "198.51.100.7", "127.0.0.1"},
+		{"link-local v6", "2001:db8::1", "fe80::1", "fe80::1"},
+		{"ULA", "fd12:3456::7", "2001:4860:4860::8888", "fd12:3456::7"},
+		{"v4-mapped private", "::ffff:10.1.2.3", "8.8.8.8", "10.1.2.3"},
+		{"unspecified src, public dest", "0.0.0.0", "138.68.3.71", "138.68.3.71"},
+		{"dest missing", "8.8.8.8", "", "8.8.8.8"},
+		{"dest garbage", "8.8.8.8", "not-an-ip", "8.8.8.8"},
+		{"both missing", "", "", "unknown"},
+		{"v6 canonical form", "2001:0db8:0000:0000:0000:0000:0000:0001", "2001:db8::2", "2001:db8::2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := `{"timestamp":"2021-06-06T16:26:27Z","event_type":"alert","src_ip":"` + tt.src +
+				`","dest_ip":"` + tt.dst + `","alert":{"signature":"s","severity":2}}`
+			if e := oneEvent(t, in); e.Asset != tt.want {
+				t.Errorf("Asset = %q, want %q", e.Asset, tt.want)
+			}
+		})
+	}
+}
+
+func TestDrop(t *testing.T) {
+	const base = `"timestamp":"2021-06-06T16:26:27.431769+0200","flow_id":77,"event_type":"drop","proto":"TCP",` +
+		`"drop":{"len":60,"ttl":50,"syn":true,"reason":"rules"}`
+	tests := []struct {
+		name, rec            string
+		msg, ind, asset, sev string
+	}{
+		{
+			name: "inbound",
+			rec:  `{` + base + `,"src_ip":"203.0.113.5","src_port":4444,"dest_ip":"10.0.0.1","dest_port":22}`,
+			msg:  "Dropped TCP 203.0.113.5:4444 → 10.0.0.1:22", ind: "203.0.113.5", asset: "10.0.0.1", sev: SeverityLow,
+		},
+		{
+			name: "outbound v6",
+			rec:  `{` + base + `,"src_ip":"fd00::5","src_port":51000,"dest_ip":"2001:db8::66","dest_port":443}`,
+			msg:  "Dropped TCP [fd00::5]:51000 → [2001:db8::66]:443", ind: "2001:db8::66", asset: "fd00::5", sev: SeverityLow,
+		},
+		{
+			name: "no ports",
+			rec:  `{"timestamp":"2021-06-06T16:26:27Z","event_type":"drop","proto":"ICMP","src_ip":"198.51.100.1","dest_ip":"192.168.0.2"}`,
+			msg:  "Dropped ICMP 198.51.100.1 → 192.168.0.2", ind: "198.51.100.1", asset: "192.168.0.2", sev: SeverityLow,
+		},
+		{
+			name: "attached alert sets severity",
+			rec: `{` + base + `,"src_ip":"203.0.113.5","src_port":4444,"dest_ip":"10.0.0.1","dest_port":22,` +
+				`"alert":{"action":"blocked","signature_id":9,"signature":"ET TROJAN x","category":"A Network Trojan was detected","severity":1}}`,
+			msg: "Dropped TCP 203.0.113.5:4444 → 10.0.0.1:22", ind: "203.0.113.5", asset: "10.0.0.1", sev: SeverityCritical,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := oneEvent(t, tt.rec)
+			if e.Type != TypeBlockedConnection || e.Message != tt.msg || e.Indicator != tt.ind ||
+				e.Asset != tt.asset || e.Severity != tt.sev {
+				t.Errorf("got %s %s %q ind=%q asset=%q, want %s %q ind=%q asset=%q",
+					e.Type, e.Severity, e.Message, e.Indicator, e.Asset, tt.sev, tt.msg, tt.ind, tt.asset)
+			}
+		})
+	}
+	e := oneEvent(t, tests[0].rec)
+	if e.Details["drop_reason"] != "rules" || e.Details["flow_id"] != int64(77) {
+		t.Errorf("Details = %v", e.Details)
+	}
+}
+
+func TestFlow(t *testing.T) {
+	const tuple = `"timestamp":"2021-06-06T15:57:37.272281+0200","flow_id":1,"event_type":"flow",` +
+		`"src_ip":"74.120.14.71","src_port":24769,"dest_ip":"192.168.1.129","dest_port":4080,"proto":"TCP"`
+	res := mustParse(t, strings.Join([]string{
+		`{` + tuple + `,"flow":{"pkts_toserver":2,"state":"closed","reason":"timeout","alerted":false}}`,
+		`{` + tuple + `,"flow":{"action":"drop","state":"closed"}}`,
+		`{` + tuple + `,"flow":{"action":"pass"}}`,
+	}, "\n"))
+	if res.Skipped != 2 || len(res.Events) != 1 {
+		t.Fatalf("events %d skipped %d, want 1 and 2", len(res.Events), res.Skipped)
+	}
+	e := res.Events[0]
+	if e.Type != TypeBlockedConnection || e.Severity != SeverityLow || e.Asset != "192.168.1.129" ||
+		e.Indicator != "74.120.14.71" || e.Message != "Blocked flow TCP 74.120.14.71:24769 → 192.168.1.129:4080" {
+		t.Errorf("got %+v", e)
+	}
+}
+
+func TestAnomaly(t *testing.T) {
+	const tuple = `"timestamp":"2021-06-07T12:37:29.781936+0200","flow_id":9,"event_type":"anomaly",` +
+		`"src_ip":"192.168.1.129","src_port":5353,"dest_ip":"198.51.100.53","dest_port":53,"proto":"UDP"`
+	tests := []struct {
+		name, rec string
+		dns       bool
+		msg, ind  string
+	}{
+		{"top-level app_proto", `{` + tuple + `,"app_proto":"dns","anomaly":{"type":"applayer","event":"MALFORMED_DATA","layer":"proto_parser"}}`,
+			true, "DNS anomaly: MALFORMED_DATA", "198.51.100.53"},
+		{"anomaly app_proto", `{` + tuple + `,"anomaly":{"app_proto":"dns","type":"applayer","event":"Z_FLAG_SET","layer":"proto_parser"}}`,
+			true, "DNS anomaly: Z_FLAG_SET", "198.51.100.53"},
+		{"event mentions dns", `{` + tuple + `,"anomaly":{"type":"applayer","event":"DNS_TOO_MANY_QUERIES"}}`,
+			true, "DNS anomaly: DNS_TOO_MANY_QUERIES", "198.51.100.53"},
+		{"type only", `{` + tuple + `,"anomaly":{"type":"applayer","layer":"dns_parser"}}`,
+			true, "DNS anomaly: applayer", "198.51.100.53"},
+		{"with rrname", `{` + tuple + `,"app_proto":"dns","dns":{"type":"query","rrname":"Tunnel.Example.COM","rrtype":"TXT"},"anomaly":{"event":"MALFORMED_DATA"}}`,
+			true, "DNS anomaly: MALFORMED_DATA", "tunnel.example.com"},
+		{"http anomaly skipped", `{` + tuple + `,"anomaly":{"app_proto":"http","type":"applayer","event":"APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION","layer":"proto_detect"}}`,
+			false, "", ""},
+		{"decode anomaly skipped", `{` + tuple + `,"anomaly":{"type":"decode","event":"decoder.ipv4.trunc_pkt"}}`,
+			false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustParse(t, tt.rec)
+			if !tt.dns {
+				if len(res.Events) != 0 || res.Skipped != 1 {
+					t.Fatalf("events %d skipped %d, want 0 and 1", len(res.Events), res.Skipped)
+				}
+				return
+			}
+			if len(res.Events) != 1 {
+				t.Fatalf("events %d, want 1", len(res.Events))
+			}
+			e := res.Events[0]
+			if e.Type != TypeDNSAnomaly || e.Severity != SeverityMedium || e.Message != tt.msg ||
+				e.Indicator != tt.ind || e.Asset != "192.168.1.129" {
+				t.Errorf("got %+v", e)
+			}
+		})
+	}
+}
+
+func TestSkippedTypes(t *testing.T) {
+	res := mustParse(t, strings.Join([]string{
+		`{"timestamp":"2021-06-06T16:26:27Z","event_type":"http","http":{"hostname":"x"}}`,
+		`{"timestamp":"2021-06-06T16:26:27Z","event_type":"tls","tls":{}}`,
+		`{"timestamp":"2021-06-06T16:26:27Z","event_type":"stats","stats":{"uptime":1}}`,
+		`{"timestamp":"2021-06-06T16:26:27Z","event_type":"fileinfo","fileinfo":{}}`,
+		`{"timestamp":"2021-06-06T16:26:27Z","event_type":"some_future_type"}`,
+		`{"timestamp":"2021-06-06T16:26:27Z","event_type":"ALERT"}`,
+	}, "\n"))
+	if res.Skipped != 6 || len(res.Events) != 0 || len(res.DNS) != 0 {
+		t.Errorf("got %+v, want 6 skipped", res)
+	}
+}
+
+func TestMessagesAreSanitized(t *testing.T) {
+	long := strings.Repeat("é", 400) // 800 bytes
+	tests := []struct{ name, sig string }{
+		{"newlines", `line one\nline two\r\nthree`},
+		{"unicode separators", "a\u2028b\u2029c\u0085d"},
+		{"bidi", "abc\u202edcba"},
+		{"nul and tab", `a\u0000b\tc`},
+		{"long", long},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := oneEvent(t, alertLine(`"severity":2,"signature":"`+tt.sig+`","category":"`+tt.sig+`"`))
+			for _, s := range []string{e.Message, e.Indicator, e.Details["category"].(string)} {
+				if strings.ContainsAny(s, "\r\n\t\x00\u2028\u2029\u0085\u202e") {
+					t.Errorf("unsafe character left in %q", s)
+				}
+				if len(s) > maxText {
+					t.Errorf("len %d > %d", len(s), maxText)
+				}
+			}
+		})
+	}
+	e := oneEvent(t, alertLine(`"severity":2,"signature":"`+long+`"`))
+	if !strings.HasSuffix(e.Message, "…") || !strings.HasPrefix(e.Message, "éé") {
+		t.Errorf("long message not cut with an ellipsis: %q", e.Message[len(e.Message)-10:])
+	}
+}

@@ -1,0 +1,87 @@
+package eve
+
+import (
+	"fmt"
+	"time"
+)
+
+// Event types Garrison stores (decisions.md).
+const (
+	TypeThreatDetected    = "threat_detected"
+	TypeBlockedConnection = "blocked_connection"
+	TypeDNSAnomaly        = "dns_anomaly"
+	TypePolicyViolation   = "policy_violation" // never produced here; listed for completeness
+)
+
+// Severities, lowest first (decisions.md).
+const (
+	SeverityInfo     = "info"
+	SeverityLow      = "low"
+	SeverityMedium   = "medium"
+	SeverityHigh     = "high"
+	SeverityCritical = "critical"
+)
+
+// MaxRecords caps the records (non-blank lines or array elements) one call
+// accepts, so a single webhook body cannot turn into unbounded work.
+const MaxRecords = 10000
+
+// ErrTooManyRecords is wrapped in the LineError of the first record past
+// MaxRecords.
+var ErrTooManyRecords = fmt.Errorf("too many records: at most %d per request", MaxRecords)
+
+// Event is one Garrison security event derived from an EVE record.
+type Event struct {
+	Type      string
+	Severity  string
+	Timestamp time.Time      // UTC
+	Asset     string         // the protected host, see the package doc
+	Message   string         // one line, human readable
+	Indicator string         // signature text, domain or IP that identifies the threat
+	Details   map[string]any // selected EVE fields, JSON scalars kept as int64/float64/string/bool
+}
+
+// DNSQuery is one DNS lookup seen by the sensor.
+type DNSQuery struct {
+	Timestamp time.Time // UTC
+	Client    string    // IP that asked
+	Domain    string    // lower case, no trailing dot
+	QType     string    // A, AAAA, ...
+	RCode     string    // NOERROR, NXDOMAIN, ... ("" when no response was seen)
+}
+
+// Result is everything Garrison keeps from one EVE payload.
+type Result struct {
+	Events  []Event
+	DNS     []DNSQuery
+	Skipped int // records Garrison does not use (http, tls, flow without a block, stats, ...)
+}
+
+// LineError reports the first bad record; the caller is expected to store
+// nothing of the input. Line is the 1-based line of a JSON-lines payload or
+// the 1-based element index of a JSON array.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Parse turns a Suricata EVE payload (JSON lines or a JSON array of objects)
+// into Garrison events and DNS telemetry. It is all or nothing: on error the
+// Result is empty and the error is a *LineError.
+func Parse(data []byte) (Result, error) {
+	var p parser
+	err := eachRecord(data, func(line int, r record) error {
+		if err := p.add(r); err != nil {
+			return &LineError{Line: line, Err: err}
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return p.result(), nil
+}

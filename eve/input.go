@@ -1,0 +1,121 @@
+package eve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// eachRecord calls fn for every record of a JSON-lines or JSON-array
+// payload, in order. Every error it returns is a *LineError.
+func eachRecord(data []byte, fn func(line int, r record) error) error {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a BOM some shippers add
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return eachElement(t, fn)
+	}
+	return eachLine(data, fn)
+}
+
+// eachLine walks a JSON-lines payload. Blank lines are ignored but still
+// counted, so Line matches what an editor shows.
+func eachLine(data []byte, fn func(int, record) error) error {
+	records := 0
+	for line := 1; len(data) > 0; line++ {
+		var cur []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			cur, data = data[:i], data[i+1:]
+		} else {
+			cur, data = data, nil
+		}
+		cur = bytes.TrimSpace(cur) // also drops the CR of CRLF
+		if len(cur) == 0 {
+			continue
+		}
+		if records++; records > MaxRecords {
+			return &LineError{Line: line, Err: ErrTooManyRecords}
+		}
+		r, err := decodeLine(cur)
+		if err != nil {
+			return &LineError{Line: line, Err: err}
+		}
+		if err := fn(line, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeLine decodes exactly one JSON object.
+func decodeLine(b []byte) (record, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // keeps flow_id and other large integers exact
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("malformed JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("malformed JSON: data after the object")
+	}
+	return asRecord(v)
+}
+
+// eachElement walks a JSON array with a streaming decoder so one bad
+// element is reported by its index and no copy of the array is built.
+func eachElement(data []byte, fn func(int, record) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // the '['
+		return &LineError{Line: 1, Err: fmt.Errorf("malformed JSON: %w", err)}
+	}
+	n := 0
+	for dec.More() {
+		n++
+		if n > MaxRecords {
+			return &LineError{Line: n, Err: ErrTooManyRecords}
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return &LineError{Line: n, Err: fmt.Errorf("malformed JSON: %w", err)}
+		}
+		r, err := asRecord(v)
+		if err != nil {
+			return &LineError{Line: n, Err: err}
+		}
+		if err := fn(n, r); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the ']'
+		return &LineError{Line: n + 1, Err: fmt.Errorf("malformed JSON array: %w", err)}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &LineError{Line: n + 1, Err: errors.New("malformed JSON: data after the end of the array")}
+	}
+	return nil
+}
+
+func asRecord(v any) (record, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("record is a JSON %s, not an object", jsonKind(v))
+	}
+	return record(m), nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	}
+	return "value"
+}

@@ -1,0 +1,60 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"garrison/alerting"
+	"garrison/eve"
+	"garrison/store"
+)
+
+// eveContentTypes are the media types a Suricata forwarder may send.
+var eveContentTypes = []string{"application/json", "application/x-ndjson", "application/jsonl", "application/json-seq", "text/plain"}
+
+// decodeEVE reads Suricata EVE JSON (lines or an array) into events and DNS
+// telemetry. A bad record refuses the whole request, naming its line.
+func (a *API) decodeEVE(r *http.Request) ([]store.NewEvent, []store.DNSQuery, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, nil, err
+		}
+		return nil, nil, invalid("body", "could not be read")
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !contains(eveContentTypes, mt) {
+		return nil, nil, invalid("Content-Type", "must be application/json or application/x-ndjson")
+	}
+	res, err := eve.Parse(body)
+	var lineErr *eve.LineError
+	if errors.As(err, &lineErr) {
+		return nil, nil, &Error{Status: http.StatusBadRequest, Code: CodeValidation,
+			Message: fmt.Sprintf("Invalid request: EVE record on line %d: %v; nothing was stored", lineErr.Line, lineErr.Err),
+			Fields:  []string{fmt.Sprintf("line %d", lineErr.Line)}}
+	}
+	if err != nil {
+		return nil, nil, invalid("body", err.Error())
+	}
+	events := make([]store.NewEvent, len(res.Events))
+	for i, e := range res.Events {
+		details, err := json.Marshal(e.Details)
+		if err != nil {
+			return nil, nil, invalid("body", "holds a record whose details cannot be stored")
+		}
+		category, _ := e.Details["category"].(string)
+		events[i] = store.NewEvent{Type: e.Type, Severity: alerting.SeverityIndex(e.Severity), Timestamp: e.Timestamp,
+			Source: sourceSuricata, Asset: e.Asset, Message: e.Message, Indicator: e.Indicator, Category: category, Details: details}
+	}
+	dns := make([]store.DNSQuery, len(res.DNS))
+	for i, q := range res.DNS {
+		category, _ := a.Blocklist.Match(q.Domain)
+		dns[i] = store.DNSQuery{Timestamp: q.Timestamp, Source: sourceSuricata, Client: q.Client, Domain: q.Domain,
+			QType: q.QType, RCode: q.RCode, Category: category}
+	}
+	return events, dns, nil
+}
