@@ -116,6 +116,8 @@ CREATE TABLE events (
 CREATE INDEX events_org_ts ON events (org_id, ts);
 CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
 CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+-- An asset's recent events: burst windows, and per-asset investigation.
+CREATE INDEX events_org_asset_ts ON events (org_id, asset, ts);
 
 -- Event counts per organization, hour, type and severity.
 CREATE TABLE event_rollup (

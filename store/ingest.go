@@ -99,14 +99,18 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, now time.Time) ([]*alertDelta, map[string]*alertDelta, error) {
 	alertOf := make([]*alertDelta, len(events))
 	alerts := map[string]*alertDelta{}
+	findOpen, err := tx.PrepareContext(ctx, `SELECT id FROM alerts WHERE org_id = ? AND fingerprint = ? AND status = 'open'`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prepare alert lookup: %w", err)
+	}
+	defer findOpen.Close()
 	join := func(spec alerting.Spec) (*alertDelta, error) {
 		if d, ok := alerts[spec.Fingerprint]; ok {
 			d.spec.Severity = max(d.spec.Severity, spec.Severity)
 			return d, nil
 		}
 		d := &alertDelta{spec: spec, first: 1<<63 - 1}
-		err := tx.QueryRowContext(ctx, `SELECT id FROM alerts WHERE org_id = ? AND fingerprint = ? AND status = 'open'`,
-			orgID, spec.Fingerprint).Scan(&d.id)
+		err := findOpen.QueryRowContext(ctx, orgID, spec.Fingerprint).Scan(&d.id)
 		switch {
 		case err == sql.ErrNoRows:
 			d.id = NewID("alr", now)
@@ -138,11 +142,15 @@ func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent
 		k := burstKey{e.Asset, e.Type, ms(alerting.Window(e.Timestamp))}
 		bursts[k] = append(bursts[k], i)
 	}
+	countWindow, err := tx.PrepareContext(ctx, `INSERT INTO burst_windows (org_id, asset, type, window, n) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (org_id, asset, type, window) DO UPDATE SET n = n + excluded.n RETURNING n`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prepare burst count: %w", err)
+	}
+	defer countWindow.Close()
 	for k, members := range bursts {
 		var after int64
-		if err := tx.QueryRowContext(ctx, `INSERT INTO burst_windows (org_id, asset, type, window, n) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, asset, type, window) DO UPDATE SET n = n + excluded.n RETURNING n`,
-			orgID, k.asset, k.typ, k.window, len(members)).Scan(&after); err != nil {
+		if err := countWindow.QueryRowContext(ctx, orgID, k.asset, k.typ, k.window, len(members)).Scan(&after); err != nil {
 			return nil, nil, fmt.Errorf("count burst window: %w", err)
 		}
 		before := after - int64(len(members))
@@ -198,31 +206,28 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 }
 
 func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[string]*alertDelta, now time.Time) error {
+	var updates, inserts, links [][]any
 	for _, d := range alerts {
-		var err error
 		if d.exists {
-			_, err = tx.ExecContext(ctx, `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
-				first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`,
-				d.count, d.spec.Severity, d.first, d.last, ms(now), d.id)
+			updates = append(updates, []any{d.count, d.spec.Severity, d.first, d.last, ms(now), d.id})
 		} else {
-			_, err = tx.ExecContext(ctx, `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
-				recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)`,
-				d.id, orgID, d.spec.Fingerprint, d.spec.Severity, d.spec.Category, d.spec.Title, d.spec.Asset, d.spec.Indicator,
-				d.spec.RecommendedAction, d.count, d.first, d.last, ms(now), ms(now))
-		}
-		if err != nil {
-			return fmt.Errorf("write alert: %w", err)
+			inserts = append(inserts, []any{d.id, orgID, d.spec.Fingerprint, d.spec.Severity, d.spec.Category, d.spec.Title,
+				d.spec.Asset, d.spec.Indicator, d.spec.RecommendedAction, d.count, d.first, d.last, ms(now), ms(now)})
 		}
 		for _, w := range d.linkWindows {
-			if _, err := tx.ExecContext(ctx, `UPDATE events SET alert_id = ? WHERE org_id = ? AND ts >= ? AND ts < ?
-				AND asset = ? AND type = ? AND severity < ? AND alert_id IS NULL`,
-				d.id, orgID, w.window, w.window+int64(alerting.BurstWindow/time.Millisecond), w.asset, w.typ, alerting.SeverityHigh); err != nil {
-				return fmt.Errorf("link burst events: %w", err)
-			}
+			links = append(links, []any{d.id, orgID, w.asset, w.typ, w.window, w.window + int64(alerting.BurstWindow/time.Millisecond),
+				alerting.SeverityHigh})
 		}
 	}
-	return nil
+	return execAll(ctx, tx,
+		batch{"update alert", `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
+			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`, updates},
+		batch{"insert alert", `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
+			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)`, inserts},
+		batch{"link burst events", `UPDATE events SET alert_id = ? WHERE org_id = ? AND asset = ? AND type = ?
+			AND ts >= ? AND ts < ? AND severity < ? AND alert_id IS NULL`, links},
+	)
 }
 
 // writeEventRollups folds the batch into the hourly, per-asset, per-indicator
@@ -272,39 +277,63 @@ func writeEventRollups(ctx context.Context, tx *sql.Tx, orgID string, events []N
 		}
 		widen(sources, e.Source, e)
 	}
+	var hourRows, assetRows, indicatorRows, pairRows, sourceRows [][]any
 	for k, n := range hours {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO event_rollup (org_id, hour, type, severity, n) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, hour, type, severity) DO UPDATE SET n = n + excluded.n`, orgID, k.hour, k.typ, k.sev, n); err != nil {
-			return fmt.Errorf("event rollup: %w", err)
-		}
+		hourRows = append(hourRows, []any{orgID, k.hour, k.typ, k.sev, n})
 	}
 	for k, sp := range assets {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO asset_rollup (org_id, day, asset, n, max_severity) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = n + excluded.n, max_severity = MAX(max_severity, excluded.max_severity)`,
-			orgID, k.day, k.asset, sp.n, sp.sev); err != nil {
-			return fmt.Errorf("asset rollup: %w", err)
-		}
+		assetRows = append(assetRows, []any{orgID, k.day, k.asset, sp.n, sp.sev})
 	}
 	for ind, sp := range indicators {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO threat_indicators (org_id, indicator, type, max_severity, n, first_seen, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, indicator) DO UPDATE SET n = n + excluded.n,
-			max_severity = MAX(max_severity, excluded.max_severity), first_seen = MIN(first_seen, excluded.first_seen),
-			last_seen = MAX(last_seen, excluded.last_seen)`, orgID, ind, sp.typ, sp.sev, sp.n, sp.first, sp.last); err != nil {
-			return fmt.Errorf("threat indicators: %w", err)
-		}
+		indicatorRows = append(indicatorRows, []any{orgID, ind, sp.typ, sp.sev, sp.n, sp.first, sp.last})
 	}
 	for k := range indicatorAssets {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO threat_assets (org_id, indicator, asset) VALUES (?, ?, ?)`,
-			orgID, k[0], k[1]); err != nil {
-			return fmt.Errorf("threat assets: %w", err)
-		}
+		pairRows = append(pairRows, []any{orgID, k[0], k[1]})
 	}
 	for src, sp := range sources {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO event_sources (org_id, source, n, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+		sourceRows = append(sourceRows, []any{orgID, src, sp.n, sp.first, sp.last})
+	}
+	return execAll(ctx, tx,
+		batch{"event rollup", `INSERT INTO event_rollup (org_id, hour, type, severity, n) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (org_id, hour, type, severity) DO UPDATE SET n = n + excluded.n`, hourRows},
+		batch{"asset rollup", `INSERT INTO asset_rollup (org_id, day, asset, n, max_severity) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = n + excluded.n, max_severity = MAX(max_severity, excluded.max_severity)`, assetRows},
+		batch{"threat indicators", `INSERT INTO threat_indicators (org_id, indicator, type, max_severity, n, first_seen, last_seen)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, indicator) DO UPDATE SET n = n + excluded.n,
+			max_severity = MAX(max_severity, excluded.max_severity), first_seen = MIN(first_seen, excluded.first_seen),
+			last_seen = MAX(last_seen, excluded.last_seen)`, indicatorRows},
+		batch{"threat assets", `INSERT OR IGNORE INTO threat_assets (org_id, indicator, asset) VALUES (?, ?, ?)`, pairRows},
+		batch{"event sources", `INSERT INTO event_sources (org_id, source, n, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (org_id, source) DO UPDATE SET n = n + excluded.n, first_seen = MIN(first_seen, excluded.first_seen),
-			last_seen = MAX(last_seen, excluded.last_seen)`, orgID, src, sp.n, sp.first, sp.last); err != nil {
-			return fmt.Errorf("event sources: %w", err)
+			last_seen = MAX(last_seen, excluded.last_seen)`, sourceRows},
+	)
+}
+
+// batch is one statement and the rows to run it for.
+type batch struct {
+	what  string
+	query string
+	rows  [][]any
+}
+
+// execAll runs each batch's statement, prepared once, for all its rows:
+// preparing per row costs more than the upsert itself.
+func execAll(ctx context.Context, tx *sql.Tx, batches ...batch) error {
+	for _, b := range batches {
+		if len(b.rows) == 0 {
+			continue
 		}
+		stmt, err := tx.PrepareContext(ctx, b.query)
+		if err != nil {
+			return fmt.Errorf("%s: prepare: %w", b.what, err)
+		}
+		for _, row := range b.rows {
+			if _, err := stmt.ExecContext(ctx, row...); err != nil {
+				stmt.Close()
+				return fmt.Errorf("%s: %w", b.what, err)
+			}
+		}
+		stmt.Close()
 	}
 	return nil
 }
@@ -344,18 +373,17 @@ func writeDNS(ctx context.Context, tx *sql.Tx, orgID string, queries []DNSQuery)
 			b.n, b.last = b.n+1, max(b.last, ts)
 		}
 	}
+	var dayRows, domainRows [][]any
 	for k, n := range days {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO dns_rollup (org_id, day, category, n) VALUES (?, ?, ?, ?)
-			ON CONFLICT (org_id, day, category) DO UPDATE SET n = n + excluded.n`, orgID, k.day, k.category, n); err != nil {
-			return fmt.Errorf("dns rollup: %w", err)
-		}
+		dayRows = append(dayRows, []any{orgID, k.day, k.category, n})
 	}
 	for d, b := range domains {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO dns_blocked_domains (org_id, domain, category, n, last_seen) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, domain) DO UPDATE SET n = n + excluded.n, last_seen = MAX(last_seen, excluded.last_seen)`,
-			orgID, d, b.category, b.n, b.last); err != nil {
-			return fmt.Errorf("blocked domains: %w", err)
-		}
+		domainRows = append(domainRows, []any{orgID, d, b.category, b.n, b.last})
 	}
-	return nil
+	return execAll(ctx, tx,
+		batch{"dns rollup", `INSERT INTO dns_rollup (org_id, day, category, n) VALUES (?, ?, ?, ?)
+			ON CONFLICT (org_id, day, category) DO UPDATE SET n = n + excluded.n`, dayRows},
+		batch{"blocked domains", `INSERT INTO dns_blocked_domains (org_id, domain, category, n, last_seen) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (org_id, domain) DO UPDATE SET n = n + excluded.n, last_seen = MAX(last_seen, excluded.last_seen)`, domainRows},
+	)
 }
