@@ -32,6 +32,7 @@ type config struct {
 	logLevel        string
 	logFormat       string
 	shutdownTimeout time.Duration
+	demo            bool
 	limits          map[string]ratelimit.Limit
 	trustedProxies  []netip.Prefix
 }
@@ -107,6 +108,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or text")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
+	fs.BoolVar(&c.demo, "demo", false, "create the demo organization (once) and print its credentials before serving")
 	limits := fs.String("limits", "", "rate-limit overrides, a comma list of name=N/window with names "+
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
 	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")

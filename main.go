@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 //go:embed schema.sql
@@ -35,6 +36,7 @@ Usage:
   garrison serve [flags]            run the API server (garrison serve --help)
   garrison apikey create [flags]    create an API key for an admin's organization
   garrison org set-plan [flags]     change an organization's plan
+  garrison demo [--data DIR]        create a demo organization with 30 days of activity
   garrison help                     this text
 
 Every flag can also be set with an environment variable: --jwt-ttl is
@@ -59,6 +61,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAPIKey(ctx, args[1:], getenv, stdout, stderr)
 	case "org":
 		return runOrg(ctx, args[1:], getenv, stdout, stderr)
+	case "demo":
+		fs := newFlagSet("garrison demo [flags]", "Creates the demo organization and admin, with 30 days of events, alerts and DNS telemetry,\nand prints the credentials. Does nothing if it exists already.", stderr)
+		dataDir := fs.String("data", "./data", "data directory")
+		if err := parseFlags(fs, args[1:], getenv); err != nil {
+			return err
+		}
+		st, err := openStore(ctx, *dataDir, time.Now)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return runDemo(ctx, st, time.Now(), stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return nil

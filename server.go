@@ -38,6 +38,11 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 		return err
 	}
 	defer a.store.Close()
+	if cfg.demo {
+		if err := runDemo(ctx, a.store, a.now(), stderr); err != nil {
+			return err
+		}
+	}
 	tlsConfig, err := loadTLS(cfg, a.now)
 	if err != nil {
 		return err

@@ -66,3 +66,6 @@ func WellFormedAPIKey(s string) bool {
 	}
 	return strings.Trim(s[len(APIKeyPrefix):], alphanumerics) == ""
 }
+
+// RandomText returns n characters drawn uniformly from [A-Za-z0-9].
+func RandomText(n int) string { return randomAlphanumerics(n) }

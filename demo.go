@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"garrison/blocklist"
+	"garrison/credential"
+	"garrison/store"
+)
+
+const (
+	demoEmail = "demo@garrison.example"
+	demoOrg   = "Demo MSP"
+	demoDays  = 30
+)
+
+// demoSignature is a detection the demo sensors raise, with the asset
+// classes it hits.
+type demoSignature struct {
+	typ, severity, message, category string
+	weight                           int
+}
+
+var demoSignatures = []demoSignature{
+	{"threat_detected", "low", "ET SCAN Potential SSH Scan", "Attempted Information Leak", 30},
+	{"threat_detected", "low", "ET SCAN Behavioral Unusual Port 445 traffic Potential Scan or Infection", "Misc activity", 20},
+	{"threat_detected", "medium", "ET POLICY Outbound SMB to external network", "Potential Corporate Privacy Violation", 10},
+	{"threat_detected", "medium", "ET WEB_SERVER Possible SQL Injection Attempt UNION SELECT", "Web Application Attack", 6},
+	{"threat_detected", "high", "ET EXPLOIT Possible Apache Log4j RCE Attempt (CVE-2021-44228)", "Attempted Administrator Privilege Gain", 2},
+	{"threat_detected", "critical", "ET MALWARE Win32/Emotet CnC Activity", "A Network Trojan was detected", 1},
+	{"blocked_connection", "low", "Dropped TCP connection to known botnet controller", "", 15},
+	{"blocked_connection", "medium", "Blocked outbound RDP to the internet", "", 5},
+	{"dns_anomaly", "medium", "DNS query with unusually long subdomain (possible tunnelling)", "", 3},
+	{"policy_violation", "info", "USB mass storage device connected", "", 6},
+	{"policy_violation", "medium", "Local administrator account login outside business hours", "", 2},
+}
+
+var demoBenignDomains = []string{"www.microsoft.com", "login.microsoftonline.com", "outlook.office365.com", "update.googleapis.com",
+	"www.google.com", "slack.com", "zoom.us", "github.com", "api.stripe.com", "cdn.jsdelivr.net", "time.windows.com"}
+
+// runDemo creates the demo organization with 30 days of activity, once, and
+// writes its credentials to out.
+func runDemo(ctx context.Context, st *store.Store, now time.Time, out io.Writer) error {
+	if _, err := st.UserByEmail(ctx, demoEmail); err == nil {
+		fmt.Fprintf(out, "The demo organization exists already: log in as %s (its password was printed when it was made).\n", demoEmail)
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	password := "demo-" + credential.RandomText(16)
+	hash, err := credential.NewHasher(credential.DefaultIterations).Hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	token, tokenHash := credential.NewToken()
+	u, err := st.Register(ctx, store.NewAccount{Email: demoEmail, Name: "Demo Admin", PasswordHash: hash, OrgName: demoOrg,
+		Plan: store.PlanPro, Verify: store.UserToken{Hash: tokenHash, Purpose: store.PurposeVerify, ExpiresAt: now.Add(time.Hour)},
+		VerifyMail: store.Mail{To: demoEmail, Subject: "Demo account", Body: "The demo account needs no verification."}})
+	if err != nil {
+		return fmt.Errorf("create demo account: %w", err)
+	}
+	if _, err := st.VerifyEmail(ctx, credential.Hash(token)); err != nil {
+		return err
+	}
+	blocked, err := blocklist.Default()
+	if err != nil {
+		return err
+	}
+	if err := seedDemo(ctx, st, u.OrgID, blocked, now); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Demo organization %q is ready with %d days of activity.\n  e-mail:   %s\n  password: %s\n", demoOrg, demoDays, demoEmail, password)
+	return nil
+}
+
+// seedDemo ingests a day at a time, oldest first, the way sensors would
+// have sent it, then resolves the older alerts as an analyst would have.
+func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *blocklist.List, now time.Time) error {
+	r := rand.New(rand.NewPCG(uint64(now.UnixNano()), 1))
+	var weighted []demoSignature
+	for _, s := range demoSignatures {
+		for range s.weight {
+			weighted = append(weighted, s)
+		}
+	}
+	trackers := []string{"bat.bing.com", "pixel.facebook.com", "www.google-analytics.com", "stats.g.doubleclick.net", "malware.wicar.org"}
+	sevIndex := map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+	for d := demoDays - 1; d >= 0; d-- {
+		dayStart := now.Add(-time.Duration(d) * 24 * time.Hour).Truncate(24 * time.Hour)
+		var events []store.NewEvent
+		var dns []store.DNSQuery
+		for range 150 + r.IntN(250) {
+			s := weighted[r.IntN(len(weighted))]
+			at := dayStart.Add(time.Duration(r.Int64N(int64(24 * time.Hour))))
+			if at.After(now) {
+				continue
+			}
+			asset := fmt.Sprintf("ws-%02d.demo.local", r.IntN(25))
+			if s.typ == "threat_detected" && r.IntN(3) == 0 {
+				asset = fmt.Sprintf("srv-%02d.demo.local", r.IntN(6))
+			}
+			events = append(events, store.NewEvent{Type: s.typ, Severity: sevIndex[s.severity], Timestamp: at, Source: "suricata",
+				Asset: asset, Message: s.message, Indicator: s.message, Category: s.category,
+				Details: []byte(fmt.Sprintf(`{"src_ip":"203.0.113.%d","demo":true}`, r.IntN(250)))})
+		}
+		for range 600 + r.IntN(400) {
+			at := dayStart.Add(time.Duration(r.Int64N(int64(24 * time.Hour))))
+			if at.After(now) {
+				continue
+			}
+			domain := demoBenignDomains[r.IntN(len(demoBenignDomains))]
+			if r.IntN(12) == 0 {
+				domain = trackers[r.IntN(len(trackers))]
+			}
+			category, _ := blocked.Match(domain)
+			dns = append(dns, store.DNSQuery{Timestamp: at, Source: "suricata", Client: fmt.Sprintf("10.20.0.%d", 10+r.IntN(25)),
+				Domain: domain, QType: "A", RCode: "NOERROR", Category: category})
+		}
+		if _, err := st.Ingest(ctx, orgID, events, dns); err != nil {
+			return fmt.Errorf("seed day %d: %w", d, err)
+		}
+	}
+	alerts, _, err := st.Alerts(ctx, orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: 200}})
+	if err != nil {
+		return err
+	}
+	for _, a := range alerts {
+		if now.Sub(a.LastSeen) > 3*24*time.Hour {
+			if _, err := st.SetAlertStatus(ctx, orgID, a.ID, store.AlertResolved, "Investigated during the demo period: contained.", "demo"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
