@@ -63,7 +63,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 	secret, err := loadSecret(cfg.dataDir)
 	var blocked *blocklist.List
 	if err == nil {
-		blocked, err = blocklist.Default()
+		blocked, err = loadBlocklist(cfg.dataDir)
 	}
 	if err == nil {
 		var codec *jwtCodec

@@ -37,6 +37,7 @@ Usage:
   garrison apikey create [flags]    create an API key for an admin's organization
   garrison org set-plan [flags]     change an organization's plan
   garrison demo [--data DIR]        create a demo organization with 30 days of activity
+  garrison blocklist import [flags] add a DNS blocklist under a category
   garrison help                     this text
 
 Every flag can also be set with an environment variable: --jwt-ttl is
@@ -61,6 +62,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAPIKey(ctx, args[1:], getenv, stdout, stderr)
 	case "org":
 		return runOrg(ctx, args[1:], getenv, stdout, stderr)
+	case "blocklist":
+		return runBlocklist(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
 		fs := newFlagSet("garrison demo [flags]", "Creates the demo organization and admin, with 30 days of events, alerts and DNS telemetry,\nand prints the credentials. Does nothing if it exists already.", stderr)
 		dataDir := fs.String("data", "./data", "data directory")
