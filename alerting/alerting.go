@@ -80,7 +80,7 @@ func Immediate(e Event) (Spec, bool) {
 		Fingerprint:       fingerprint("event", e.Type, e.Asset, subject),
 		Severity:          e.Severity,
 		Category:          category,
-		Title:             oneLine(subject, 200),
+		Title:             oneLine(e.Message, 200),
 		Asset:             e.Asset,
 		Indicator:         e.Indicator,
 		RecommendedAction: recommend(category, e.Asset, e.Indicator),
