@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -18,15 +19,11 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fs := newFlagSet("garrison apikey create [flags]",
 		"Creates an API key for the organization of the admin with --email and prints it.\nThe key is shown this once; only its hash is stored.", stderr)
-	dataDir := fs.String("data", "./data", "data directory")
 	email := fs.String("email", "", "e-mail address of an admin of the organization (required)")
 	name := fs.String("name", "", "descriptive name of the key (required)")
 	scope := fs.String("scope", "", "read, write or admin (required)")
 	expiresAt := fs.String("expires-at", "", "optional expiry, RFC 3339 (for example 2027-02-01T00:00:00Z)")
-	if err := parseFlags(fs, args[1:], getenv); err != nil {
-		return err
-	}
-	st, err := openStore(ctx, *dataDir, time.Now)
+	st, err := cliStore(ctx, fs, args[1:], getenv)
 	if err != nil {
 		return err
 	}
@@ -61,20 +58,16 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	fs := newFlagSet("garrison org set-plan [flags]",
 		"Changes the plan of the organization of the admin with --email.\nA running server applies it from the next request.", stderr)
-	dataDir := fs.String("data", "./data", "data directory")
 	email := fs.String("email", "", "e-mail address of an admin of the organization (required)")
 	plan := fs.String("plan", "", "starter, pro or ultimate (required)")
-	if err := parseFlags(fs, args[1:], getenv); err != nil {
-		return err
-	}
-	if !slices.Contains(store.Plans, *plan) {
-		return fmt.Errorf("--plan must be starter, pro or ultimate, not %q", *plan)
-	}
-	st, err := openStore(ctx, *dataDir, time.Now)
+	st, err := cliStore(ctx, fs, args[1:], getenv)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if !slices.Contains(store.Plans, *plan) {
+		return fmt.Errorf("--plan must be starter, pro or ultimate, not %q", *plan)
+	}
 	org, err := st.SetPlanByAdmin(ctx, *email, *plan)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("no admin with e-mail %q", *email)
@@ -84,4 +77,24 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	fmt.Fprintf(stdout, "%s (%s) is now on the %s plan\n", org.Name, org.ID, org.Plan)
 	return nil
+}
+
+func runDemoCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("garrison demo [flags]", "Creates the demo organization and admin, with 30 days of events, alerts and DNS telemetry,\n"+
+		"and prints the credentials. Does nothing if it exists already.", stderr)
+	st, err := cliStore(ctx, fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return runDemo(ctx, st, time.Now(), stdout)
+}
+
+// cliStore adds --data to a command's flags, parses them and opens the store.
+func cliStore(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string) (*store.Store, error) {
+	dataDir := fs.String("data", "./data", "data directory")
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return nil, err
+	}
+	return openStore(ctx, *dataDir, time.Now)
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 )
 
 //go:embed schema.sql
@@ -65,17 +64,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "blocklist":
 		return runBlocklist(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
-		fs := newFlagSet("garrison demo [flags]", "Creates the demo organization and admin, with 30 days of events, alerts and DNS telemetry,\nand prints the credentials. Does nothing if it exists already.", stderr)
-		dataDir := fs.String("data", "./data", "data directory")
-		if err := parseFlags(fs, args[1:], getenv); err != nil {
-			return err
-		}
-		st, err := openStore(ctx, *dataDir, time.Now)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		return runDemo(ctx, st, time.Now(), stdout)
+		return runDemoCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return nil
