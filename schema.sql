@@ -203,6 +203,34 @@ CREATE TABLE alerts (
 CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
 CREATE INDEX alerts_org_status ON alerts (org_id, status, last_seen);
 CREATE INDEX alerts_org_recent ON alerts (org_id, last_seen);
+CREATE INDEX alerts_org_created ON alerts (org_id, created_at);
+CREATE INDEX alerts_org_resolved ON alerts (org_id, resolved_at) WHERE resolved_at IS NOT NULL;
+
+-- Alerts per organization, status and severity, kept by triggers so every
+-- write path counts and the dashboard never counts rows.
+CREATE TABLE alert_counts (
+    org_id    TEXT NOT NULL,
+    status    TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, status, severity)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER alerts_counted_insert AFTER INSERT ON alerts BEGIN
+    INSERT INTO alert_counts (org_id, status, severity, n) VALUES (NEW.org_id, NEW.status, NEW.severity, 1)
+        ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER alerts_counted_update AFTER UPDATE OF status, severity ON alerts
+WHEN OLD.status != NEW.status OR OLD.severity != NEW.severity BEGIN
+    UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
+    INSERT INTO alert_counts (org_id, status, severity, n) VALUES (NEW.org_id, NEW.status, NEW.severity, 1)
+        ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
+    UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
+END;
 
 -- Every status change of an alert: who, when, and the note given.
 CREATE TABLE alert_history (

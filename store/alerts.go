@@ -82,8 +82,9 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 			args = append(args, sev)
 		}
 	}
+	// The filters are status and severity, exactly the counter's key.
 	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE `+where, args...).Scan(&total); err != nil {
+	if err := s.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count alerts: %w", err)
 	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE `+where+

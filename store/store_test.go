@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,5 +99,51 @@ func TestRevokeSessionOnce(t *testing.T) {
 	}
 	if err := s.RevokeSession(context.Background(), "j", exp); !errors.Is(err, ErrConflict) {
 		t.Fatalf("second revocation: %v", err)
+	}
+}
+
+// TestAlertCountsFollowEveryWrite: the trigger-kept counters equal a real
+// count after inserts, severity raises, status changes and deletes.
+func TestAlertCountsFollowEveryWrite(t *testing.T) {
+	schema, err := os.ReadFile("../schema.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), string(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := s.writer.ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`INSERT INTO orgs (id, name, plan, created_at) VALUES ('o', 'O', 'starter', 0)`)
+	for i := range 6 {
+		exec(`INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, recommended_action, status,
+			event_count, first_seen, last_seen, created_at, updated_at) VALUES (?, 'o', ?, ?, 'c', 't', 'a', 'r', 'open', 1, 0, 0, 0, 0)`,
+			fmt.Sprint("a", i), fmt.Sprint("f", i), i%3)
+	}
+	exec(`UPDATE alerts SET severity = 4 WHERE id = 'a0'`)
+	exec(`UPDATE alerts SET status = 'resolved' WHERE id IN ('a1', 'a2')`)
+	exec(`UPDATE alerts SET event_count = 9 WHERE id = 'a3'`)
+	exec(`DELETE FROM alerts WHERE id = 'a4'`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT status, severity, COUNT(*) FROM alerts GROUP BY 1, 2
+		EXCEPT SELECT status, severity, n FROM alert_counts WHERE n > 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		t.Fatal("alert_counts differ from the alerts")
+	}
+	var counted, real int
+	s.reader.QueryRow(`SELECT SUM(n) FROM alert_counts`).Scan(&counted)
+	s.reader.QueryRow(`SELECT COUNT(*) FROM alerts`).Scan(&real)
+	if counted != real {
+		t.Fatalf("counted %d, real %d", counted, real)
 	}
 }

@@ -150,7 +150,7 @@ func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally
 // OpenAlertCounts returns open alerts by severity (index).
 func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) ([5]int, error) {
 	var out [5]int
-	rows, err := s.reader.QueryContext(ctx, `SELECT severity, COUNT(*) FROM alerts WHERE org_id = ? AND status = 'open' GROUP BY severity`, orgID)
+	rows, err := s.reader.QueryContext(ctx, `SELECT severity, n FROM alert_counts WHERE org_id = ? AND status = 'open'`, orgID)
 	if err != nil {
 		return out, fmt.Errorf("open alerts: %w", err)
 	}
