@@ -94,11 +94,12 @@ func TestBurstAlerts(t *testing.T) {
 	}
 	// Six now and four later: the window crosses ten in the second batch, and
 	// the burst alert takes in the earlier events too.
-	e.ingest(key, burst("noisy", 6, 0)...).must(t, http.StatusCreated)
-	e.ingest(key, burst("noisy", 4, time.Minute)...).must(t, http.StatusCreated)
+	e.ingest(key, burst("noisy", 6, 3*time.Minute)...).must(t, http.StatusCreated)
+	e.ingest(key, burst("noisy", 4, 4*time.Minute)...).must(t, http.StatusCreated)
 	got := e.alerts(key, "")
 	if len(got) != 1 || got[0]["category"] != "activity_burst" || got[0]["affected_asset"] != "noisy" ||
-		got[0]["event_count"] != float64(10) || got[0]["severity"] != "medium" {
+		got[0]["event_count"] != float64(10) || got[0]["severity"] != "medium" ||
+		got[0]["first_seen"] != window.Add(3*time.Minute).Format(time.RFC3339) {
 		t.Fatalf("burst: %v", got)
 	}
 	d := e.do("GET", "/api/alerts/"+got[0]["id"].(string), key, nil).data()
@@ -109,6 +110,17 @@ func TestBurstAlerts(t *testing.T) {
 	e.ingest(key, burst("noisy", 10, 10*time.Minute)...).must(t, http.StatusCreated)
 	if got := e.alerts(key, ""); len(got) != 1 || got[0]["event_count"] != float64(20) {
 		t.Fatalf("second window: %v", got)
+	}
+	// Once resolved, a straggler in a window past the threshold raises nothing.
+	e.do("PATCH", "/api/alerts/"+got[0]["id"].(string), key, map[string]string{"status": "resolved"}).must(t, http.StatusOK)
+	e.ingest(key, burst("noisy", 1, 15*time.Minute)...).must(t, http.StatusCreated)
+	if open := e.alerts(key, "status=open"); len(open) != 0 {
+		t.Fatalf("a straggler raised %v", open)
+	}
+	// Ten in one batch cross at once.
+	e.ingest(key, burst("loud", 10, 20*time.Minute)...).must(t, http.StatusCreated)
+	if open := e.alerts(key, "status=open"); len(open) != 1 || open[0]["event_count"] != float64(10) {
+		t.Fatalf("one-batch burst: %v", open)
 	}
 }
 

@@ -133,5 +133,29 @@ func TestDashboard(t *testing.T) {
 		if d["open_alerts"] != float64(0) || d["threats_blocked_today"] != float64(0) {
 			t.Fatalf("leak: %v", d)
 		}
+		if ov := e.do("GET", "/api/dashboard/overview", other.token, nil).data(); ov["open_alerts"] != float64(0) ||
+			len(ov["recent_alerts"].([]any)) != 0 || ov["events"].(map[string]any)["7d"].(map[string]any)["total"] != float64(0) {
+			t.Fatalf("overview leak: %v", ov)
+		}
+		if th := e.do("GET", "/api/threats", other.token, nil); len(th.list()) != 0 {
+			t.Fatalf("threats leak: %s", th.raw)
+		}
+		if s := e.do("GET", "/api/threats/summary", other.token, nil).data()["windows"].(map[string]any)["30d"].(map[string]any); s["total"] != float64(0) {
+			t.Fatalf("summary leak: %v", s)
+		}
+		for _, p := range e.do("GET", "/api/dashboard/risk-timeline?days=7", other.token, nil).data()["points"].([]any) {
+			if p.(map[string]any)["events"] != float64(0) {
+				t.Fatalf("timeline leak: %v", p)
+			}
+		}
+		if nh := e.do("GET", "/api/dashboard/network-health", other.token, nil).data()["protection"].(map[string]any); nh["event_sources_reporting"] != float64(0) {
+			t.Fatalf("network leak: %v", nh)
+		}
+	})
+	t.Run("threats paginate", func(t *testing.T) {
+		r := e.do("GET", "/api/threats?limit=2&offset=1", key, nil).must(t, http.StatusOK)
+		if len(r.list()) != 2 || r.body["pagination"].(map[string]any)["next_offset"] != float64(3) {
+			t.Fatalf("page: %s", r.raw)
+		}
 	})
 }

@@ -125,16 +125,20 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 			return fmt.Errorf("seed day %d: %w", d, err)
 		}
 	}
-	alerts, _, err := st.Alerts(ctx, orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: 200}})
-	if err != nil {
-		return err
-	}
-	for _, a := range alerts {
-		if now.Sub(a.LastSeen) > 3*24*time.Hour {
+	// Newest first: page past the recent alerts to the older ones.
+	for offset := 0; ; {
+		alerts, _, err := st.Alerts(ctx, orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: 200, Offset: offset}})
+		if err != nil || len(alerts) == 0 {
+			return err
+		}
+		for _, a := range alerts {
+			if now.Sub(a.LastSeen) <= 3*24*time.Hour {
+				offset++
+				continue
+			}
 			if _, err := st.SetAlertStatus(ctx, orgID, a.ID, store.AlertResolved, "Investigated during the demo period: contained.", "demo"); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
 }

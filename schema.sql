@@ -169,7 +169,7 @@ CREATE TABLE threat_assets (
     PRIMARY KEY (org_id, indicator, asset)
 ) STRICT, WITHOUT ROWID;
 
--- Which sources report events, and when each last did.
+-- Which sources report events or DNS telemetry, and when each last did.
 CREATE TABLE event_sources (
     org_id     TEXT NOT NULL,
     source     TEXT NOT NULL,
@@ -257,13 +257,13 @@ CREATE TABLE dns_queries (
 ) STRICT;
 CREATE INDEX dns_queries_org_ts ON dns_queries (org_id, ts);
 
--- DNS queries per organization, day and blocklist category ('' = allowed).
+-- DNS queries per organization, hour and blocklist category ('' = allowed).
 CREATE TABLE dns_rollup (
     org_id    TEXT NOT NULL,
-    day       INTEGER NOT NULL,
+    hour      INTEGER NOT NULL,
     category  TEXT NOT NULL,
     n         INTEGER NOT NULL,
-    PRIMARY KEY (org_id, day, category)
+    PRIMARY KEY (org_id, hour, category)
 ) STRICT, WITHOUT ROWID;
 
 CREATE TABLE dns_blocked_domains (

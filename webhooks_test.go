@@ -27,7 +27,8 @@ func readTestdata(t *testing.T, path string) []byte {
 
 func TestSuricataWebhookRealData(t *testing.T) {
 	e := newTestEnv(t)
-	e.clock.Advance(-9 * 365 * 24 * time.Hour) // the samples are from 2017 and 2018
+	// Live from the sensor's point of view: just after the newest sample record (2019-01-02).
+	e.clock.Advance(time.Date(2019, 1, 2, 12, 0, 0, 0, time.UTC).Sub(e.clock.Now()))
 	admin := e.register("ann@acme.test", "Acme")
 	key := e.apiKey(admin, "write")
 	ccdc := readTestdata(t, "eve/testdata/ccdc_sample.jsonl")
@@ -55,7 +56,7 @@ func TestSuricataWebhookRealData(t *testing.T) {
 	}
 	nh := e.do("GET", "/api/dashboard/network-health", key, nil).must(t, http.StatusOK).data()
 	protection := nh["protection"].(map[string]any)
-	if protection["event_sources_reporting"] == nil || protection["last_dns_query"] == nil {
+	if protection["event_sources_reporting"].(float64) < 1 || protection["last_dns_query"] == nil {
 		t.Fatalf("network health: %v", nh)
 	}
 }
@@ -181,4 +182,37 @@ func TestNativeDNSTelemetry(t *testing.T) {
 	}
 	bad := map[string]any{"dns": []map[string]string{{"timestamp": "x", "client": "nope", "domain": "-bad domain", "qtype": "A"}}}
 	e.postWebhook("native", key, "application/json", mustJSON(bad)).wantFields(t, "dns[0].timestamp", "dns[0].client", "dns[0].domain")
+}
+
+func TestSuricataOutOfRangeTimestamps(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	for _, ts := range []string{"1970-01-01T00:00:01.000000+0000", "2099-01-01T00:00:00.000000+0000"} {
+		line := `{"timestamp":"` + ts + `","event_type":"alert","src_ip":"203.0.113.5","dest_ip":"10.0.0.9","proto":"TCP",` +
+			`"alert":{"action":"allowed","signature_id":1,"signature":"ET SCAN x","severity":3}}`
+		e.postWebhook("suricata", key, "application/json", []byte(line)).wantFields(t, "body")
+	}
+	if total := e.do("GET", "/api/events", key, nil).body["pagination"].(map[string]any)["total"]; total != float64(0) {
+		t.Fatalf("stored %v", total)
+	}
+}
+
+func TestDNSWindowsAreHours(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	q := func(ago time.Duration) map[string]string {
+		return map[string]string{"timestamp": e.clock.Now().Add(-ago).Format(time.RFC3339), "client": "10.0.0.1", "domain": "bat.bing.com"}
+	}
+	e.postWebhook("native", key, "application/json", mustJSON(map[string]any{"dns": []map[string]string{q(time.Hour), q(35 * time.Hour)}})).
+		must(t, http.StatusCreated)
+	dns := e.do("GET", "/api/dashboard/network-health", key, nil).must(t, http.StatusOK).data()["dns"].(map[string]any)
+	if dns["24h"].(map[string]any)["queries"] != float64(1) || dns["7d"].(map[string]any)["queries"] != float64(2) {
+		t.Fatalf("windows: %v", dns)
+	}
+	// A DNS-only sensor counts as a reporting source.
+	if r := e.do("GET", "/api/dashboard/network-health", key, nil).data()["protection"].(map[string]any)["event_sources_reporting"]; r != float64(1) {
+		t.Fatalf("reporting sources %v", r)
+	}
 }

@@ -121,16 +121,29 @@ func categorize(e Event) string {
 	case TypePolicy:
 		return CategoryPolicy
 	}
-	text := strings.ToLower(e.Message + " " + e.Indicator + " " + e.Category)
+	text := words(e.Message + " " + e.Indicator + " " + e.Category)
 	for _, w := range malwareWords {
-		if strings.Contains(text, w) {
+		if strings.Contains(text, " "+w+" ") {
 			return CategoryMalware
 		}
 	}
-	if strings.Contains(text, "scan") || strings.Contains(text, "recon") || strings.Contains(text, "information leak") {
-		return CategoryReconnaissance
+	for _, w := range reconWords {
+		if strings.Contains(text, " "+w+" ") {
+			return CategoryReconnaissance
+		}
 	}
 	return CategoryIntrusion
+}
+
+var reconWords = []string{"scan", "scanning", "scanner", "nmap", "recon", "reconnaissance", "information leak", "sweep"}
+
+// words lower-cases text into its words, space-separated and space-framed,
+// so phrases match whole words only ("c2" not inside "ec2-1-2-3-4").
+func words(text string) string {
+	f := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+	})
+	return " " + strings.Join(f, " ") + " "
 }
 
 // recommend says what the on-call engineer should do first, per category.

@@ -143,6 +143,11 @@ func (a *API) unrouted(answer func(http.ResponseWriter, *http.Request) error) ht
 func (a *API) endpoint(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), limitStateKey{}, &limitState{}))
+		limit := int64(MaxBodyBytes)
+		if ingestRoutes[rt.Path] {
+			limit = MaxIngestBodyBytes
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		r, err := a.admit(w, r, rt)
 		if err == nil {
 			err = rt.handle(w, r)

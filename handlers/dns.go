@@ -49,6 +49,9 @@ func (a *API) decodeNative(r *http.Request) ([]store.NewEvent, []store.DNSQuery,
 	now := a.Now()
 	events := make([]store.NewEvent, 0, len(b.Events))
 	for i, in := range b.Events {
+		if len(p.fields) >= maxReportedField {
+			break
+		}
 		if e, ok := validEvent(&p, fmt.Sprintf("events[%d].", i), in, "webhook:native", now); ok {
 			events = append(events, e)
 		}

@@ -26,7 +26,7 @@ const (
 	CodeUnavailable   = "service_unavailable"
 	internalMessage   = "Internal server error"
 	notFoundMessage   = "Resource not found"
-	tooLargeMessage   = "Request body too large (limit 1 MiB)"
+	tooLargeMessage   = "Request body too large (limit 1 MiB; 16 MiB for event ingest)"
 	unavailableReason = "Service unavailable"
 )
 
@@ -126,14 +126,17 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 type problems struct {
 	fields []string
 	msgs   []string
+	seen   map[string]bool
 }
 
 func (p *problems) add(field, problem string) {
-	for _, f := range p.fields {
-		if f == field {
-			return // the first problem with a field is the one worth reporting
-		}
+	if p.seen[field] {
+		return // the first problem with a field is the one worth reporting
 	}
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[field] = true
 	p.fields = append(p.fields, field)
 	p.msgs = append(p.msgs, field+" "+problem)
 }

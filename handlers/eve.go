@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"time"
 
 	"garrison/alerting"
 	"garrison/eve"
@@ -40,8 +41,13 @@ func (a *API) decodeEVE(r *http.Request) ([]store.NewEvent, []store.DNSQuery, er
 	if err != nil {
 		return nil, nil, invalid("body", err.Error())
 	}
+	now := a.Now()
 	events := make([]store.NewEvent, len(res.Events))
 	for i, e := range res.Events {
+		if problem := timestampProblem(e.Timestamp, now); problem != "" {
+			return nil, nil, invalid("body", fmt.Sprintf("holds an EVE record whose timestamp %s %s; nothing was stored",
+				e.Timestamp.Format(time.RFC3339), problem))
+		}
 		details, err := json.Marshal(e.Details)
 		if err != nil {
 			return nil, nil, invalid("body", "holds a record whose details cannot be stored")
@@ -52,6 +58,10 @@ func (a *API) decodeEVE(r *http.Request) ([]store.NewEvent, []store.DNSQuery, er
 	}
 	dns := make([]store.DNSQuery, len(res.DNS))
 	for i, q := range res.DNS {
+		if problem := timestampProblem(q.Timestamp, now); problem != "" {
+			return nil, nil, invalid("body", fmt.Sprintf("holds an EVE DNS record whose timestamp %s %s; nothing was stored",
+				q.Timestamp.Format(time.RFC3339), problem))
+		}
 		category, _ := a.Blocklist.Match(q.Domain)
 		dns[i] = store.DNSQuery{Timestamp: q.Timestamp, Source: sourceSuricata, Client: q.Client, Domain: q.Domain,
 			QType: q.QType, RCode: q.RCode, Category: category}

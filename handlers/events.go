@@ -140,13 +140,10 @@ func validEvent(p *problems, prefix string, in eventInput, defaultSource string,
 	p.check(contains(alerting.Types, in.Type), prefix+"type", "must be one of "+strings.Join(alerting.Types, ", "))
 	p.check(sev >= 0, prefix+"severity", "must be one of "+strings.Join(alerting.Severities, ", "))
 	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
-	switch {
-	case err != nil:
+	if err != nil {
 		p.add(prefix+"timestamp", "must be an RFC 3339 timestamp")
-	case ts.After(now.Add(futureSkew)):
-		p.add(prefix+"timestamp", "is more than a day in the future")
-	case ts.Year() < 2000:
-		p.add(prefix+"timestamp", "is before the year 2000")
+	} else if problem := timestampProblem(ts, now); problem != "" {
+		p.add(prefix+"timestamp", problem)
 	}
 	if in.Source == "" {
 		in.Source = defaultSource
@@ -165,6 +162,17 @@ func validEvent(p *problems, prefix string, in eventInput, defaultSource string,
 	}
 	return store.NewEvent{Type: in.Type, Severity: sev, Timestamp: ts.UTC(), Source: in.Source, Asset: strings.ToLower(in.Asset),
 		Message: in.Message, Indicator: in.Indicator, Details: details}, true
+}
+
+// timestampProblem says why an event time is not believable, or "".
+func timestampProblem(ts, now time.Time) string {
+	switch {
+	case ts.After(now.Add(futureSkew)):
+		return "is more than a day in the future"
+	case ts.Year() < 2000:
+		return "is before the year 2000"
+	}
+	return ""
 }
 
 // validAsset accepts an IP address or a host name.
@@ -290,6 +298,11 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	f.From, f.To = parseTime(&p, "from", q.Get("from")), parseTime(&p, "to", q.Get("to"))
+	if f.To != nil && f.To.Nanosecond() == 0 {
+		// Times are shown to the second: "to" given in whole seconds covers that second.
+		end := f.To.Add(time.Second - time.Millisecond)
+		f.To = &end
+	}
 	if f.From != nil && f.To != nil && f.From.After(*f.To) {
 		p.add("from", "must not be after to")
 	}

@@ -47,3 +47,6 @@ func (a *API) table() []Route {
 		{"GET", "/api/dashboard/network-health", Read, a.networkHealth},
 	}
 }
+
+// ingestRoutes take the larger body cap.
+var ingestRoutes = map[string]bool{"/api/events": true, "/api/webhooks/{source}": true}

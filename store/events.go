@@ -59,8 +59,14 @@ func scanEvents(rows *sql.Rows) ([]Event, error) {
 // bounds is a half-open millisecond range.
 type bounds struct{ lo, hi int64 }
 
+// Open ends of a range.
+const (
+	openLow  = -1 << 62
+	openHigh = 1 << 62
+)
+
 func (f EventFilter) bounds() bounds {
-	b := bounds{lo: -1 << 62, hi: 1 << 62}
+	b := bounds{lo: openLow, hi: openHigh}
 	if f.From != nil {
 		b.lo = ms(*f.From)
 	}
@@ -70,9 +76,18 @@ func (f EventFilter) bounds() bounds {
 	return b
 }
 
-// where builds the filter clause of the page and the exact counts.
+// where builds the filter clause of the page and the exact counts. Open
+// ends add no condition: a ts range would steer SQLite to the time index even
+// when sorting by severity.
 func (f EventFilter) where(orgID string, b bounds) (string, []any) {
-	return f.clause([]string{"org_id = ?", "ts >= ?", "ts < ?"}, []any{orgID, b.lo, b.hi})
+	clause, args := []string{"org_id = ?"}, []any{orgID}
+	if b.lo > openLow {
+		clause, args = append(clause, "ts >= ?"), append(args, b.lo)
+	}
+	if b.hi < openHigh {
+		clause, args = append(clause, "ts < ?"), append(args, b.hi)
+	}
+	return f.clause(clause, args)
 }
 
 // clause adds the severity and type filters, which the events table and
@@ -109,7 +124,13 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 	if f.SortBySeverity {
 		order = "severity " + dir + ", " + order
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+
+	// One read transaction: the page and its total see the same snapshot.
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list events: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+
 		` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list events: %w", err)
@@ -118,14 +139,14 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 	if err != nil {
 		return nil, 0, fmt.Errorf("list events: %w", err)
 	}
-	total, err := s.countEvents(ctx, orgID, f, b)
+	total, err := countEvents(ctx, tx, orgID, f, b)
 	if err != nil {
 		return nil, 0, err
 	}
 	return events, total, nil
 }
 
-func (s *Store) countEvents(ctx context.Context, orgID string, f EventFilter, b bounds) (int, error) {
+func countEvents(ctx context.Context, tx *sql.Tx, orgID string, f EventFilter, b bounds) (int, error) {
 	// Whole hours inside [lo, hi) come from the rollup.
 	hourLo := floorMS(b.lo+hourMS-1, hourMS)
 	hourHi := floorMS(b.hi, hourMS)
@@ -135,7 +156,7 @@ func (s *Store) countEvents(ctx context.Context, orgID string, f EventFilter, b 
 		}
 		where, args := f.where(orgID, bounds{lo, hi})
 		var n int
-		if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE `+where, args...).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE `+where, args...).Scan(&n); err != nil {
 			return 0, fmt.Errorf("count events: %w", err)
 		}
 		return n, nil
@@ -145,7 +166,7 @@ func (s *Store) countEvents(ctx context.Context, orgID string, f EventFilter, b 
 	}
 	where, args := f.clause([]string{"org_id = ?", "hour >= ?", "hour < ?"}, []any{orgID, hourLo, hourHi})
 	var whole int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM event_rollup WHERE `+where, args...).Scan(&whole); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM event_rollup WHERE `+where, args...).Scan(&whole); err != nil {
 		return 0, fmt.Errorf("sum event rollup: %w", err)
 	}
 	head, err := exact(b.lo, hourLo)

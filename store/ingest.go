@@ -148,6 +148,12 @@ func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent
 		return nil, nil, fmt.Errorf("prepare burst count: %w", err)
 	}
 	defer countWindow.Close()
+	firstInWindow, err := tx.PrepareContext(ctx, `SELECT MIN(ts) FROM events WHERE org_id = ? AND asset = ? AND type = ?
+		AND ts >= ? AND ts < ? AND severity < ?`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prepare burst start: %w", err)
+	}
+	defer firstInWindow.Close()
 	for k, members := range bursts {
 		var after int64
 		if err := countWindow.QueryRowContext(ctx, orgID, k.asset, k.typ, k.window, len(members)).Scan(&after); err != nil {
@@ -156,6 +162,21 @@ func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent
 		before := after - int64(len(members))
 		if after < alerting.BurstThreshold {
 			continue
+		}
+		spec := alerting.Burst(k.typ, k.asset, 0)
+		if before >= alerting.BurstThreshold {
+			// Past the threshold already: join the open burst alert, but a
+			// resolved one is not raised again by the window's stragglers.
+			if _, joined := alerts[spec.Fingerprint]; !joined {
+				var id string
+				err := findOpen.QueryRowContext(ctx, orgID, spec.Fingerprint).Scan(&id)
+				if err == sql.ErrNoRows {
+					continue
+				}
+				if err != nil {
+					return nil, nil, fmt.Errorf("find open burst alert: %w", err)
+				}
+			}
 		}
 		worst := 0
 		for _, i := range members {
@@ -171,8 +192,13 @@ func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent
 		}
 		if before > 0 && before < alerting.BurstThreshold {
 			// Crossing now: the window's earlier events belong to the burst too.
+			var first int64
+			if err := firstInWindow.QueryRowContext(ctx, orgID, k.asset, k.typ, k.window,
+				k.window+int64(alerting.BurstWindow/time.Millisecond), alerting.SeverityHigh).Scan(&first); err != nil {
+				return nil, nil, fmt.Errorf("burst window start: %w", err)
+			}
 			d.count += before
-			d.first = min(d.first, k.window)
+			d.first = min(d.first, first)
 			d.linkWindows = append(d.linkWindows, k)
 		}
 	}
@@ -303,11 +329,14 @@ func writeEventRollups(ctx context.Context, tx *sql.Tx, orgID string, events []N
 			max_severity = MAX(max_severity, excluded.max_severity), first_seen = MIN(first_seen, excluded.first_seen),
 			last_seen = MAX(last_seen, excluded.last_seen)`, indicatorRows},
 		batch{"threat assets", `INSERT OR IGNORE INTO threat_assets (org_id, indicator, asset) VALUES (?, ?, ?)`, pairRows},
-		batch{"event sources", `INSERT INTO event_sources (org_id, source, n, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, source) DO UPDATE SET n = n + excluded.n, first_seen = MIN(first_seen, excluded.first_seen),
-			last_seen = MAX(last_seen, excluded.last_seen)`, sourceRows},
+		batch{"event sources", sourceUpsert, sourceRows},
 	)
 }
+
+// sourceUpsert records that a source reported: events and DNS telemetry alike.
+const sourceUpsert = `INSERT INTO event_sources (org_id, source, n, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT (org_id, source) DO UPDATE SET n = n + excluded.n, first_seen = MIN(first_seen, excluded.first_seen),
+	last_seen = MAX(last_seen, excluded.last_seen)`
 
 // batch is one statement and the rows to run it for.
 type batch struct {
@@ -348,11 +377,13 @@ func writeDNS(ctx context.Context, tx *sql.Tx, orgID string, queries []DNSQuery)
 		return fmt.Errorf("prepare dns insert: %w", err)
 	}
 	defer stmt.Close()
-	type dayKey struct {
-		day      int64
+	type hourKey struct {
+		hour     int64
 		category string
 	}
-	days := map[dayKey]int64{}
+	hours := map[hourKey]int64{}
+	type source struct{ n, first, last int64 }
+	sources := map[string]*source{}
 	type blocked struct {
 		category string
 		n, last  int64
@@ -363,7 +394,12 @@ func writeDNS(ctx context.Context, tx *sql.Tx, orgID string, queries []DNSQuery)
 		if _, err := stmt.ExecContext(ctx, orgID, ts, q.Source, q.Client, q.Domain, q.QType, q.RCode, q.Category); err != nil {
 			return fmt.Errorf("insert dns query: %w", err)
 		}
-		days[dayKey{floorMS(ts, dayMS), q.Category}]++
+		hours[hourKey{floorMS(ts, hourMS), q.Category}]++
+		if src, ok := sources[q.Source]; ok {
+			src.n, src.first, src.last = src.n+1, min(src.first, ts), max(src.last, ts)
+		} else {
+			sources[q.Source] = &source{1, ts, ts}
+		}
 		if q.Category != "" {
 			b, ok := domains[q.Domain]
 			if !ok {
@@ -373,17 +409,21 @@ func writeDNS(ctx context.Context, tx *sql.Tx, orgID string, queries []DNSQuery)
 			b.n, b.last = b.n+1, max(b.last, ts)
 		}
 	}
-	var dayRows, domainRows [][]any
-	for k, n := range days {
-		dayRows = append(dayRows, []any{orgID, k.day, k.category, n})
+	var hourRows, domainRows, sourceRows [][]any
+	for k, n := range hours {
+		hourRows = append(hourRows, []any{orgID, k.hour, k.category, n})
+	}
+	for name, src := range sources {
+		sourceRows = append(sourceRows, []any{orgID, name, src.n, src.first, src.last})
 	}
 	for d, b := range domains {
 		domainRows = append(domainRows, []any{orgID, d, b.category, b.n, b.last})
 	}
 	return execAll(ctx, tx,
-		batch{"dns rollup", `INSERT INTO dns_rollup (org_id, day, category, n) VALUES (?, ?, ?, ?)
-			ON CONFLICT (org_id, day, category) DO UPDATE SET n = n + excluded.n`, dayRows},
+		batch{"dns rollup", `INSERT INTO dns_rollup (org_id, hour, category, n) VALUES (?, ?, ?, ?)
+			ON CONFLICT (org_id, hour, category) DO UPDATE SET n = n + excluded.n`, hourRows},
 		batch{"blocked domains", `INSERT INTO dns_blocked_domains (org_id, domain, category, n, last_seen) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (org_id, domain) DO UPDATE SET n = n + excluded.n, last_seen = MAX(last_seen, excluded.last_seen)`, domainRows},
+		batch{"dns sources", sourceUpsert, sourceRows},
 	)
 }

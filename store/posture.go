@@ -40,10 +40,10 @@ func (s *Store) IdentityFacts(ctx context.Context, orgID string, now time.Time) 
 }
 
 // DNSTotals returns DNS queries by blocklist category ("" = allowed) from
-// the day holding since.
+// the hour holding since.
 func (s *Store) DNSTotals(ctx context.Context, orgID string, since time.Time) (map[string]int, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT category, SUM(n) FROM dns_rollup WHERE org_id = ? AND day >= ? GROUP BY category`,
-		orgID, floorMS(ms(since), dayMS))
+	rows, err := s.reader.QueryContext(ctx, `SELECT category, SUM(n) FROM dns_rollup WHERE org_id = ? AND hour >= ? GROUP BY category`,
+		orgID, floorMS(ms(since), hourMS))
 	if err != nil {
 		return nil, fmt.Errorf("dns totals: %w", err)
 	}

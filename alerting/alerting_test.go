@@ -1,0 +1,72 @@
+package alerting
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCategories(t *testing.T) {
+	tests := []struct {
+		typ, msg, category, want string
+	}{
+		{TypeThreat, "ET MALWARE Win32/Emotet CnC Activity", "", CategoryMalware},
+		{TypeThreat, "Beacon to C2 server", "", CategoryMalware},
+		{TypeThreat, "Connection to ec2-1-2-3-4.compute-1.amazonaws.com", "", CategoryIntrusion},
+		{TypeThreat, "hash 9c2f0e", "", CategoryIntrusion},
+		{TypeThreat, "ET SCAN Nmap Scripting Engine", "", CategoryReconnaissance},
+		{TypeThreat, "Port sweep", "", CategoryReconnaissance},
+		{TypeThreat, "Odd traffic", "Attempted Information Leak", CategoryReconnaissance},
+		{TypeThreat, "Escan antivirus update", "", CategoryIntrusion},
+		{TypeThreat, "ET EXPLOIT Struts", "", CategoryIntrusion},
+		{TypeBlocked, "Dropped", "", CategoryBlocked},
+		{TypeDNS, "Tunnel", "", CategoryDNS},
+		{TypePolicy, "USB", "", CategoryPolicy},
+	}
+	for _, tc := range tests {
+		spec, ok := Immediate(Event{Type: tc.typ, Severity: 3, Asset: "h", Message: tc.msg, Category: tc.category})
+		if !ok || spec.Category != tc.want {
+			t.Errorf("%q: %s, want %s", tc.msg, spec.Category, tc.want)
+		}
+		if !strings.Contains(spec.RecommendedAction, "h") || spec.Title != tc.msg {
+			t.Errorf("%q: action %q title %q", tc.msg, spec.RecommendedAction, spec.Title)
+		}
+	}
+}
+
+func TestImmediateOnlyHighAndCritical(t *testing.T) {
+	for sev, want := range []bool{false, false, false, true, true} {
+		if _, ok := Immediate(Event{Type: TypeThreat, Severity: sev, Asset: "h", Message: "m"}); ok != want {
+			t.Errorf("severity %d: alert %v", sev, ok)
+		}
+	}
+}
+
+func TestFingerprints(t *testing.T) {
+	a, _ := Immediate(Event{Type: TypeThreat, Severity: 3, Asset: "h1", Message: "m", Indicator: "1.2.3.4"})
+	b, _ := Immediate(Event{Type: TypeThreat, Severity: 4, Asset: "h1", Message: "other text", Indicator: "1.2.3.4"})
+	c, _ := Immediate(Event{Type: TypeThreat, Severity: 3, Asset: "h2", Message: "m", Indicator: "1.2.3.4"})
+	if a.Fingerprint != b.Fingerprint || a.Fingerprint == c.Fingerprint {
+		t.Fatal("one threat on one asset must share a fingerprint; another asset must not")
+	}
+	if Burst(TypeBlocked, "h1", 1).Fingerprint == Burst(TypeThreat, "h1", 1).Fingerprint {
+		t.Fatal("bursts of different types share a fingerprint")
+	}
+	if s := Burst(TypeBlocked, "h1", 1).Severity; s != 2 {
+		t.Fatalf("burst severity %d, want at least medium", s)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	at := time.Date(2026, 1, 1, 10, 17, 42, 0, time.UTC)
+	if w := Window(at); !w.Equal(time.Date(2026, 1, 1, 10, 10, 0, 0, time.UTC)) {
+		t.Fatalf("window %v", w)
+	}
+}
+
+func TestTitleIsOneLine(t *testing.T) {
+	spec, _ := Immediate(Event{Type: TypeThreat, Severity: 3, Asset: "h", Message: "line\nBcc: x\r" + strings.Repeat("y", 300)})
+	if strings.ContainsAny(spec.Title, "\r\n") || len(spec.Title) > 200 {
+		t.Fatalf("title %q", spec.Title)
+	}
+}
