@@ -173,10 +173,13 @@ func (a *API) riskTimeline(w http.ResponseWriter, r *http.Request) error {
 }
 
 // dailySummary states the facts of the last 24 hours in plain sentences.
-// Every number in it comes from the store; nothing is invented.
+// Every number in it comes from the store, and each fact names the span it
+// really covers (counts start at the top of the hour, asset totals at the
+// start of the day); nothing is invented.
 func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
 	orgID, now := principalFrom(r.Context()).OrgID, a.Now()
-	since := now.Add(-day)
+	since := now.Add(-day).Truncate(time.Hour)
+	assetsSince := startOfDay(since)
 	c, err := a.Store.CountEventsSince(r.Context(), orgID, since)
 	if err != nil {
 		return err
@@ -189,7 +192,7 @@ func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	assets, err := a.Store.TopAssets(r.Context(), orgID, since, 1)
+	assets, err := a.Store.TopAssets(r.Context(), orgID, assetsSince, 1)
 	if err != nil {
 		return err
 	}
@@ -200,25 +203,26 @@ func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
 	facts := map[string]any{
 		"period_start": timestamp(since), "period_end": timestamp(now), "events": newCountsView(c),
 		"alerts_raised": raised, "alerts_resolved": resolved, "open_critical_alerts": open[4], "open_high_alerts": open[3],
-		"top_asset": nil, "top_indicator": nil,
+		"top_asset": nil, "top_asset_since": timestamp(assetsSince), "top_indicator": nil,
 	}
 	var s []string
 	if c.Total == 0 {
-		s = append(s, "No security events were recorded in the last 24 hours.")
+		s = append(s, fmt.Sprintf("No security events were recorded since %s.", since.Format("15:04 UTC on Jan 2")))
 	} else {
-		s = append(s, fmt.Sprintf("In the last 24 hours %s recorded, %s of them high or critical.",
+		s = append(s, fmt.Sprintf("Since %s, %s recorded, %s of them high or critical.", since.Format("15:04 UTC on Jan 2"),
 			plural(c.Total, "security event was", "security events were"), plural(c.BySeverity[3]+c.BySeverity[4], "", "")))
 		if b := c.ByType[alerting.TypeBlocked]; b > 0 {
 			s = append(s, fmt.Sprintf("%s blocked.", plural(b, "connection was", "connections were")))
 		}
 	}
 	if len(indicators) > 0 {
-		facts["top_indicator"] = indicators[0]
-		s = append(s, fmt.Sprintf("The most frequent threat was %q (%s in total).", indicators[0].Name, plural(indicators[0].Count, "event", "events")))
+		facts["top_indicator"] = map[string]any{"name": indicators[0].Name, "events_all_time": indicators[0].Count}
+		s = append(s, fmt.Sprintf("Of the threats seen in this period, the most frequent overall is %q (%s to date).",
+			indicators[0].Name, plural(indicators[0].Count, "event", "events")))
 	}
 	if len(assets) > 0 {
-		facts["top_asset"] = assets[0]
-		s = append(s, fmt.Sprintf("The busiest asset was %s.", assets[0].Name))
+		facts["top_asset"] = map[string]any{"name": assets[0].Name, "events": assets[0].Count}
+		s = append(s, fmt.Sprintf("The busiest asset since %s was %s.", assetsSince.Format("Jan 2"), assets[0].Name))
 	}
 	s = append(s, fmt.Sprintf("%s raised and %s resolved.", plural(raised, "alert was", "alerts were"), plural(resolved, "was", "were")))
 	if open[4]+open[3] > 0 {
