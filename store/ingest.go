@@ -148,8 +148,10 @@ func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent
 		return nil, nil, fmt.Errorf("prepare burst count: %w", err)
 	}
 	defer countWindow.Close()
-	firstInWindow, err := tx.PrepareContext(ctx, `SELECT MIN(ts) FROM events WHERE org_id = ? AND asset = ? AND type = ?
-		AND ts >= ? AND ts < ? AND severity < ?`)
+	// INDEXED BY: without statistics the planner would scan the whole
+	// window of every asset through the time index.
+	firstInWindow, err := tx.PrepareContext(ctx, `SELECT MIN(ts) FROM events INDEXED BY events_org_asset_ts
+		WHERE org_id = ? AND asset = ? AND type = ? AND ts >= ? AND ts < ? AND severity < ?`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("prepare burst start: %w", err)
 	}
@@ -163,28 +165,21 @@ func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent
 		if after < alerting.BurstThreshold {
 			continue
 		}
-		spec := alerting.Burst(k.typ, k.asset, 0)
-		if before >= alerting.BurstThreshold {
-			// Past the threshold already: join the open burst alert, but a
-			// resolved one is not raised again by the window's stragglers.
-			if _, joined := alerts[spec.Fingerprint]; !joined {
-				var id string
-				err := findOpen.QueryRowContext(ctx, orgID, spec.Fingerprint).Scan(&id)
-				if err == sql.ErrNoRows {
-					continue
-				}
-				if err != nil {
-					return nil, nil, fmt.Errorf("find open burst alert: %w", err)
-				}
-			}
-		}
 		worst := 0
 		for _, i := range members {
 			worst = max(worst, events[i].Severity)
 		}
-		d, err := join(alerting.Burst(k.typ, k.asset, worst))
+		spec := alerting.Burst(k.typ, k.asset, worst)
+		_, planned := alerts[spec.Fingerprint]
+		d, err := join(spec)
 		if err != nil {
 			return nil, nil, err
+		}
+		if before >= alerting.BurstThreshold && !planned && !d.exists {
+			// Past the threshold already and no burst alert open (it was
+			// resolved): the window's stragglers raise nothing new.
+			delete(alerts, spec.Fingerprint)
+			continue
 		}
 		for _, i := range members {
 			alertOf[i] = d
@@ -251,8 +246,8 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 		batch{"insert alert", `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
 			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)`, inserts},
-		batch{"link burst events", `UPDATE events SET alert_id = ? WHERE org_id = ? AND asset = ? AND type = ?
-			AND ts >= ? AND ts < ? AND severity < ? AND alert_id IS NULL`, links},
+		batch{"link burst events", `UPDATE events INDEXED BY events_org_asset_ts SET alert_id = ? WHERE org_id = ? AND asset = ?
+			AND type = ? AND ts >= ? AND ts < ? AND severity < ? AND alert_id IS NULL`, links},
 	)
 }
 
