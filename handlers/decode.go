@@ -29,6 +29,11 @@ func decode(r *http.Request, dst any) error {
 // readBody returns a request's JSON body, {} when empty, after checking the
 // content type.
 func readBody(r *http.Request) ([]byte, error) {
+	return readBodyAs(r, "application/json")
+}
+
+// readBodyAs is readBody for bodies that may come as any of the media types.
+func readBodyAs(r *http.Request, mediaTypes ...string) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -40,8 +45,8 @@ func readBody(r *http.Request) ([]byte, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return []byte("{}"), nil
 	}
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return nil, invalid("Content-Type", "must be application/json")
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !contains(mediaTypes, mt) {
+		return nil, invalid("Content-Type", "must be "+strings.Join(mediaTypes, " or "))
 	}
 	return body, nil
 }
@@ -63,11 +68,6 @@ func decodeJSON(body []byte, dst any) error {
 		return invalid("body", "must contain a single JSON object")
 	}
 	return nil
-}
-
-func isJSONContentType(v string) bool {
-	mt, _, err := mime.ParseMediaType(v)
-	return err == nil && mt == "application/json"
 }
 
 // decodeError turns a decoder error into a client-safe validation error.

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"time"
 
@@ -20,16 +18,9 @@ var eveContentTypes = []string{"application/json", "application/x-ndjson", "appl
 // decodeEVE reads Suricata EVE JSON (lines or an array) into events and DNS
 // telemetry. A bad record refuses the whole request, naming its line.
 func (a *API) decodeEVE(r *http.Request) ([]store.NewEvent, []store.DNSQuery, error) {
-	body, err := io.ReadAll(r.Body)
+	body, err := readBodyAs(r, eveContentTypes...)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, nil, err
-		}
-		return nil, nil, invalid("body", "could not be read")
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !contains(eveContentTypes, mt) {
-		return nil, nil, invalid("Content-Type", "must be application/json or application/x-ndjson")
+		return nil, nil, err
 	}
 	res, err := eve.Parse(body)
 	var lineErr *eve.LineError
