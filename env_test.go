@@ -261,9 +261,26 @@ func (e *testEnv) apiKey(admin account, scope string) string {
 	return r.str("data", "key")
 }
 
+// verify confirms an account's e-mail address with the token mailed at
+// registration, unless it is confirmed already.
+func (e *testEnv) verify(a account) {
+	e.t.Helper()
+	if e.do("GET", "/api/auth/me", a.token, nil).must(e.t, http.StatusOK).data()["email_verified"] == true {
+		return
+	}
+	for _, m := range e.mails(a.email) {
+		if tok := tokenInLink.FindStringSubmatch(m.Body); tok != nil && strings.Contains(m.Body, "verify-email?token=") {
+			e.do("POST", "/api/auth/verify-email", "", map[string]string{"token": tok[1]}).must(e.t, http.StatusOK)
+			return
+		}
+	}
+	e.t.Fatalf("no verification mail to %s", a.email)
+}
+
 // member invites and registers a member into admin's organization.
 func (e *testEnv) member(admin account, email, role string) account {
 	e.t.Helper()
+	e.verify(admin)
 	inv := e.do("POST", "/api/org/invites", admin.token, map[string]string{"email": email, "role": role}).
 		must(e.t, http.StatusCreated)
 	r := e.do("POST", "/api/auth/register", "", map[string]any{"email": email, "password": testPassword,

@@ -11,6 +11,18 @@ import (
 func TestInvites(t *testing.T) {
 	e := newTestEnv(t)
 	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "admin")
+	t.Run("unconfirmed senders cannot invite", func(t *testing.T) {
+		for _, cred := range []string{admin.token, key} {
+			e.do("POST", "/api/org/invites", cred, map[string]string{"email": "x@acme.test"}).
+				wantError(t, http.StatusForbidden, "email_unverified", "")
+		}
+		if len(e.mails("x@acme.test")) != 0 {
+			t.Fatal("an unconfirmed sender got mail out")
+		}
+	})
+	e.verify(admin)
+	e.do("POST", "/api/org/invites", key, map[string]string{"email": "k@acme.test"}).must(t, http.StatusCreated)
 	inv := e.do("POST", "/api/org/invites", admin.token, map[string]string{"email": "Bob@Acme.test", "role": "member"}).must(t, http.StatusCreated)
 	token := inv.str("data", "token")
 	if token == "" || !strings.HasPrefix(inv.str("data", "id"), "inv_") || inv.str("data", "status") != "pending" {
@@ -34,8 +46,14 @@ func TestInvites(t *testing.T) {
 		t.Fatalf("invited user: %s", bob.raw)
 	}
 	register("bob2@acme.test", token).wantFields(t, "invite_token") // single use
-	if s := e.do("GET", "/api/org/invites", admin.token, nil).list()[0].(map[string]any)["status"]; s != "accepted" {
-		t.Fatalf("invite status %v", s)
+	status := ""
+	for _, inv := range e.do("GET", "/api/org/invites", admin.token, nil).list() {
+		if m := inv.(map[string]any); m["email"] == "bob@acme.test" {
+			status = m["status"].(string)
+		}
+	}
+	if status != "accepted" {
+		t.Fatalf("bob's invite status %q", status)
 	}
 
 	t.Run("expired", func(t *testing.T) {
@@ -102,7 +120,7 @@ func TestMembers(t *testing.T) {
 		e.do("DELETE", "/api/org/members/"+bob.id, bob.token, nil).wantError(t, http.StatusConflict, "conflict", "")
 	})
 	t.Run("removed member", func(t *testing.T) {
-		carol := e.member(account{token: bob.token}, "carol@acme.test", "member")
+		carol := e.member(bob, "carol@acme.test", "member")
 		e.do("DELETE", "/api/org/members/"+carol.id, bob.token, nil).must(t, http.StatusOK)
 		e.login(carol.email, testPassword).wantError(t, http.StatusUnauthorized, "unauthorized", "Invalid email or password")
 		e.do("DELETE", "/api/org/members/"+carol.id, bob.token, nil).wantError(t, http.StatusNotFound, "not_found", "")

@@ -13,21 +13,22 @@ import (
 
 // Error codes of the error envelope.
 const (
-	CodeValidation    = "validation_error"
-	CodeUnauthorized  = "unauthorized"
-	CodeForbidden     = "forbidden"
-	CodePlanRequired  = "plan_upgrade_required"
-	CodeNotFound      = "not_found"
-	CodeNotAllowed    = "method_not_allowed"
-	CodeConflict      = "conflict"
-	CodeTooLarge      = "payload_too_large"
-	CodeRateLimited   = "rate_limited"
-	CodeInternal      = "internal_error"
-	CodeUnavailable   = "service_unavailable"
-	internalMessage   = "Internal server error"
-	notFoundMessage   = "Resource not found"
-	tooLargeMessage   = "Request body too large (limit 1 MiB; 16 MiB for event ingest)"
-	unavailableReason = "Service unavailable"
+	CodeValidation      = "validation_error"
+	CodeUnauthorized    = "unauthorized"
+	CodeForbidden       = "forbidden"
+	CodeEmailUnverified = "email_unverified"
+	CodePlanRequired    = "plan_upgrade_required"
+	CodeNotFound        = "not_found"
+	CodeNotAllowed      = "method_not_allowed"
+	CodeConflict        = "conflict"
+	CodeTooLarge        = "payload_too_large"
+	CodeRateLimited     = "rate_limited"
+	CodeInternal        = "internal_error"
+	CodeUnavailable     = "service_unavailable"
+	internalMessage     = "Internal server error"
+	notFoundMessage     = "Resource not found"
+	tooLargeMessage     = "Request body too large (limit 1 MiB; 16 MiB for event ingest)"
+	unavailableReason   = "Service unavailable"
 )
 
 // The exact 401 messages of spec §5.

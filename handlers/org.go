@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -67,6 +68,9 @@ func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pr := principalFrom(r.Context())
+	if err := a.requireVerifiedSender(r.Context(), pr); err != nil {
+		return err
+	}
 	org, err := a.Store.Org(r.Context(), pr.OrgID)
 	if err != nil {
 		return err
@@ -159,4 +163,23 @@ func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
 		Removed bool   `json:"removed"`
 	}{id, true})
 	return nil
+}
+
+// requireVerifiedSender keeps unconfirmed accounts from making Garrison mail
+// arbitrary addresses: a user must have confirmed their own address, an API
+// key's organization must have a confirmed admin.
+func (a *API) requireVerifiedSender(ctx context.Context, p Principal) error {
+	verified := p.Kind == KindSession && p.User.EmailVerifiedAt != nil
+	if p.Kind == KindAPIKey {
+		n, err := a.Store.VerifiedAdmins(ctx, p.OrgID)
+		if err != nil {
+			return err
+		}
+		verified = n > 0
+	}
+	if verified {
+		return nil
+	}
+	return &Error{Status: http.StatusForbidden, Code: CodeEmailUnverified,
+		Message: "Confirm your e-mail address (POST /api/auth/verify-email) before inviting others"}
 }

@@ -136,3 +136,13 @@ func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, stays
 	}
 	return nil
 }
+
+// VerifiedAdmins counts the organization's admins with a confirmed address.
+func (s *Store) VerifiedAdmins(ctx context.Context, orgID string) (int, error) {
+	var n int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin'
+		AND email_verified_at IS NOT NULL`, orgID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("verified admins: %w", err)
+	}
+	return n, nil
+}
