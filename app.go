@@ -83,6 +83,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				MailQueued:  a.mailer.Notify,
 				Limits:      a.limits,
 				Blocklist:   blocked,
+				OpenAPI:     openAPIDocument,
 			})
 			a.mailer.prepare = a.api.ProcessResetRequests
 			a.handler = a.api.Handler()

@@ -17,6 +17,9 @@ import (
 //go:embed schema.sql
 var schemaSQL string
 
+//go:embed docs/openapi.json
+var openAPIDocument []byte
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -110,20 +110,3 @@ func authorize(p Principal, a Access) error {
 	}
 	return forbidden("Insufficient permissions. Required role: " + a.String())
 }
-
-// requirePlan refuses organizations below the given plan.
-func requirePlan(p Principal, plan string) error {
-	rank := func(s string) int {
-		for i, v := range store.Plans {
-			if v == s {
-				return i
-			}
-		}
-		return -1
-	}
-	if rank(p.Plan) >= rank(plan) {
-		return nil
-	}
-	return &Error{Status: http.StatusForbidden, Code: CodePlanRequired,
-		Message: "This feature needs the " + plan + " plan or higher; this organization is on " + p.Plan}
-}

@@ -54,6 +54,8 @@ type Deps struct {
 	Limits     *RateLimits
 	// Blocklist classifies DNS queries; nil means the embedded lists.
 	Blocklist *blocklist.List
+	// OpenAPI is the OpenAPI 3.1 document served at GET /api/openapi.json.
+	OpenAPI []byte
 }
 
 // API serves every route of Garrison.

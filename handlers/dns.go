@@ -74,11 +74,16 @@ func (a *API) decodeNative(r *http.Request) ([]store.NewEvent, []store.DNSQuery,
 func (a *API) validDNS(p *problems, prefix string, in dnsInput, now time.Time) (store.DNSQuery, bool) {
 	before := len(p.fields)
 	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
-	p.check(err == nil && !ts.After(now.Add(futureSkew)), prefix+"timestamp", "must be an RFC 3339 timestamp, at most a day ahead")
+	if err != nil {
+		p.add(prefix+"timestamp", "must be an RFC 3339 timestamp")
+	} else if problem := timestampProblem(ts, now); problem != "" {
+		p.add(prefix+"timestamp", problem)
+	}
 	client, err := netip.ParseAddr(in.Client)
 	p.check(err == nil, prefix+"client", "must be an IP address")
 	domain := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(in.Domain)), ".")
-	p.check(validAsset(domain), prefix+"domain", "must be a domain name")
+	_, isIP := netip.ParseAddr(domain)
+	p.check(isIP != nil && validAsset(domain), prefix+"domain", "must be a domain name")
 	p.check(len(in.QType) <= 16 && validLabelOrEmpty(in.QType), prefix+"qtype", "must be a record type such as A or AAAA")
 	p.check(len(in.RCode) <= 16 && validLabelOrEmpty(in.RCode), prefix+"rcode", "must be a response code such as NOERROR")
 	if len(p.fields) > before {

@@ -18,3 +18,15 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 	writeData(w, http.StatusOK, map[string]string{"status": "ok"})
 	return nil
 }
+
+// openAPI serves the API's OpenAPI document as is, not in the envelope, so
+// tools can read it directly.
+func (a *API) openAPI(w http.ResponseWriter, r *http.Request) error {
+	if len(a.OpenAPI) == 0 {
+		return notFound()
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(a.OpenAPI)
+	return nil
+}

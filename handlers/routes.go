@@ -4,6 +4,7 @@ package handlers
 func (a *API) table() []Route {
 	return []Route{
 		{"GET", "/api/dashboard/health", Public, a.health},
+		{"GET", "/api/openapi.json", Public, a.openAPI},
 
 		{"POST", "/api/auth/register", Public, a.register},
 		{"POST", "/api/auth/login", Public, a.login},
