@@ -32,11 +32,10 @@ func (a *API) posture(ctx context.Context, orgID string) (postureFacts, error) {
 	if f.openAlerts, err = a.Store.OpenAlertCounts(ctx, orgID); err != nil {
 		return f, err
 	}
-	week, err := a.Store.CountEventsSince(ctx, orgID, now.Add(-7*day))
-	if err != nil {
+	if f.week, err = a.Store.CountEventsSince(ctx, orgID, now.Add(-7*day)); err != nil {
 		return f, err
 	}
-	f.highEvents7d = week.BySeverity[3] + week.BySeverity[4]
+	f.highEvents7d = f.week.BySeverity[3] + f.week.BySeverity[4]
 	if f.identity, err = a.Store.IdentityFacts(ctx, orgID, now); err != nil {
 		return f, err
 	}
@@ -95,10 +94,6 @@ func (a *API) overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	week, err := a.Store.CountEventsSince(r.Context(), orgID, f.now.Add(-7*day))
-	if err != nil {
-		return err
-	}
 	recent, _, err := a.Store.Alerts(r.Context(), orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: recentAlertsShown}})
 	if err != nil {
 		return err
@@ -117,7 +112,7 @@ func (a *API) overview(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeData(w, http.StatusOK, map[string]any{
 		"security_score": map[string]any{"score": score.Score, "grade": score.Grade, "sub_scores": subs},
-		"events":         map[string]countsView{"24h": newCountsView(day1), "7d": newCountsView(week)},
+		"events":         map[string]countsView{"24h": newCountsView(day1), "7d": newCountsView(f.week)},
 		"open_alerts":    open,
 		"recent_alerts":  alerts,
 		"agents":         map[string]int{"active": 0, "queued": 0},

@@ -44,6 +44,7 @@ type securityScore struct {
 // postureFacts is everything the score is computed from.
 type postureFacts struct {
 	openAlerts   [5]int
+	week         store.EventCounts // the last seven days, whole hours
 	highEvents7d int
 	identity     store.IdentityFacts
 	sources      []store.Source
