@@ -52,7 +52,7 @@ type postureFacts struct {
 	now          time.Time
 }
 
-// penalise adds an input and returns the sub-score's running total.
+// penalise records one input and what it costs the sub-score.
 func (s *subScore) penalise(name string, value any, penalty int, explain string) {
 	s.Inputs = append(s.Inputs, input{Name: name, Value: value, Penalty: penalty, Explain: explain})
 }
