@@ -78,7 +78,7 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 		if len(p.fields) >= maxReportedField {
 			break
 		}
-		in, err := decodeEvent(raw, prefix(i))
+		in, err := scanEvent(raw, prefix(i))
 		if err != nil {
 			return nil, err
 		}
@@ -90,48 +90,6 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 		return nil, err
 	}
 	return out, nil
-}
-
-// decodeEvent reads one event object in a single pass, matching keys
-// exactly: the batch path's hot loop, so it avoids a second reflective decode.
-func decodeEvent(raw json.RawMessage, prefix string) (eventInput, error) {
-	var in eventInput
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		name := strings.TrimSuffix(prefix, ".")
-		if name == "" {
-			name = "body"
-		}
-		return in, invalid(name, "must be an event object")
-	}
-	for k, v := range fields {
-		var dst *string
-		switch k {
-		case "type":
-			dst = &in.Type
-		case "severity":
-			dst = &in.Severity
-		case "timestamp":
-			dst = &in.Timestamp
-		case "source":
-			dst = &in.Source
-		case "asset":
-			dst = &in.Asset
-		case "message":
-			dst = &in.Message
-		case "indicator":
-			dst = &in.Indicator
-		case "details":
-			in.Details = v
-			continue
-		default:
-			return in, invalid(prefix+k, "is not a known field")
-		}
-		if err := json.Unmarshal(v, dst); err != nil {
-			return in, invalid(prefix+k, "must be a string")
-		}
-	}
-	return in, nil
 }
 
 func validEvent(p *problems, prefix string, in eventInput, defaultSource string, now time.Time) (store.NewEvent, bool) {
