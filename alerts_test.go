@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -181,4 +182,30 @@ func TestAlertStatusChanges(t *testing.T) {
 			t.Fatalf("%d", len(got))
 		}
 	})
+}
+
+func TestAlertPagination(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	var batch []map[string]any
+	for i := range 5 {
+		batch = append(batch, ev(e, "threat_detected", "high", fmt.Sprintf("host-%d", i), "exploit attempt", e.clock.Now().Add(time.Duration(i)*time.Minute)))
+	}
+	e.ingest(admin.token, batch...).must(t, http.StatusCreated)
+	var seen []string
+	for offset := 0; offset < 5; offset += 2 {
+		r := e.do("GET", fmt.Sprintf("/api/alerts?limit=2&offset=%d", offset), admin.token, nil).must(t, http.StatusOK)
+		p := r.body["pagination"].(map[string]any)
+		if p["total"] != float64(5) {
+			t.Fatalf("total %v", p["total"])
+		}
+		for _, a := range r.list() {
+			seen = append(seen, a.(map[string]any)["affected_asset"].(string))
+		}
+	}
+	// Most recently active first, each exactly once.
+	if strings.Join(seen, ",") != "host-4,host-3,host-2,host-1,host-0" {
+		t.Fatalf("pages: %v", seen)
+	}
+	e.do("GET", "/api/alerts?limit=x", admin.token, nil).wantFields(t, "limit")
 }

@@ -163,9 +163,17 @@ func TestIngestAndList(t *testing.T) {
 		if asc["timestamp"] != base.Format(time.RFC3339) {
 			t.Fatalf("oldest: %v", asc)
 		}
-		bySev := e.do("GET", "/api/events?limit=1&sort=severity", key, nil).list()[0].(map[string]any)
-		if bySev["severity"] != "critical" {
-			t.Fatalf("sort=severity: %v", bySev)
+		rank := map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+		for _, order := range []string{"desc", "asc"} {
+			page := e.do("GET", "/api/events?limit=200&sort=severity&order="+order, key, nil).list()
+			for i := 1; i < len(page); i++ {
+				a, b := page[i-1].(map[string]any), page[i].(map[string]any)
+				ra, rb := rank[a["severity"].(string)], rank[b["severity"].(string)]
+				if order == "desc" && (ra < rb || ra == rb && a["timestamp"].(string) < b["timestamp"].(string)) ||
+					order == "asc" && (ra > rb || ra == rb && a["timestamp"].(string) > b["timestamp"].(string)) {
+					t.Fatalf("sort=severity&order=%s out of order at %d: %v then %v", order, i, a, b)
+				}
+			}
 		}
 		oldest := e.do("GET", "/api/events?limit=1&order=asc&sort=timestamp", key, nil).list()[0].(map[string]any)
 		if oldest["indicator"] != "evil.example" && oldest["message"] != "usb stick" {
