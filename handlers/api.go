@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func (a *API) Handler() http.Handler {
 	// A pattern without a method is less specific than the ones with, so it
 	// only sees the methods no route has: answer those with a JSON 405.
 	for path, allowed := range methods {
-		if contains(allowed, http.MethodGet) {
+		if slices.Contains(allowed, http.MethodGet) {
 			allowed = append(allowed, http.MethodHead)
 		}
 		sort.Strings(allowed)
@@ -195,13 +196,4 @@ func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, err
 		return Principal{}, err
 	}
 	return a.Auth.Authenticate(ctx, value)
-}
-
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }

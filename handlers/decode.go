@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -45,7 +46,7 @@ func readBodyAs(r *http.Request, mediaTypes ...string) ([]byte, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return []byte("{}"), nil
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !contains(mediaTypes, mt) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !slices.Contains(mediaTypes, mt) {
 		return nil, invalid("Content-Type", "must be "+strings.Join(mediaTypes, " or "))
 	}
 	return body, nil

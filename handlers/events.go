@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -95,7 +96,7 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 func validEvent(p *problems, prefix string, in eventInput, defaultSource string, now time.Time) (store.NewEvent, bool) {
 	before := len(p.fields)
 	sev := alerting.SeverityIndex(in.Severity)
-	p.check(contains(alerting.Types, in.Type), prefix+"type", "must be one of "+strings.Join(alerting.Types, ", "))
+	p.check(slices.Contains(alerting.Types, in.Type), prefix+"type", "must be one of "+strings.Join(alerting.Types, ", "))
 	p.check(sev >= 0, prefix+"severity", "must be one of "+strings.Join(alerting.Severities, ", "))
 	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
 	if err != nil {
@@ -248,7 +249,7 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if v := q.Get("type"); v != "" {
 		for _, t := range strings.Split(v, ",") {
 			t = strings.TrimSpace(t)
-			if !contains(alerting.Types, t) {
+			if !slices.Contains(alerting.Types, t) {
 				p.add("type", "must be a comma list of "+strings.Join(alerting.Types, ", "))
 				break
 			}
