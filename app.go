@@ -10,9 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"garrison/agents"
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/handlers"
+	"garrison/llm"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -31,6 +33,7 @@ type app struct {
 	handler http.Handler
 	jwt     *jwtCodec
 	mailer  *mailer
+	runner  *agents.Runner
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -71,6 +74,13 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 			a := &app{store: st, jwt: codec, log: log, now: opts.now,
 				limits: handlers.NewRateLimits(cfg.limits, cfg.trustedProxies, limiterOpts...)}
 			a.mailer = newMailer(st, cfg, log)
+			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
+			a.runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: opts.now, Workers: cfg.agentWorkers,
+				Timeout: cfg.agentTimeout, LLM: model})
+			var narrator handlers.Narrator
+			if model != nil {
+				narrator = model
+			}
 			a.api = handlers.New(handlers.Deps{
 				Store:       st,
 				Log:         log,
@@ -84,6 +94,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Limits:      a.limits,
 				Blocklist:   blocked,
 				OpenAPI:     openAPIDocument,
+				Agents:      a.runner,
+				Narrator:    narrator,
 			})
 			a.mailer.prepare = a.api.ProcessResetRequests
 			a.handler = a.api.Handler()
@@ -105,6 +117,7 @@ const limiterSweepInterval = time.Minute
 func (a *app) runBackground(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.mailer.Run(ctx) })
+	wg.Go(func() { a.runner.Run(ctx) })
 	wg.Go(func() { a.limits.Run(ctx, limiterSweepInterval) })
 	wg.Go(func() {
 		t := time.NewTicker(maintenanceInterval)

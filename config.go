@@ -35,6 +35,12 @@ type config struct {
 	demo            bool
 	limits          map[string]ratelimit.Limit
 	trustedProxies  []netip.Prefix
+	agentWorkers    int
+	agentTimeout    time.Duration
+	llmURL          string
+	llmModel        string
+	llmAPIKey       string // from GARRISON_LLM_API_KEY only: flags show in ps
+	llmTimeout      time.Duration
 }
 
 // envName is the environment variable of a flag: --jwt-ttl is GARRISON_JWT_TTL.
@@ -109,6 +115,12 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or text")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long shutdown waits for in-flight requests")
 	fs.BoolVar(&c.demo, "demo", false, "create the demo organization (once) and print its credentials before serving")
+	fs.IntVar(&c.agentWorkers, "agent-workers", 2, "goroutines running agent runs at once")
+	fs.DurationVar(&c.agentTimeout, "agent-timeout", 2*time.Minute, "longest one agent run may take before it is failed")
+	fs.StringVar(&c.llmURL, "llm-url", "", "OpenAI-compatible API base of an on-prem model, e.g. http://127.0.0.1:11434/v1 "+
+		"(empty: deterministic agent summaries only; key in GARRISON_LLM_API_KEY)")
+	fs.StringVar(&c.llmModel, "llm-model", "", "model name to ask at --llm-url")
+	fs.DurationVar(&c.llmTimeout, "llm-timeout", 30*time.Second, "how long one model answer may take before the deterministic text is used")
 	limits := fs.String("limits", "", "rate-limit overrides, a comma list of name=N/window with names "+
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
 	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")
@@ -123,6 +135,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		return config{}, fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	c.smtpPassword = getenv("GARRISON_SMTP_PASSWORD")
+	c.llmAPIKey = getenv("GARRISON_LLM_API_KEY")
 	return c, c.validate()
 }
 
@@ -154,6 +167,20 @@ func (c config) validate() error {
 	}
 	if c.shutdownTimeout <= 0 {
 		problems = append(problems, "--shutdown-timeout must be positive")
+	}
+	if c.agentWorkers < 1 || c.agentWorkers > 64 {
+		problems = append(problems, "--agent-workers must be from 1 to 64")
+	}
+	if c.agentTimeout <= 0 || c.llmTimeout <= 0 {
+		problems = append(problems, "--agent-timeout and --llm-timeout must be positive")
+	}
+	if c.llmURL != "" {
+		if u, err := url.Parse(c.llmURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			problems = append(problems, "--llm-url must be an absolute http(s) URL")
+		}
+		if c.llmModel == "" {
+			problems = append(problems, "--llm-model is required with --llm-url")
+		}
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))

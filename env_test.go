@@ -65,6 +65,8 @@ type testEnv struct {
 	srv   *httptest.Server
 	clock *fakeClock
 	logs  *lockedBuffer
+	// stopRunner stops the agent runtime, as a shutdown does.
+	stopRunner func()
 }
 
 func newTestEnv(t testing.TB, edit ...func(*config)) *testEnv {
@@ -81,11 +83,30 @@ func newTestEnv(t testing.TB, edit ...func(*config)) *testEnv {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(a.handler)
+	var once sync.Once
+	stop := startRunner(a)
+	stopRunner := func() { once.Do(stop) }
 	t.Cleanup(func() {
 		srv.Close()
+		stopRunner()
 		a.store.Close()
 	})
-	return &testEnv{t: t, app: a, srv: srv, clock: clock, logs: logs}
+	return &testEnv{t: t, app: a, srv: srv, clock: clock, logs: logs, stopRunner: stopRunner}
+}
+
+// startRunner runs the app's agent runtime until the returned stop is
+// called; stop waits for it to finish.
+func startRunner(a *app) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.runner.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 type lockedBuffer struct {

@@ -274,3 +274,98 @@ CREATE TABLE dns_blocked_domains (
     last_seen  INTEGER NOT NULL,
     PRIMARY KEY (org_id, domain)
 ) STRICT, WITHOUT ROWID;
+
+-- migration: 4
+-- Agent runs. A run is a row before the API answers 202, so an accepted
+-- run survives a restart; seq is the queue order.
+CREATE TABLE agent_runs (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    id              TEXT NOT NULL UNIQUE,
+    org_id          TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    agent           TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled')),
+    params          TEXT NOT NULL,
+    requested_by    TEXT NOT NULL,
+    recoveries      INTEGER NOT NULL DEFAULT 0,
+    queued_at       INTEGER NOT NULL,
+    started_at      INTEGER,
+    finished_at     INTEGER,
+    duration_ms     INTEGER,
+    output          TEXT,
+    output_summary  TEXT NOT NULL DEFAULT '',
+    error           TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX agent_runs_queued ON agent_runs (seq) WHERE status = 'queued';
+CREATE INDEX agent_runs_running ON agent_runs (seq) WHERE status = 'running';
+CREATE INDEX agent_runs_org_agent ON agent_runs (org_id, agent, seq);
+CREATE INDEX agent_runs_durations ON agent_runs (agent, finished_at) WHERE status = 'completed';
+
+-- Support tickets. triage and resolution_steps are JSON written by the
+-- tech-support agent; NULL until it has run.
+CREATE TABLE tickets (
+    id                TEXT PRIMARY KEY,
+    org_id            TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    created_by        TEXT NOT NULL,
+    subject           TEXT NOT NULL,
+    description       TEXT NOT NULL,
+    priority          TEXT NOT NULL CHECK (priority IN ('low', 'medium', 'high')),
+    status            TEXT NOT NULL CHECK (status IN ('open', 'in_progress', 'escalated', 'resolved', 'closed')),
+    assignee          TEXT,
+    triage            TEXT,
+    resolution_steps  TEXT,
+    triage_run_id     TEXT,
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    resolved_at       INTEGER
+) STRICT;
+CREATE INDEX tickets_org_created ON tickets (org_id, created_at);
+CREATE INDEX tickets_org_status ON tickets (org_id, status, created_at);
+CREATE INDEX tickets_org_creator ON tickets (org_id, created_by, created_at);
+
+-- The conversation of a ticket: its submitter, staff and the agent.
+CREATE TABLE ticket_messages (
+    id          INTEGER PRIMARY KEY,
+    ticket_id   TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    author      TEXT NOT NULL,
+    author_kind TEXT NOT NULL CHECK (author_kind IN ('user', 'apikey', 'agent')),
+    body        TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_messages_ticket ON ticket_messages (ticket_id, id);
+
+-- Every change of a ticket's status, priority or assignee.
+CREATE TABLE ticket_history (
+    id         INTEGER PRIMARY KEY,
+    ticket_id  TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    field      TEXT NOT NULL,
+    old_value  TEXT,
+    new_value  TEXT,
+    actor      TEXT NOT NULL,
+    note       TEXT NOT NULL DEFAULT '',
+    at         INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_history_ticket ON ticket_history (ticket_id, id);
+
+-- Why and when a ticket went to the human queue.
+CREATE TABLE ticket_escalations (
+    id          INTEGER PRIMARY KEY,
+    ticket_id   TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    reason      TEXT NOT NULL,
+    confidence  REAL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_escalations_ticket ON ticket_escalations (ticket_id, id);
+
+-- In-app notifications. audience is 'admins' or one user's id.
+CREATE TABLE notifications (
+    id          TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    audience    TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    ref         TEXT NOT NULL DEFAULT '',
+    created_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX notifications_org_created ON notifications (org_id, created_at);

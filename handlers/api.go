@@ -57,6 +57,10 @@ type Deps struct {
 	Blocklist *blocklist.List
 	// OpenAPI is the OpenAPI 3.1 document served at GET /api/openapi.json.
 	OpenAPI []byte
+	// Agents runs queued agent runs.
+	Agents AgentRuntime
+	// Narrator phrases the daily summary's facts; nil keeps the plain text.
+	Narrator Narrator
 }
 
 // API serves every route of Garrison.
@@ -100,19 +104,25 @@ func (a *API) Handler() http.Handler {
 		mux.Handle(rt.Method+" "+rt.Path, a.endpoint(rt))
 		methods[rt.Path] = append(methods[rt.Path], rt.Method)
 	}
-	// A pattern without a method is less specific than the ones with, so it
-	// only sees the methods no route has: answer those with a JSON 405.
+	// Every other standard method of a routed path is a JSON 405. (A pattern
+	// without a method would conflict with overlapping wildcard routes, such
+	// as /api/tickets/submit beside GET /api/tickets/{id}.)
 	for path, allowed := range methods {
 		if slices.Contains(allowed, http.MethodGet) {
 			allowed = append(allowed, http.MethodHead)
 		}
 		sort.Strings(allowed)
 		allow := strings.Join(allowed, ", ")
-		mux.Handle(path, a.unrouted(func(w http.ResponseWriter, r *http.Request) error {
+		notAllowed := a.unrouted(func(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("Allow", allow)
 			return &Error{Status: http.StatusMethodNotAllowed, Code: CodeNotAllowed,
 				Message: "Method " + r.Method + " is not allowed here; allowed: " + allow}
-		}))
+		})
+		for _, m := range standardMethods {
+			if !slices.Contains(allowed, m) {
+				mux.Handle(m+" "+path, notAllowed)
+			}
+		}
 	}
 	// Everything else, /api/v1/... included, is a JSON 404.
 	notFoundHandler := a.unrouted(func(http.ResponseWriter, *http.Request) error { return notFound() })
@@ -128,6 +138,9 @@ func (a *API) Handler() http.Handler {
 	})
 	return base(clean, a.Log, a.Now, a.Limits.trusted)
 }
+
+var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace}
 
 // unrouted answers requests no route takes, charged per client IP like any
 // public request so probing for paths is throttled too.

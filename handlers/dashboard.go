@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"garrison/alerting"
 	"garrison/blocklist"
+	"garrison/posture"
 	"garrison/store"
 )
 
@@ -25,25 +25,8 @@ const (
 func startOfDay(t time.Time) time.Time { return t.UTC().Truncate(day) }
 
 // posture gathers the facts the score and overview are computed from.
-func (a *API) posture(ctx context.Context, orgID string) (postureFacts, error) {
-	now := a.Now()
-	f := postureFacts{now: now}
-	var err error
-	if f.openAlerts, err = a.Store.OpenAlertCounts(ctx, orgID); err != nil {
-		return f, err
-	}
-	if f.week, err = a.Store.CountEventsSince(ctx, orgID, now.Add(-7*day)); err != nil {
-		return f, err
-	}
-	f.highEvents7d = f.week.BySeverity[3] + f.week.BySeverity[4]
-	if f.identity, err = a.Store.IdentityFacts(ctx, orgID, now); err != nil {
-		return f, err
-	}
-	if f.sources, err = a.Store.Sources(ctx, orgID); err != nil {
-		return f, err
-	}
-	f.dns7d, err = a.Store.DNSTotals(ctx, orgID, now.Add(-7*day))
-	return f, err
+func (a *API) posture(ctx context.Context, orgID string) (posture.Facts, error) {
+	return posture.Gather(ctx, a.Store, orgID, a.Now())
 }
 
 func (a *API) securityScore(w http.ResponseWriter, r *http.Request) error {
@@ -51,7 +34,7 @@ func (a *API) securityScore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusOK, computeScore(f))
+	writeData(w, http.StatusOK, posture.Compute(f))
 	return nil
 }
 
@@ -77,8 +60,10 @@ func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
 	for _, n := range open {
 		v.OpenAlerts += n
 	}
-	// Compliance gaps come from audits and active agents from agent runs;
-	// until those exist there are none of either.
+	if v.AgentsActive, _, err = a.agentLoad(r.Context(), orgID); err != nil {
+		return err
+	}
+	// Compliance gaps come from framework audits; until those exist there are none.
 	writeData(w, http.StatusOK, v)
 	return nil
 }
@@ -89,8 +74,8 @@ func (a *API) overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	score := computeScore(f)
-	day1, err := a.Store.CountEventsSince(r.Context(), orgID, f.now.Add(-day))
+	score := posture.Compute(f)
+	day1, err := a.Store.CountEventsSince(r.Context(), orgID, f.Now.Add(-day))
 	if err != nil {
 		return err
 	}
@@ -106,18 +91,35 @@ func (a *API) overview(w http.ResponseWriter, r *http.Request) error {
 	for name, s := range score.SubScores {
 		subs[name] = s.Score
 	}
+	active, queued, err := a.agentLoad(r.Context(), orgID)
+	if err != nil {
+		return err
+	}
 	open := 0
-	for _, n := range f.openAlerts {
+	for _, n := range f.OpenAlerts {
 		open += n
 	}
 	writeData(w, http.StatusOK, map[string]any{
 		"security_score": map[string]any{"score": score.Score, "grade": score.Grade, "sub_scores": subs},
-		"events":         map[string]countsView{"24h": newCountsView(day1), "7d": newCountsView(f.week)},
+		"events":         map[string]countsView{"24h": newCountsView(day1), "7d": newCountsView(f.Week)},
 		"open_alerts":    open,
 		"recent_alerts":  alerts,
-		"agents":         map[string]int{"active": 0, "queued": 0},
+		"agents":         map[string]int{"active": active, "queued": queued},
 	})
 	return nil
+}
+
+// agentLoad counts the organization's agents with a run in progress, and
+// its runs waiting in the queue.
+func (a *API) agentLoad(ctx context.Context, orgID string) (active, queued int, err error) {
+	activity, err := a.Store.AgentActivities(ctx, orgID)
+	for _, act := range activity {
+		if act.Running+act.Queued > 0 {
+			active++
+		}
+		queued += act.Queued
+	}
+	return active, queued, err
 }
 
 type timelinePoint struct {
@@ -125,13 +127,6 @@ type timelinePoint struct {
 	Events     int            `json:"events"`
 	BySeverity map[string]int `json:"by_severity"`
 	Risk       int            `json:"risk"`
-}
-
-// dayRisk maps a day's events to 0..100: severity-weighted counts,
-// saturating (docs/api.md).
-func dayRisk(bySeverity [5]int) int {
-	weighted := 10*float64(bySeverity[4]) + 5*float64(bySeverity[3]) + 2*float64(bySeverity[2]) + 0.5*float64(bySeverity[1])
-	return int(math.Round(100 * (1 - math.Exp(-weighted/50))))
 }
 
 func (a *API) riskTimeline(w http.ResponseWriter, r *http.Request) error {
@@ -156,7 +151,7 @@ func (a *API) riskTimeline(w http.ResponseWriter, r *http.Request) error {
 	for i := range points {
 		d := first.Add(time.Duration(i) * day)
 		sev := byDay[d]
-		p := timelinePoint{Date: d.Format(time.DateOnly), BySeverity: map[string]int{}, Risk: dayRisk(sev)}
+		p := timelinePoint{Date: d.Format(time.DateOnly), BySeverity: map[string]int{}, Risk: posture.DayRisk(sev)}
 		for s, name := range alerting.Severities {
 			p.BySeverity[name] = sev[s]
 			p.Events += sev[s]
@@ -225,8 +220,37 @@ func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		s = append(s, "No high or critical alert is open.")
 	}
-	writeData(w, http.StatusOK, map[string]any{"summary": strings.Join(s, " "), "facts": facts, "generated_by": "facts"})
+	out := map[string]any{"summary": strings.Join(s, " "), "facts": facts, "generated_by": "facts"}
+	if a.Narrator != nil {
+		a.narrateSummary(r.Context(), out)
+	}
+	writeData(w, http.StatusOK, out)
 	return nil
+}
+
+// Narrator phrases facts as prose with a language model (llm.Client).
+type Narrator interface {
+	Narrate(ctx context.Context, task string, facts any) (string, error)
+	Model() string
+}
+
+// summaryNarrationTimeout bounds how long the daily summary waits for the
+// model before it answers with the plain text.
+const summaryNarrationTimeout = 10 * time.Second
+
+// narrateSummary replaces the plain summary with the model's phrasing of
+// the same facts; on any failure the plain text stays and says why.
+func (a *API) narrateSummary(ctx context.Context, out map[string]any) {
+	ctx, cancel := context.WithTimeout(ctx, summaryNarrationTimeout)
+	defer cancel()
+	text, err := a.Narrator.Narrate(ctx, "a summary of the day's security activity", map[string]any{
+		"facts": out["facts"], "plain_summary": out["summary"]})
+	if err != nil {
+		a.Log.Warn("daily summary narration failed; using the plain text", "err", err)
+		out["narration_error"] = "The language model could not phrase the summary; the plain text is shown."
+		return
+	}
+	out["facts_summary"], out["summary"], out["generated_by"] = out["summary"], text, "llm:"+a.Narrator.Model()
 }
 
 // plural writes "1 event" or "3 events"; empty words give just the number.

@@ -46,6 +46,20 @@ func (a *API) table() []Route {
 		{"GET", "/api/dashboard/risk-timeline", Read, a.riskTimeline},
 		{"GET", "/api/dashboard/daily-summary", Read, a.dailySummary},
 		{"GET", "/api/dashboard/network-health", Read, a.networkHealth},
+
+		{"GET", "/api/agents", Read, a.listAgents},
+		{"POST", "/api/agents/run", Write, a.runAgent},
+		{"POST", "/api/agents/{id}/execute", Write, a.executeAgent},
+		{"GET", "/api/agents/{id}/executions", Read, a.listRuns},
+		{"GET", "/api/agents/{id}/executions/{run_id}", Read, a.getRun},
+		{"POST", "/api/agents/{id}/executions/{run_id}/cancel", Write, a.cancelRun},
+
+		{"POST", "/api/tickets/submit", Write, a.submitTicket},
+		{"GET", "/api/tickets", Read, a.listTickets},
+		{"GET", "/api/tickets/{id}", Read, a.getTicket},
+		{"PATCH", "/api/tickets/{id}", Write, a.updateTicket},
+		{"POST", "/api/tickets/{id}/messages", Write, a.addTicketMessage},
+		{"GET", "/api/notifications", Read, a.listNotifications},
 	}
 }
 

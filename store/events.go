@@ -125,21 +125,20 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 		order = "severity " + dir + ", " + order
 	}
 	// One read transaction: the page and its total see the same snapshot.
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, 0, fmt.Errorf("list events: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+
-		` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list events: %w", err)
-	}
-	events, err := scanEvents(rows)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list events: %w", err)
-	}
-	total, err := countEvents(ctx, tx, orgID, f, b)
+	var events []Event
+	var total int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+
+			` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
+		if err != nil {
+			return fmt.Errorf("list events: %w", err)
+		}
+		if events, err = scanEvents(rows); err != nil {
+			return fmt.Errorf("list events: %w", err)
+		}
+		total, err = countEvents(ctx, tx, orgID, f, b)
+		return err
+	})
 	if err != nil {
 		return nil, 0, err
 	}

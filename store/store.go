@@ -97,6 +97,17 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
+// read runs fn in one read-only transaction, so everything it reads comes
+// from the same snapshot.
+func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
 // ms converts a time to the stored unix-millisecond form.
 func ms(t time.Time) int64 { return t.UnixMilli() }
 

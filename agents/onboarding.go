@@ -1,0 +1,111 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"garrison/store"
+)
+
+var onboardingAgent = Agent{
+	Slug: onboardingSlug, Name: "Onboarding", Plan: store.PlanStarter,
+	Description: "Checks what the organization has set up (members, API key, event sources, DNS telemetry, alert review, " +
+		"agents, frameworks, CVE watchlist) and gives the next steps for what is missing.",
+	newParams: func() Params { return &promptOnly{} },
+	analyze:   onboardingChecklist,
+}
+
+type checklistItem struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Status   string `json:"status"` // done, pending, or unavailable (the feature is not in this release)
+	Detail   string `json:"detail"`
+	NextStep string `json:"next_step,omitempty"`
+}
+
+func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Params) (Report, error) {
+	now := env.Now()
+	cf, err := gatherControlFacts(ctx, env, run.OrgID)
+	if err != nil {
+		return Report{}, err
+	}
+	_, resolvedEver, err := env.Store.AlertsChangedSince(ctx, run.OrgID, time.Unix(0, 0))
+	if err != nil {
+		return Report{}, err
+	}
+	activity, err := env.Store.AgentActivities(ctx, run.OrgID)
+	if err != nil {
+		return Report{}, err
+	}
+	otherAgents := 0
+	for slug := range activity {
+		if slug != onboardingSlug {
+			otherAgents++
+		}
+	}
+	reporting, lastSeen := 0, ""
+	for _, s := range cf.sources {
+		if now.Sub(s.LastSeen) <= 24*time.Hour {
+			reporting++
+		}
+		lastSeen = max(lastSeen, rfc3339(s.LastSeen))
+	}
+	dns := 0
+	for _, n := range cf.dns7d {
+		dns += n
+	}
+	id := cf.identity
+	item := func(id, title string, done bool, detail, next string) checklistItem {
+		if done {
+			return checklistItem{ID: id, Title: title, Status: "done", Detail: detail}
+		}
+		return checklistItem{ID: id, Title: title, Status: "pending", Detail: detail, NextStep: next}
+	}
+	items := []checklistItem{
+		item("team_invited", "Invite your team", id.Members > 1, fmt.Sprintf("%d users.", id.Members),
+			"Invite colleagues with POST /api/org/invites (email, role)."),
+		item("emails_confirmed", "Confirm every user's e-mail address", id.Unverified == 0,
+			fmt.Sprintf("%d users have not confirmed.", id.Unverified), "Each user opens the link in the verification mail."),
+		item("api_key", "Create an API key for integrations", id.ActiveKeys > 0, fmt.Sprintf("%d active keys.", id.ActiveKeys),
+			"Create a write-scope key with POST /api/api-keys for your sensors."),
+		item("event_source", "Connect an event source", reporting > 0,
+			fmt.Sprintf("%d sources reported in the last 24 hours (of %d ever).", reporting, len(cf.sources)),
+			"Point Suricata's EVE output at POST /api/webhooks/suricata, or send events to POST /api/events."),
+		item("dns_telemetry", "Send DNS telemetry", dns > 0, fmt.Sprintf("%d DNS queries in 7 days.", dns),
+			"Enable Suricata dns records in the EVE output, or send native DNS records to the webhook."),
+		item("alert_reviewed", "Review your first alert", resolvedEver > 0, fmt.Sprintf("%d alerts resolved so far.", resolvedEver),
+			"Open GET /api/alerts and resolve one with a note (PATCH /api/alerts/:id)."),
+		item("agent_run", "Run an agent", otherAgents > 0, fmt.Sprintf("%d other agents have run.", otherAgents),
+			"Try POST /api/agents/threat-researcher/execute with a domain you care about as target."),
+		{ID: "frameworks_audited", Title: "Audit a compliance framework", Status: "unavailable",
+			Detail: "Framework audits are not in this release; the compliance agent checks the controls your data evidences."},
+		{ID: "cves_watched", Title: "Watch the CVEs that matter to you", Status: "unavailable",
+			Detail: "The CVE watchlist is not in this release."},
+	}
+	if lastSeen != "" {
+		items[3].Detail += " Last event at " + lastSeen + "."
+	}
+	done, available := 0, 0
+	var next []string
+	for _, it := range items {
+		switch it.Status {
+		case "done":
+			done++
+			available++
+		case "pending":
+			available++
+			next = append(next, it.NextStep)
+		}
+	}
+	percent := 100 * done / available
+	out := map[string]any{"checklist": items, "completed": done, "applicable": available, "percent_complete": percent,
+		"next_steps": nonNil(next)}
+	summary := fmt.Sprintf("Onboarding is %d%% complete: %d of %d steps done.", percent, done, available)
+	if len(next) > 0 {
+		summary += " Next: " + next[0]
+	}
+	return Report{Output: out, Summary: summary, Task: "an onboarding checklist"}, nil
+}
+
+const onboardingSlug = "onboarding"

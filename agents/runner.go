@@ -1,0 +1,234 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"garrison/llm"
+	"garrison/store"
+)
+
+// Config configures the runtime.
+type Config struct {
+	Store   *store.Store
+	Log     *slog.Logger
+	Now     func() time.Time
+	Workers int           // goroutines running agents; at least 1
+	Timeout time.Duration // longest one run may take
+	LLM     *llm.Client   // nil: deterministic summaries only
+	CVEs    CVEIntel      // nil until the CVE intelligence store exists
+	// Poll is how often idle workers look for runs a missed wake-up left
+	// queued; Notify makes them look at once.
+	Poll time.Duration
+}
+
+// Runner takes queued runs from the store and runs them.
+type Runner struct {
+	cfg     Config
+	env     *Env
+	wake    chan struct{}
+	mu      sync.Mutex
+	cancels map[string]context.CancelCauseFunc
+}
+
+var (
+	errCancelled = errors.New("cancelled on request")
+	errTimedOut  = errors.New("run timed out")
+)
+
+// Failure is an error an analyzer reports to the caller as is: the run's
+// input cannot be acted on (a ticket that no longer exists, ...).
+type Failure struct{ Message string }
+
+func (f *Failure) Error() string { return f.Message }
+
+// defaultDuration is the estimate for an agent that has never completed.
+const defaultDuration = 2 * time.Second
+
+// recentRuns is how many completed runs the estimate averages.
+const recentRuns = 20
+
+// interruptedTwice is the error of a run a crash interrupted twice.
+const interruptedTwice = "The server stopped twice while this run was running; it was not retried again."
+
+// NewRunner makes a runtime; Run starts it.
+func NewRunner(cfg Config) *Runner {
+	cfg.Workers = max(1, cfg.Workers)
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs},
+		wake: make(chan struct{}, 1), cancels: map[string]context.CancelCauseFunc{}}
+}
+
+// Run recovers the runs a crash left running, then runs queued runs until
+// ctx is done. Runs interrupted by the shutdown go back to the queue.
+func (r *Runner) Run(ctx context.Context) {
+	requeued, failed, err := r.cfg.Store.RecoverRuns(ctx, interruptedTwice)
+	if err != nil {
+		r.cfg.Log.Error("recover agent runs", "err", err)
+	} else if requeued+failed > 0 {
+		r.cfg.Log.Warn("recovered agent runs left running by a crash", "requeued", requeued, "failed", failed)
+	}
+	var wg sync.WaitGroup
+	for range r.cfg.Workers {
+		wg.Go(func() { r.work(ctx) })
+	}
+	wg.Wait()
+}
+
+// Notify tells the workers a run was queued.
+func (r *Runner) Notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Cancel stops a run this runtime is running; the store already says
+// cancelled, so its result will be dropped.
+func (r *Runner) Cancel(runID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cancel, ok := r.cancels[runID]; ok {
+		cancel(errCancelled)
+	}
+}
+
+// Estimate is how many seconds a run of agent queued now will take to
+// finish: the mean of its recent durations, times the rounds of the worker
+// pool the queue ahead of it needs, plus its own.
+func (r *Runner) Estimate(ctx context.Context, agent string) (int, error) {
+	depth, err := r.cfg.Store.QueueDepth(ctx)
+	if err != nil {
+		return 0, err
+	}
+	recent, err := r.cfg.Store.RecentDurations(ctx, agent, recentRuns)
+	if err != nil {
+		return 0, err
+	}
+	mean := defaultDuration
+	if len(recent) > 0 {
+		var sum time.Duration
+		for _, d := range recent {
+			sum += d
+		}
+		mean = sum / time.Duration(len(recent))
+	}
+	ahead := max(0, depth-1)
+	rounds := 1 + float64(ahead)/float64(r.cfg.Workers)
+	return max(1, int(math.Ceil(rounds*mean.Seconds()))), nil
+}
+
+func (r *Runner) work(ctx context.Context) {
+	poll := time.NewTicker(r.cfg.Poll)
+	defer poll.Stop()
+	for {
+		run, err := r.cfg.Store.ClaimRun(ctx)
+		if err == nil {
+			r.Notify() // another run may wait for another worker
+			r.execute(ctx, run)
+			continue
+		}
+		if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+			r.cfg.Log.Error("claim agent run", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		case <-poll.C:
+		}
+	}
+}
+
+func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	runCtx, stop := context.WithTimeoutCause(runCtx, r.cfg.Timeout, errTimedOut)
+	r.mu.Lock()
+	r.cancels[run.ID] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.cancels, run.ID)
+		r.mu.Unlock()
+		stop()
+		cancel(nil)
+	}()
+
+	start := time.Now()
+	report, err := r.analyze(runCtx, run)
+	res := store.RunResult{Status: store.RunCompleted, Duration: time.Since(start)}
+	// Writes below outlive a shutdown: the outcome must be recorded.
+	bg := context.WithoutCancel(ctx)
+	var failure *Failure
+	switch {
+	case err == nil:
+		res.Output, err = json.Marshal(report.Output)
+		if err != nil {
+			res.Status, res.Error, res.Output = store.RunFailed, "The agent's output could not be stored.", nil
+			r.cfg.Log.Error("encode agent output", "run", run.ID, "err", err)
+		}
+		res.Summary = report.Summary
+	case ctx.Err() != nil:
+		// Shutdown: the run was accepted, so it goes back to the queue.
+		if err := r.cfg.Store.RequeueRun(bg, run.ID); err != nil {
+			r.cfg.Log.Error("requeue agent run", "run", run.ID, "err", err)
+		}
+		return
+	case errors.Is(context.Cause(runCtx), errCancelled):
+		return
+	case errors.Is(context.Cause(runCtx), errTimedOut):
+		res.Status, res.Error = store.RunFailed, fmt.Sprintf("The run did not finish within %s and was stopped.", r.cfg.Timeout)
+	case errors.As(err, &failure):
+		res.Status, res.Error = store.RunFailed, failure.Message
+	default:
+		res.Status, res.Error = store.RunFailed, "The agent failed with an internal error; the server log has the details."
+		r.cfg.Log.Error("agent run failed", "run", run.ID, "agent", run.Agent, "err", err)
+	}
+	if _, err := r.cfg.Store.FinishRun(bg, run.ID, res); err != nil {
+		r.cfg.Log.Error("finish agent run", "run", run.ID, "err", err)
+	}
+}
+
+// analyze runs the agent's analyzer, then lets the language model phrase
+// its summary when one is configured. A panic fails the run, not the server.
+func (r *Runner) analyze(ctx context.Context, run store.AgentRun) (report Report, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("agent %s panicked: %v\n%s", run.Agent, p, debug.Stack())
+		}
+	}()
+	agent, ok := Lookup(run.Agent)
+	if !ok {
+		return Report{}, &Failure{"Unknown agent " + run.Agent + "."}
+	}
+	params := agent.NewParams()
+	if err := json.Unmarshal(run.Params, params); err != nil {
+		return Report{}, fmt.Errorf("decode stored params: %w", err)
+	}
+	report, err = agent.analyze(ctx, r.env, run, params)
+	if err != nil {
+		return Report{}, err
+	}
+	r.narrate(ctx, &report)
+	// A run stopped meanwhile (shutdown, cancel, timeout) did not complete,
+	// whatever the model's fallback made of it.
+	if err := ctx.Err(); err != nil {
+		return Report{}, err
+	}
+	return report, nil
+}

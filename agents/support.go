@@ -1,0 +1,115 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"garrison/store"
+	"garrison/triage"
+)
+
+// TechSupportSlug is the agent that triages submitted tickets.
+const TechSupportSlug = "tech-support"
+
+var techSupport = Agent{
+	Slug: TechSupportSlug, Name: "Tech Support", Plan: store.PlanStarter,
+	Description: "Triages a support ticket or problem description: category, suggested priority and confidence, with " +
+		"resolution steps from a knowledge base of common MSP problems; unsure triages go to a human.",
+	newParams: func() Params { return &supportParams{} },
+	analyze:   triageTicket,
+}
+
+type supportParams struct {
+	Prompt      string `json:"prompt"`
+	TicketID    string `json:"ticket_id"`
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+func (p *supportParams) Validate() []Problem {
+	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
+	problems = checkText(problems, "subject", p.Subject, 200)
+	problems = checkText(problems, "description", p.Description, 10_000)
+	problems = checkText(problems, "ticket_id", p.TicketID, 64)
+	if p.TicketID == "" && strings.TrimSpace(p.Prompt+p.Subject+p.Description) == "" {
+		problems = append(problems, Problem{"ticket_id", "or a prompt, subject or description is required"})
+	}
+	return problems
+}
+
+// triageTicket classifies the problem. With a ticket_id it triages that
+// ticket: the result, the first reply and, when unsure, the escalation are
+// written to it together.
+func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Params) (Report, error) {
+	p := params.(*supportParams)
+	subject, description := p.Subject, strings.TrimSpace(p.Description+"\n"+p.Prompt)
+	var ticket *store.Ticket
+	if p.TicketID != "" {
+		t, _, err := env.Store.Ticket(ctx, run.OrgID, p.TicketID)
+		if errors.Is(err, store.ErrNotFound) {
+			return Report{}, &Failure{"Ticket " + p.TicketID + " does not exist in this organization."}
+		}
+		if err != nil {
+			return Report{}, err
+		}
+		ticket, subject, description = &t, t.Subject, t.Description
+	}
+	res := triage.Classify(subject, description)
+	escalate := res.Confidence < triage.EscalateBelow
+	out := map[string]any{"triage": res, "escalated": escalate, "escalation_threshold": triage.EscalateBelow}
+	summary := fmt.Sprintf("Triaged as %s (%s) with confidence %.2f; suggested priority %s.", res.Title, res.Category,
+		res.Confidence, res.Priority)
+	if escalate {
+		summary += fmt.Sprintf(" Confidence is below %.2f, so a technician should take it.", triage.EscalateBelow)
+	} else {
+		summary += " First step: " + res.Steps[0]
+	}
+	if ticket != nil {
+		out["ticket_id"] = ticket.ID
+		applied, err := applyTriage(ctx, env, run, *ticket, res, escalate)
+		if err != nil {
+			return Report{}, err
+		}
+		out["applied_to_ticket"] = applied
+	}
+	return Report{Output: out, Summary: summary, Task: "a support ticket triage"}, nil
+}
+
+func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t store.Ticket, res triage.Result, escalate bool) (bool, error) {
+	result, err := json.Marshal(map[string]any{"category": res.Category, "title": res.Title, "confidence": res.Confidence,
+		"suggested_priority": res.Priority, "evidence": nonNil(res.Evidence), "reasons": nonNil(res.Reasons),
+		"run_id": run.ID, "triaged_at": rfc3339(env.Now())})
+	if err != nil {
+		return false, err
+	}
+	steps, err := json.Marshal(res.Steps)
+	if err != nil {
+		return false, err
+	}
+	tr := store.Triage{Result: result, Steps: steps, Actor: TechSupportSlug, Message: firstReply(res, escalate)}
+	if escalate {
+		c := res.Confidence
+		tr.Escalate = &store.Escalation{Confidence: &c, Actor: TechSupportSlug,
+			Reason: fmt.Sprintf("Triage confidence %.2f is below %.2f: a technician needs to review this ticket.", res.Confidence, triage.EscalateBelow)}
+	}
+	return env.Store.ApplyTriage(ctx, t.OrgID, t.ID, tr)
+}
+
+// firstReply is the agent's first message in the ticket's thread.
+func firstReply(res triage.Result, escalate bool) string {
+	var b strings.Builder
+	if escalate {
+		fmt.Fprintf(&b, "Thanks for the report. It looks like it may be about %s, but I am not sure enough, so a technician "+
+			"will pick it up. Meanwhile you could try:\n", strings.ToLower(res.Title))
+	} else {
+		fmt.Fprintf(&b, "Thanks for the report. This looks like %s. Please try these steps:\n", strings.ToLower(res.Title))
+	}
+	for i, s := range res.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+	}
+	b.WriteString("Reply here if this does not solve it.")
+	return b.String()
+}

@@ -1,0 +1,390 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"garrison/alerting"
+	"garrison/attack"
+	"garrison/store"
+)
+
+var threatResearcher = Agent{
+	Slug: "threat-researcher", Name: "Threat Researcher", Plan: store.PlanStarter,
+	Description: "Researches a domain, IP address, file hash, CVE or vendor against the organization's events, alerts " +
+		"and DNS telemetry, maps it to MITRE ATT&CK and rates the risk, with recommendations.",
+	newParams: func() Params { return &threatParams{} },
+	analyze:   researchThreat,
+}
+
+type threatParams struct {
+	Prompt  string `json:"prompt"`
+	Target  string `json:"target"`
+	Options struct {
+		IncludeCVE   *bool `json:"include_cve"`
+		MitreMapping *bool `json:"mitre_mapping"`
+	} `json:"options"`
+}
+
+// researchWindow is how far back the researcher reads events and DNS.
+const researchWindow = 90 * 24 * time.Hour
+
+var (
+	cvePattern    = regexp.MustCompile(`^(?i)CVE-\d{4}-\d{4,}$`)
+	hashPattern   = regexp.MustCompile(`^(?i)[0-9a-f]{32}$|^[0-9a-f]{40}$|^[0-9a-f]{64}$`)
+	domainPattern = regexp.MustCompile(`^(?i)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$`)
+	vendorPattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._&+-]{0,99}$`)
+)
+
+// targetKind classifies a research target.
+func targetKind(t string) string {
+	switch {
+	case cvePattern.MatchString(t):
+		return "cve"
+	case hashPattern.MatchString(t):
+		return "hash"
+	}
+	if _, err := netip.ParseAddr(t); err == nil {
+		return "ip"
+	}
+	if len(t) <= 253 && domainPattern.MatchString(t) {
+		return "domain"
+	}
+	if vendorPattern.MatchString(t) {
+		return "vendor"
+	}
+	return ""
+}
+
+func (p *threatParams) Validate() []Problem {
+	p.Target = strings.TrimSpace(p.Target)
+	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
+	switch {
+	case p.Target == "":
+		problems = append(problems, Problem{"target", "is required: a domain, IP address, file hash, CVE id or vendor"})
+	case targetKind(p.Target) == "":
+		problems = append(problems, Problem{"target", "must be a domain, IP address, MD5/SHA-1/SHA-256 hash, CVE id or vendor name"})
+	}
+	return problems
+}
+
+func enabled(b *bool) bool { return b == nil || *b }
+
+// eventSummary is what the researcher reports of the matching events.
+type eventSummary struct {
+	Count      int            `json:"count"`
+	Capped     bool           `json:"capped"`
+	BySeverity map[string]int `json:"by_severity"`
+	ByType     map[string]int `json:"by_type"`
+	Assets     []string       `json:"assets"`
+	FirstSeen  *string        `json:"first_seen"`
+	LastSeen   *string        `json:"last_seen"`
+	Last24h    int            `json:"last_24h"`
+	Recent     []eventBrief   `json:"recent"`
+}
+
+type eventBrief struct {
+	ID        string `json:"id"`
+	Timestamp string `json:"timestamp"`
+	Type      string `json:"type"`
+	Severity  string `json:"severity"`
+	Asset     string `json:"asset"`
+	Message   string `json:"message"`
+}
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func summarizeEvents(events []store.Event, now time.Time) eventSummary {
+	s := eventSummary{Count: len(events), Capped: len(events) == store.MaxMatchedEvents,
+		BySeverity: map[string]int{}, ByType: map[string]int{}, Assets: []string{}, Recent: []eventBrief{}}
+	assets := map[string]bool{}
+	for i, e := range events {
+		s.BySeverity[alerting.Severities[e.Severity]]++
+		s.ByType[e.Type]++
+		assets[e.Asset] = true
+		if now.Sub(e.Timestamp) <= 24*time.Hour {
+			s.Last24h++
+		}
+		if i < 10 {
+			s.Recent = append(s.Recent, eventBrief{e.ID, rfc3339(e.Timestamp), e.Type, alerting.Severities[e.Severity], e.Asset, e.Message})
+		}
+	}
+	for a := range assets {
+		s.Assets = append(s.Assets, a)
+	}
+	sort.Strings(s.Assets)
+	if len(events) > 0 { // newest first
+		first, last := rfc3339(events[len(events)-1].Timestamp), rfc3339(events[0].Timestamp)
+		s.FirstSeen, s.LastSeen = &first, &last
+	}
+	return s
+}
+
+type techniqueFinding struct {
+	attack.Technique
+	Evidence []string `json:"evidence"`
+	Events   int      `json:"events"`
+}
+
+// mapTechniques maps the events' signatures and types, and a CVE target, to
+// ATT&CK techniques, counting the events behind each.
+func mapTechniques(events []store.Event, target, kind string) []techniqueFinding {
+	found := map[string]*techniqueFinding{}
+	add := func(t attack.Technique, reason string, n int) {
+		f, ok := found[t.ID]
+		if !ok {
+			f = &techniqueFinding{Technique: t}
+			found[t.ID] = f
+		}
+		f.Events += n
+		if !slices.Contains(f.Evidence, reason) && len(f.Evidence) < 5 {
+			f.Evidence = append(f.Evidence, reason)
+		}
+	}
+	if kind == "cve" {
+		for _, m := range attack.ForCVE(target) {
+			add(m.Technique, "CTID mapping of "+strings.ToUpper(target)+" ("+m.Role+")", 0)
+		}
+	}
+	seen := map[string][]attack.Match{}
+	for _, e := range events {
+		key := e.Type + "\x00" + e.Indicator + "\x00" + e.Message
+		matches, ok := seen[key]
+		if !ok {
+			matches = append(attack.ForEventType(e.Type), attack.ForText(e.Indicator+" "+e.Message)...)
+			seen[key] = matches
+		}
+		for _, m := range matches {
+			add(m.Technique, m.Reason, 1)
+		}
+	}
+	out := make([]techniqueFinding, 0, len(found))
+	for _, f := range found {
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Events != out[j].Events {
+			return out[i].Events > out[j].Events
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// riskRating scores what was found, each point with its reason.
+func riskRating(ev eventSummary, openAlerts int, dns *store.DomainQueries, cves []CVERecord, techniques int) (int, string, []string) {
+	score := 0
+	var why []string
+	addRisk := func(n int, reason string) {
+		score += n
+		why = append(why, fmt.Sprintf("+%d: %s", n, reason))
+	}
+	switch {
+	case ev.BySeverity["critical"] > 0:
+		addRisk(40, "critical events involve the target")
+	case ev.BySeverity["high"] > 0:
+		addRisk(30, "high-severity events involve the target")
+	case ev.BySeverity["medium"] > 0:
+		addRisk(15, "medium-severity events involve the target")
+	case ev.Count > 0:
+		addRisk(5, "low-severity or informational events involve the target")
+	}
+	if openAlerts > 0 {
+		addRisk(min(30, 10*openAlerts), fmt.Sprintf("%d open alerts concern it", openAlerts))
+	}
+	if n := len(ev.Assets); n > 1 {
+		addRisk(min(20, 5*n), fmt.Sprintf("%d assets are involved", n))
+	}
+	if ev.Last24h > 0 {
+		addRisk(10, "activity in the last 24 hours")
+	}
+	if dns != nil && dns.Category == "malware" && dns.Count > 0 {
+		addRisk(30, "hosts queried it and it is on the malware blocklist")
+	}
+	for _, c := range cves {
+		if c.KnownExploited {
+			addRisk(20, c.ID+" is known to be exploited")
+			break
+		}
+	}
+	if techniques > 0 && score > 0 {
+		addRisk(5, "the activity maps to ATT&CK techniques")
+	}
+	score = min(100, score)
+	rating := "none"
+	switch {
+	case score >= 75:
+		rating = "critical"
+	case score >= 50:
+		rating = "high"
+	case score >= 25:
+		rating = "medium"
+	case score > 0:
+		rating = "low"
+	}
+	return score, rating, why
+}
+
+func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Params) (Report, error) {
+	p := params.(*threatParams)
+	kind, now := targetKind(p.Target), env.Now()
+	events, err := env.Store.EventsMatching(ctx, run.OrgID, p.Target, now.Add(-researchWindow))
+	if err != nil {
+		return Report{}, err
+	}
+	alerts, err := env.Store.AlertsMatching(ctx, run.OrgID, p.Target, 20)
+	if err != nil {
+		return Report{}, err
+	}
+	ev := summarizeEvents(events, now)
+	out := map[string]any{"target": p.Target, "target_type": kind, "window_days": int(researchWindow.Hours() / 24), "events": ev}
+
+	openAlerts := 0
+	alertList := []map[string]any{}
+	for _, a := range alerts {
+		if a.Status == store.AlertOpen {
+			openAlerts++
+		}
+		alertList = append(alertList, map[string]any{"id": a.ID, "title": a.Title, "severity": alerting.Severities[a.Severity],
+			"status": a.Status, "asset": a.Asset, "event_count": a.EventCount, "last_seen": rfc3339(a.LastSeen)})
+	}
+	out["alerts"] = alertList
+
+	var dns *store.DomainQueries
+	if kind == "domain" {
+		d, err := env.Store.DNSQueriesFor(ctx, run.OrgID, strings.ToLower(strings.TrimSuffix(p.Target, ".")), now.Add(-researchWindow))
+		if err != nil {
+			return Report{}, err
+		}
+		dns = &d
+		out["dns"] = map[string]any{"queries": d.Count, "clients": d.Clients, "blocklist_category": d.Category,
+			"first_seen": optRFC3339(d.First), "last_seen": optRFC3339(d.Last)}
+	}
+
+	var cves []CVERecord
+	if enabled(p.Options.IncludeCVE) {
+		section := map[string]any{"available": env.CVEs != nil}
+		if env.CVEs == nil {
+			section["note"] = "No local CVE intelligence store is configured yet; CVE matching starts when the CVE watchlist is in use."
+		} else if cves, err = lookupCVEs(ctx, env.CVEs, p.Target, kind); err != nil {
+			return Report{}, err
+		}
+		section["matches"] = nonNil(cves)
+		out["cves"] = section
+	}
+
+	var techniques []techniqueFinding
+	if enabled(p.Options.MitreMapping) {
+		techniques = mapTechniques(events, p.Target, kind)
+		out["mitre_attack"] = map[string]any{"version": attack.Version, "techniques": nonNil(techniques)}
+	}
+
+	score, rating, why := riskRating(ev, openAlerts, dns, cves, len(techniques))
+	out["risk"] = map[string]any{"score": score, "rating": rating, "factors": nonNil(why)}
+	recs := threatRecommendations(p.Target, kind, ev, openAlerts, dns, techniques)
+	out["recommendations"] = recs
+
+	summary := fmt.Sprintf("Research on %s (%s): %d matching events in the last %d days across %d assets, %d related alerts (%d open). Risk is %s (%d/100).",
+		p.Target, kind, ev.Count, int(researchWindow.Hours()/24), len(ev.Assets), len(alerts), openAlerts, rating, score)
+	if len(techniques) > 0 {
+		summary += fmt.Sprintf(" The activity maps to %d ATT&CK techniques, chiefly %s %s.", len(techniques), techniques[0].ID, techniques[0].Name)
+	}
+	if dns != nil && dns.Count > 0 {
+		summary += fmt.Sprintf(" DNS telemetry shows %d queries from %d clients.", dns.Count, dns.Clients)
+	}
+	summary += " " + recs[0]
+	return Report{Output: out, Summary: summary, Task: "a threat research report on " + p.Target}, nil
+}
+
+func lookupCVEs(ctx context.Context, intel CVEIntel, target, kind string) ([]CVERecord, error) {
+	switch kind {
+	case "cve":
+		c, ok, err := intel.LookupCVE(ctx, strings.ToUpper(target))
+		if err != nil || !ok {
+			return nil, err
+		}
+		return []CVERecord{c}, nil
+	case "vendor", "domain":
+		return intel.SearchCVEs(ctx, target, 20)
+	}
+	return nil, nil
+}
+
+// threatRecommendations turns the findings into specific next steps, most
+// urgent first. There is always at least one.
+func threatRecommendations(target, kind string, ev eventSummary, openAlerts int, dns *store.DomainQueries, techniques []techniqueFinding) []string {
+	var recs []string
+	if openAlerts > 0 {
+		recs = append(recs, fmt.Sprintf("Work the %d open alerts about %s first: confirm or dismiss each with a note.", openAlerts, target))
+	}
+	if dns != nil && dns.Category == "malware" && dns.Count > 0 {
+		recs = append(recs, fmt.Sprintf("%d clients resolved %s, a known malware domain: isolate them and scan for the payload.", dns.Clients, target))
+	}
+	if ev.BySeverity["critical"]+ev.BySeverity["high"] > 0 && len(ev.Assets) > 0 {
+		recs = append(recs, "Investigate the affected assets: "+strings.Join(firstN(ev.Assets, 5), ", ")+".")
+	}
+	switch kind {
+	case "ip":
+		if ev.Count > 0 {
+			recs = append(recs, "Block "+target+" at the perimeter firewall if it is not a known business partner, and review flows to it.")
+		}
+	case "domain":
+		if ev.Count > 0 || (dns != nil && dns.Count > 0) {
+			recs = append(recs, "Add "+target+" to the DNS blocklist if it has no business use.")
+		}
+	case "hash":
+		recs = append(recs, "Search endpoints for files with hash "+target+" and quarantine any found.")
+	case "cve":
+		recs = append(recs, "Check the asset inventory for software affected by "+strings.ToUpper(target)+" and patch or mitigate it.")
+	}
+	for _, t := range firstN(techniques, 3) {
+		if advice, ok := techniqueAdvice[strings.SplitN(t.ID, ".", 2)[0]]; ok {
+			recs = append(recs, t.ID+" "+t.Name+": "+advice)
+		}
+	}
+	if len(recs) == 0 {
+		recs = append(recs, "No activity involving "+target+" was seen; no action is needed now. Re-run this research if it appears in new reports.")
+	}
+	return recs
+}
+
+// techniqueAdvice is the first mitigation for the techniques the event rules find.
+var techniqueAdvice = map[string]string{
+	"T1046": "restrict internal scanning to authorised hosts and alert on new scanners.",
+	"T1595": "reduce the exposed attack surface and rate-limit inbound probes.",
+	"T1110": "enforce MFA and account lockout, and block the sources of repeated failures.",
+	"T1190": "patch the exposed application and put it behind a web application firewall.",
+	"T1071": "inspect outbound traffic from the affected hosts and block the command-and-control endpoints.",
+	"T1090": "block anonymising proxies and Tor at the egress firewall.",
+	"T1496": "remove the miner, find how it was installed, and watch CPU use on the hosts.",
+	"T1566": "quarantine the messages, reset credentials of users who clicked, and retrain them.",
+	"T1105": "block downloads of executables from untrusted sites and scan the hosts.",
+	"T1486": "isolate the hosts at once and restore from offline backups.",
+	"T1003": "reset credentials used on the hosts and enable credential guard.",
+	"T1059": "restrict script interpreters with application control and log their use.",
+	"T1021": "limit remote administration to a jump host and require MFA for it.",
+	"T1041": "review outbound volumes from the hosts and block the destination.",
+}
+
+func firstN[T any](s []T, n int) []T { return s[:min(n, len(s))] }
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func optRFC3339(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := rfc3339(*t)
+	return &s
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// seedAgentData gives an organization events, alerts and DNS telemetry
+// that each agent has something specific to say about.
+func seedAgentData(t *testing.T, e *testEnv, admin account) string {
+	t.Helper()
+	key := e.apiKey(admin, "write")
+	seedDashboard(t, e, key)
+	now := e.clock.Now()
+	e.ingest(key,
+		map[string]any{"type": "threat_detected", "severity": "high", "timestamp": now.Add(-30 * time.Minute).Format(time.RFC3339),
+			"source": "suricata", "asset": "ws-07", "message": "ET SCAN Potential SSH Scan OUTBOUND", "indicator": "198.51.100.23"},
+		map[string]any{"type": "threat_detected", "severity": "medium", "timestamp": now.Add(-20 * time.Minute).Format(time.RFC3339),
+			"source": "suricata", "asset": "ws-09", "message": "ET SCAN Potential SSH Scan OUTBOUND", "indicator": "198.51.100.23"},
+	).must(t, http.StatusCreated)
+	at := now.Add(-10 * time.Minute).Format(time.RFC3339)
+	e.postWebhook("native", key, "application/json", mustJSON(map[string]any{"dns": []map[string]string{
+		{"timestamp": at, "client": "10.0.0.4", "domain": "beacon.test-c2.testpanw.com", "qtype": "A"},
+		{"timestamp": at, "client": "10.0.0.5", "domain": "www.example.org", "qtype": "A"},
+	}})).must(t, http.StatusCreated)
+	return key
+}
+
+func TestThreatResearcherOutput(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	seedAgentData(t, e, admin)
+
+	run := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "198.51.100.23"})
+	out := run["output"].(map[string]any)
+	ev := out["events"].(map[string]any)
+	if out["target_type"] != "ip" || ev["count"] != 2.0 || strings.Join(toStrings(ev["assets"]), ",") != "ws-07,ws-09" ||
+		ev["last_24h"] != 2.0 || ev["by_severity"].(map[string]any)["high"] != 1.0 {
+		t.Fatalf("events: %v", ev)
+	}
+	if len(out["alerts"].([]any)) != 1 || out["alerts"].([]any)[0].(map[string]any)["status"] != "open" {
+		t.Fatalf("alerts: %v", out["alerts"])
+	}
+	techniques := out["mitre_attack"].(map[string]any)["techniques"].([]any)
+	if len(techniques) == 0 || techniques[0].(map[string]any)["id"] != "T1046" || techniques[0].(map[string]any)["events"] != 2.0 {
+		t.Fatalf("techniques: %v", techniques)
+	}
+	risk := out["risk"].(map[string]any)
+	// high events 30 + one open alert 10 + two assets 10 + last 24h 10 + techniques 5
+	if risk["score"] != 65.0 || risk["rating"] != "high" || len(risk["factors"].([]any)) != 5 {
+		t.Fatalf("risk: %v", risk)
+	}
+	recs := toStrings(out["recommendations"])
+	if !strings.Contains(recs[0], "open alerts about 198.51.100.23") || !strings.Contains(strings.Join(recs, " "), "Block 198.51.100.23 at the perimeter") {
+		t.Fatalf("recommendations: %v", recs)
+	}
+	cves := out["cves"].(map[string]any)
+	if cves["available"] != false || cves["note"] == "" {
+		t.Fatalf("cves: %v", cves)
+	}
+	if !strings.Contains(run["output_summary"].(string), "2 matching events") || !strings.Contains(run["output_summary"].(string), "Risk is high (65/100)") {
+		t.Fatalf("summary: %v", run["output_summary"])
+	}
+
+	t.Run("malware domain seen only in DNS", func(t *testing.T) {
+		run := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "test-c2.testpanw.com", "options": map[string]bool{"mitre_mapping": false}})
+		out := run["output"].(map[string]any)
+		dns := out["dns"].(map[string]any)
+		if out["target_type"] != "domain" || dns["queries"] != 1.0 || dns["blocklist_category"] != "malware" || out["mitre_attack"] != nil {
+			t.Fatalf("domain research: %v", out)
+		}
+		if recs := toStrings(out["recommendations"]); !strings.Contains(recs[0], "known malware domain") {
+			t.Fatalf("recommendations: %v", recs)
+		}
+	})
+	t.Run("CVE maps to ATT&CK from the embedded mappings", func(t *testing.T) {
+		out := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "cve-2024-34102"})["output"].(map[string]any)
+		techniques := out["mitre_attack"].(map[string]any)["techniques"].([]any)
+		if out["target_type"] != "cve" || len(techniques) == 0 || !strings.Contains(strings.Join(toStrings(techniques[0].(map[string]any)["evidence"]), " "), "CTID mapping") {
+			t.Fatalf("cve research: %v", out)
+		}
+	})
+	t.Run("nothing seen", func(t *testing.T) {
+		out := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "d41d8cd98f00b204e9800998ecf8427e"})["output"].(map[string]any)
+		if out["target_type"] != "hash" || out["risk"].(map[string]any)["rating"] != "none" {
+			t.Fatalf("hash research: %v", out)
+		}
+	})
+}
+
+func TestComplianceAccountOnboardingOutput(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	seedAgentData(t, e, admin)
+	e.submitTicket(admin.token, "Printer offline", "The printer on floor 2 shows offline and nobody can print.", "medium")
+
+	comp := e.runToEnd(admin.token, "compliance", map[string]any{"framework": "hipaa"})["output"].(map[string]any)
+	status := map[string]string{}
+	for _, c := range comp["checks"].([]any) {
+		m := c.(map[string]any)
+		status[m["id"].(string)] = m["status"].(string)
+		if len(m["controls"].(map[string]any)) != 1 || len(toStrings(m["controls"].(map[string]any)["hipaa"])) == 0 {
+			t.Fatalf("framework filter: %v", m)
+		}
+	}
+	// The admin's address is unconfirmed; sensors and DNS report; the
+	// critical alert is two hours old, so not yet overdue.
+	want := map[string]string{"least_privilege": "pass", "verified_identities": "fail", "expiring_admin_keys": "pass",
+		"dormant_keys": "pass", "event_monitoring": "pass", "dns_filtering": "pass", "alert_response": "pass", "alert_review": "pass"}
+	for id, s := range want {
+		if status[id] != s {
+			t.Errorf("check %s: %s, want %s", id, status[id], s)
+		}
+	}
+	if comp["passed"] != 7.0 || comp["failed"] != 1.0 {
+		t.Fatalf("compliance totals: %v", comp)
+	}
+
+	acct := e.runToEnd(admin.token, "account-manager", nil)["output"].(map[string]any)
+	if acct["plan"] != "starter" || acct["open_alerts"].(map[string]any)["critical"] != 1.0 ||
+		acct["tickets"].(map[string]any)["open"].(float64) < 1 || acct["compliance"].(map[string]any)["checks_passed"] != 7.0 {
+		t.Fatalf("account manager: %v", acct)
+	}
+	if acct["renewal_risk"].(map[string]any)["level"] == "" || acct["security_score"].(map[string]any)["score"] == nil {
+		t.Fatalf("account manager risk: %v", acct)
+	}
+
+	onb := e.runToEnd(admin.token, "onboarding", nil)["output"].(map[string]any)
+	done := map[string]string{}
+	for _, it := range onb["checklist"].([]any) {
+		m := it.(map[string]any)
+		done[m["id"].(string)] = m["status"].(string)
+	}
+	if done["api_key"] != "done" || done["event_source"] != "done" || done["dns_telemetry"] != "done" || done["agent_run"] != "done" ||
+		done["team_invited"] != "pending" || done["cves_watched"] != "unavailable" {
+		t.Fatalf("checklist: %v", done)
+	}
+	if onb["percent_complete"] != 57.0 || toStrings(onb["next_steps"])[0] != "Invite colleagues with POST /api/org/invites (email, role)." {
+		t.Fatalf("onboarding: %v", onb)
+	}
+
+	sup := e.runToEnd(admin.token, "tech-support", map[string]any{"prompt": "Outlook keeps asking for my MFA code and the authenticator app shows nothing"})
+	tri := sup["output"].(map[string]any)["triage"].(map[string]any)
+	if tri["category"] != "mfa" || sup["output"].(map[string]any)["ticket_id"] != nil {
+		t.Fatalf("tech support on a prompt: %v", sup["output"])
+	}
+	stats := e.do("GET", "/api/dashboard/stats", admin.token, nil).must(t, 200).data()
+	if stats["agents_active"] != 0.0 {
+		t.Fatalf("agents active after every run ended: %v", stats)
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	items, _ := v.([]any)
+	for _, it := range items {
+		s, _ := it.(string)
+		out = append(out, s)
+	}
+	return out
+}

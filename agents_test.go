@@ -1,0 +1,425 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeLLM is a local stand-in for an OpenAI-compatible chat completions
+// server. block holds answers until released; answer is what it says.
+type fakeLLM struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	answer   string
+	block    chan struct{} // nil: answer at once
+	requests int
+	entered  chan struct{} // one value per request received
+}
+
+func newFakeLLM(t *testing.T, answer string) *fakeLLM {
+	f := &fakeLLM{answer: answer, entered: make(chan struct{}, 100)}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+			http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
+			return
+		}
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct{ Role, Content string }
+		}
+		if json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "test-model" || len(req.Messages) < 2 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.requests++
+		block, answer := f.block, f.answer
+		f.mu.Unlock()
+		f.entered <- struct{}{}
+		if block != nil {
+			select {
+			case <-block:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
+			"message": map[string]string{"role": "assistant", "content": answer}}}})
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// blockAnswers makes requests wait until the returned release is called.
+func (f *fakeLLM) blockAnswers() (release func()) {
+	ch := make(chan struct{})
+	f.mu.Lock()
+	f.block = ch
+	f.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			f.block = nil
+			f.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+func withLLM(f *fakeLLM, timeout time.Duration) func(*config) {
+	return func(c *config) {
+		c.llmURL, c.llmModel, c.llmTimeout = f.srv.URL+"/v1", "test-model", timeout
+	}
+}
+
+func withWorkers(n int) func(*config) { return func(c *config) { c.agentWorkers = n } }
+
+// execute starts a run and returns the 202 answer's data.
+func (e *testEnv) execute(cred, agent string, body map[string]any) map[string]any {
+	e.t.Helper()
+	return e.do("POST", "/api/agents/"+agent+"/execute", cred, body).must(e.t, http.StatusAccepted).data()
+}
+
+// awaitRun polls a run until its status is one of want, and returns it.
+func (e *testEnv) awaitRun(cred, agent, runID string, want ...string) map[string]any {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		run := e.do("GET", "/api/agents/"+agent+"/executions/"+runID, cred, nil).must(e.t, http.StatusOK).data()
+		for _, w := range want {
+			if run["status"] == w {
+				return run
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("run %s is %v, want %v: %v", runID, run["status"], want, run)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// runToEnd executes an agent and waits for it to complete.
+func (e *testEnv) runToEnd(cred, agent string, body map[string]any) map[string]any {
+	e.t.Helper()
+	id := e.execute(cred, agent, body)["agent_run_id"].(string)
+	run := e.awaitRun(cred, agent, id, "completed", "failed", "cancelled")
+	if run["status"] != "completed" {
+		e.t.Fatalf("run %s ended %v: %v", id, run["status"], run["error"])
+	}
+	return run
+}
+
+func TestAgentsList(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	list := e.do("GET", "/api/agents", admin.token, nil).must(t, http.StatusOK).list()
+	want := map[string]string{"msp-hunter": "pro", "threat-researcher": "starter", "tech-support": "starter",
+		"compliance": "starter", "account-manager": "starter", "onboarding": "starter"}
+	if len(list) != 6 {
+		t.Fatalf("%d agents, want 6", len(list))
+	}
+	for _, item := range list {
+		a := item.(map[string]any)
+		slug := a["slug"].(string)
+		if want[slug] != a["plan_tier"] {
+			t.Errorf("%s plan tier %v, want %s", slug, a["plan_tier"], want[slug])
+		}
+		if a["name"] == "" || a["description"] == "" || a["status"] != "idle" || a["last_execution_at"] != nil {
+			t.Errorf("agent %s: %v", slug, a)
+		}
+		if a["available"] != (slug != "msp-hunter") {
+			t.Errorf("%s available %v on starter", slug, a["available"])
+		}
+	}
+	run := e.runToEnd(admin.token, "onboarding", nil)
+	for _, item := range e.do("GET", "/api/agents", admin.token, nil).must(t, http.StatusOK).list() {
+		a := item.(map[string]any)
+		if a["slug"] == "onboarding" && (a["last_execution_at"] != run["queued_at"] || a["last_status"] != "completed") {
+			t.Errorf("onboarding after a run: %v", a)
+		}
+	}
+}
+
+func TestAgentRunBothFormsShareOnePath(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	key := e.apiKey(admin, "write")
+	forms := []struct {
+		name, path string
+		body       map[string]any
+	}{
+		{"execute", "/api/agents/threat-researcher/execute", map[string]any{"target": "evil.example", "options": map[string]bool{"include_cve": false}}},
+		{"run", "/api/agents/run", map[string]any{"agent": "threat-researcher", "target": "evil.example", "options": map[string]bool{"include_cve": false}}},
+	}
+	for _, f := range forms {
+		t.Run(f.name, func(t *testing.T) {
+			r := e.do("POST", f.path, key, f.body).must(t, http.StatusAccepted)
+			d := r.data()
+			if r.body["success"] != true || !strings.HasPrefix(d["agent_run_id"].(string), "run_") || len(d["agent_run_id"].(string)) != 30 ||
+				d["agent"] != "threat-researcher" || d["status"] != "queued" {
+				t.Fatalf("accept body: %s", r.raw)
+			}
+			if est, ok := d["estimated_completion_seconds"].(float64); !ok || est < 1 || est != float64(int(est)) {
+				t.Fatalf("estimated_completion_seconds %v", d["estimated_completion_seconds"])
+			}
+			run := e.awaitRun(key, "threat-researcher", d["agent_run_id"].(string), "completed")
+			var params map[string]any
+			json.Unmarshal(mustJSON(run["params"]), &params)
+			if params["target"] != "evil.example" || params["options"].(map[string]any)["include_cve"] != false {
+				t.Fatalf("stored params %v", params)
+			}
+			if _, ok := run["output"].(map[string]any)["cves"]; ok {
+				t.Fatalf("include_cve=false still reported CVEs")
+			}
+		})
+	}
+}
+
+func TestAgentRunErrors(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	validNames := "Valid agents: msp-hunter, threat-researcher, tech-support, compliance, account-manager, onboarding"
+	cases := []struct {
+		name, method, path string
+		body               any
+		status             int
+		code               string
+		fields             []string
+	}{
+		{"unknown agent execute", "POST", "/api/agents/hacker/execute", map[string]any{}, 400, "validation_error", []string{"id"}},
+		{"unknown agent run form", "POST", "/api/agents/run", map[string]any{"agent": "hacker"}, 400, "validation_error", []string{"agent"}},
+		{"run form without agent", "POST", "/api/agents/run", map[string]any{"target": "x.example"}, 400, "validation_error", []string{"agent"}},
+		{"run form agent not a string", "POST", "/api/agents/run", map[string]any{"agent": 7}, 400, "validation_error", []string{"agent"}},
+		{"unknown agent executions", "GET", "/api/agents/hacker/executions", nil, 400, "validation_error", []string{"id"}},
+		{"missing target", "POST", "/api/agents/threat-researcher/execute", map[string]any{}, 400, "validation_error", []string{"target"}},
+		{"bad target", "POST", "/api/agents/threat-researcher/execute", map[string]any{"target": "<script>"}, 400, "validation_error", []string{"target"}},
+		{"unknown parameter", "POST", "/api/agents/threat-researcher/execute", map[string]any{"target": "a.example", "vertical": "legal"}, 400, "validation_error", []string{"vertical"}},
+		{"unknown option", "POST", "/api/agents/run", map[string]any{"agent": "threat-researcher", "target": "a.example", "options": map[string]any{"deep": true}}, 400, "validation_error", []string{"options.deep"}},
+		{"option of the wrong type", "POST", "/api/agents/threat-researcher/execute", map[string]any{"target": "a.example", "options": map[string]any{"include_cve": "yes"}}, 400, "validation_error", []string{"options.include_cve"}},
+		{"bad framework", "POST", "/api/agents/compliance/execute", map[string]any{"framework": "iso27001"}, 400, "validation_error", []string{"framework"}},
+		{"support without input", "POST", "/api/agents/tech-support/execute", map[string]any{}, 400, "validation_error", []string{"ticket_id"}},
+		{"prompt too long", "POST", "/api/agents/onboarding/execute", map[string]any{"prompt": strings.Repeat("a", 4001)}, 400, "validation_error", []string{"prompt"}},
+		{"body not an object", "POST", "/api/agents/onboarding/execute", "[1]", 400, "validation_error", []string{"body"}},
+		{"hunter below pro", "POST", "/api/agents/msp-hunter/execute", map[string]any{"vertical": "legal"}, 403, "plan_upgrade_required", nil},
+		{"hunter below pro, run form", "POST", "/api/agents/run", map[string]any{"agent": "msp-hunter"}, 403, "plan_upgrade_required", nil},
+		{"unknown run", "GET", "/api/agents/onboarding/executions/run_00000000000000000000000000", nil, 404, "not_found", nil},
+		{"cancel unknown run", "POST", "/api/agents/onboarding/executions/run_00000000000000000000000000/cancel", nil, 404, "not_found", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.do(c.method, c.path, admin.token, c.body)
+			if c.fields != nil {
+				r.wantFields(t, c.fields...)
+			} else {
+				r.wantError(t, c.status, c.code, "")
+			}
+			if strings.HasPrefix(c.name, "unknown agent") && !strings.HasSuffix(r.str("error"), validNames) {
+				t.Fatalf("error does not list the agents: %q", r.str("error"))
+			}
+		})
+	}
+	if n := len(e.do("GET", "/api/agents/threat-researcher/executions", admin.token, nil).must(t, 200).list()); n != 0 {
+		t.Fatalf("refused requests queued %d runs", n)
+	}
+}
+
+func TestAgentRunPlanGate(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	e.do("POST", "/api/agents/msp-hunter/execute", admin.token, map[string]any{"vertical": "legal"}).
+		wantError(t, http.StatusForbidden, "plan_upgrade_required", "The msp-hunter agent needs the pro plan or higher; this organization is on starter")
+	var out strings.Builder
+	if err := runCLI(t, []string{"org", "set-plan", "--data", e.app.dataDir(t), "--email", admin.email, "--plan", "pro"}, &out, &out); err != nil {
+		t.Fatal(err, out.String())
+	}
+	e.do("POST", "/api/agents/msp-hunter/execute", admin.token, map[string]any{"vertical": "bakery"}).wantFields(t, "vertical")
+	run := e.runToEnd(admin.token, "msp-hunter", map[string]any{"vertical": "legal", "region": "Leeds"})
+	out2 := run["output"].(map[string]any)
+	if out2["criteria"].(map[string]any)["vertical"] != "legal" || !strings.Contains(run["output_summary"].(string), "legal vertical in Leeds") {
+		t.Fatalf("hunter output: %v", run)
+	}
+}
+
+func TestAgentRunRateLimit(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	other := e.register("zoe@other.test", "Other")
+	e.useLimits(strings.Replace(generousLimits, "agent-runs=100000/1m", "agent-runs=20/1m", 1), nil)
+	for i := range 20 {
+		r := e.do("POST", "/api/agents/onboarding/execute", admin.token, nil).must(t, http.StatusAccepted)
+		if got := r.header.Get("X-RateLimit-Remaining"); got != fmt.Sprint(19-i) {
+			t.Fatalf("run %d: remaining %q", i+1, got)
+		}
+	}
+	// Invalid requests do not spend the budget, and are refused as invalid.
+	e.do("POST", "/api/agents/compliance/execute", admin.token, map[string]any{"framework": "x"}).wantFields(t, "framework")
+	r := e.do("POST", "/api/agents/run", admin.token, map[string]any{"agent": "onboarding"})
+	r.wantError(t, http.StatusTooManyRequests, "rate_limited", "")
+	if r.header.Get("Retry-After") == "" || r.header.Get("X-RateLimit-Limit") != "20" || r.header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("429 headers: %v", r.header)
+	}
+	e.do("POST", "/api/agents/onboarding/execute", other.token, nil).must(t, http.StatusAccepted) // per organization
+	e.clock.Advance(time.Minute)
+	e.do("POST", "/api/agents/onboarding/execute", admin.token, nil).must(t, http.StatusAccepted)
+}
+
+func TestAgentRunLifecycleAndCancel(t *testing.T) {
+	llm := newFakeLLM(t, "The organization's data was reviewed.")
+	release := llm.blockAnswers()
+	defer release()
+	e := newTestEnv(t, withLLM(llm, time.Minute), withWorkers(1))
+	admin := e.register("ann@acme.test", "Acme")
+	stranger := e.register("zoe@other.test", "Other")
+
+	first := e.execute(admin.token, "onboarding", nil)["agent_run_id"].(string)
+	<-llm.entered // the only worker is inside the first run
+	running := e.awaitRun(admin.token, "onboarding", first, "running")
+	if running["started_at"] == nil || running["finished_at"] != nil {
+		t.Fatalf("running run: %v", running)
+	}
+	second := e.execute(admin.token, "compliance", nil)["agent_run_id"].(string)
+	third := e.execute(admin.token, "compliance", nil)["agent_run_id"].(string)
+	queued := e.awaitRun(admin.token, "compliance", second, "queued")
+	if queued["started_at"] != nil || queued["output"] != nil {
+		t.Fatalf("queued run: %v", queued)
+	}
+	agentsNow := e.do("GET", "/api/agents", admin.token, nil).must(t, 200).list()
+	for _, item := range agentsNow {
+		a := item.(map[string]any)
+		if a["slug"] == "compliance" && (a["status"] != "queued" || a["queued"] != 2.0) {
+			t.Fatalf("compliance while queued: %v", a)
+		}
+	}
+
+	// Another organization cannot see or cancel them.
+	e.do("GET", "/api/agents/compliance/executions/"+second, stranger.token, nil).wantError(t, 404, "not_found", "")
+	e.do("POST", "/api/agents/compliance/executions/"+second+"/cancel", stranger.token, nil).wantError(t, 404, "not_found", "")
+	// The run id belongs to its agent.
+	e.do("GET", "/api/agents/onboarding/executions/"+second, admin.token, nil).wantError(t, 404, "not_found", "")
+
+	c := e.do("POST", "/api/agents/compliance/executions/"+second+"/cancel", admin.token, nil).must(t, 200).data()
+	if c["status"] != "cancelled" || c["finished_at"] == nil || c["started_at"] != nil {
+		t.Fatalf("cancelled queued run: %v", c)
+	}
+	c = e.do("POST", "/api/agents/onboarding/executions/"+first+"/cancel", admin.token, nil).must(t, 200).data()
+	if c["status"] != "cancelled" {
+		t.Fatalf("cancelled running run: %v", c)
+	}
+	// The worker was freed: the third run goes ahead once answers flow.
+	release()
+	done := e.awaitRun(admin.token, "compliance", third, "completed")
+	if done["duration_ms"] == nil || done["finished_at"] == nil || done["output_summary"] != "The organization's data was reviewed." {
+		t.Fatalf("completed run: %v", done)
+	}
+	narrative := done["output"].(map[string]any)["narrative"].(map[string]any)
+	if narrative["source"] != "llm" || narrative["model"] != "test-model" ||
+		!strings.Contains(done["output"].(map[string]any)["facts_summary"].(string), "control checks pass") {
+		t.Fatalf("narrative: %v", done["output"])
+	}
+	// Cancelled runs stay cancelled; ended runs cannot be cancelled.
+	if got := e.awaitRun(admin.token, "onboarding", first, "cancelled"); got["output"] != nil {
+		t.Fatalf("cancelled run got output: %v", got)
+	}
+	e.do("POST", "/api/agents/compliance/executions/"+third+"/cancel", admin.token, nil).
+		wantError(t, http.StatusConflict, "conflict", "The run already ended with status completed; only queued and running runs can be cancelled")
+
+	list := e.do("GET", "/api/agents/compliance/executions?limit=1", admin.token, nil).must(t, 200)
+	page := list.body["pagination"].(map[string]any)
+	if page["total"] != 2.0 || len(list.list()) != 1 || list.list()[0].(map[string]any)["agent_run_id"] != third ||
+		list.list()[0].(map[string]any)["output"] != nil {
+		t.Fatalf("executions list: %s", list.raw)
+	}
+}
+
+func TestAgentLLMTimeoutFallsBack(t *testing.T) {
+	llm := newFakeLLM(t, "never sent")
+	defer llm.blockAnswers()()
+	e := newTestEnv(t, withLLM(llm, 50*time.Millisecond))
+	admin := e.register("ann@acme.test", "Acme")
+	run := e.runToEnd(admin.token, "onboarding", nil)
+	narrative := run["output"].(map[string]any)["narrative"].(map[string]any)
+	if narrative["source"] != "deterministic" || !strings.Contains(narrative["fallback_reason"].(string), "did not answer in time") ||
+		!strings.HasPrefix(run["output_summary"].(string), "Onboarding is ") {
+		t.Fatalf("timeout fallback: %v", run)
+	}
+}
+
+func TestAgentLLMInventedFactsFallBack(t *testing.T) {
+	llm := newFakeLLM(t, "There were 987654 critical alerts today.")
+	e := newTestEnv(t, withLLM(llm, time.Minute))
+	admin := e.register("ann@acme.test", "Acme")
+	run := e.runToEnd(admin.token, "onboarding", nil)
+	narrative := run["output"].(map[string]any)["narrative"].(map[string]any)
+	if narrative["source"] != "deterministic" || strings.Contains(run["output_summary"].(string), "987654") {
+		t.Fatalf("invented number accepted: %v", run)
+	}
+	sum := e.do("GET", "/api/dashboard/daily-summary", admin.token, nil).must(t, 200).data()
+	if sum["generated_by"] != "facts" || sum["narration_error"] == nil {
+		t.Fatalf("daily summary took an invented number: %v", sum)
+	}
+	llm.mu.Lock()
+	llm.answer = "A quiet day: nothing was recorded."
+	llm.mu.Unlock()
+	sum = e.do("GET", "/api/dashboard/daily-summary", admin.token, nil).must(t, 200).data()
+	if sum["generated_by"] != "llm:test-model" || sum["summary"] != "A quiet day: nothing was recorded." || sum["facts_summary"] == nil {
+		t.Fatalf("daily summary narration: %v", sum)
+	}
+}
+
+// TestAgentRunsSurviveRestart stops the server with runs running and queued
+// and starts it again: every run finishes. A run a crash left running is
+// queued again once; one interrupted a second time fails with the reason.
+func TestAgentRunsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	llm := newFakeLLM(t, "Reviewed.")
+	release := llm.blockAnswers()
+	first := newTestEnv(t, func(c *config) { c.dataDir = dir }, withLLM(llm, time.Minute), withWorkers(1))
+	admin := first.register("ann@acme.test", "Acme")
+	var ids []string
+	for range 3 {
+		ids = append(ids, first.execute(admin.token, "onboarding", nil)["agent_run_id"].(string))
+	}
+	<-llm.entered
+	first.awaitRun(admin.token, "onboarding", ids[0], "running")
+	first.stopRunner() // a graceful stop puts the running run back in the queue
+	if got := first.awaitRun(admin.token, "onboarding", ids[0], "queued"); got["recoveries"] != 0.0 {
+		t.Fatalf("gracefully stopped run: %v", got)
+	}
+	// Simulate a crash: one run left running, another already recovered once.
+	db, err := sql.Open("sqlite", filepath.Join(dir, "garrison.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(t, db, `UPDATE agent_runs SET status = 'running', started_at = 1 WHERE id = ?`, ids[1])
+	mustExec(t, db, `UPDATE agent_runs SET status = 'running', started_at = 1, recoveries = 1 WHERE id = ?`, ids[2])
+	release()
+
+	second := newTestEnv(t, func(c *config) { c.dataDir = dir }, withLLM(llm, time.Minute), withWorkers(2))
+	for i, id := range ids[:2] {
+		run := second.awaitRun(admin.token, "onboarding", id, "completed")
+		if want := float64(i); run["recoveries"] != want {
+			t.Fatalf("run %d recoveries %v, want %v", i, run["recoveries"], want)
+		}
+	}
+	failed := second.awaitRun(admin.token, "onboarding", ids[2], "failed")
+	if !strings.Contains(failed["error"].(string), "stopped twice") {
+		t.Fatalf("twice-interrupted run: %v", failed)
+	}
+}
+
+func mustExec(t *testing.T, db *sql.DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatal(err)
+	}
+}

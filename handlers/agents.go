@@ -1,0 +1,243 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"garrison/agents"
+	"garrison/store"
+)
+
+// AgentRuntime is what the API needs of the agents' runtime.
+type AgentRuntime interface {
+	// Notify wakes the workers after a run was queued.
+	Notify()
+	// Cancel stops a run being executed.
+	Cancel(runID string)
+	// Estimate is the seconds a run of the agent queued now needs to finish.
+	Estimate(ctx context.Context, agent string) (int, error)
+}
+
+type agentView struct {
+	Slug            string  `json:"slug"`
+	Name            string  `json:"name"`
+	Description     string  `json:"description"`
+	PlanTier        string  `json:"plan_tier"`
+	Available       bool    `json:"available"` // the organization's plan may run it
+	Status          string  `json:"status"`    // running, queued or idle, for this organization
+	Queued          int     `json:"queued"`
+	Running         int     `json:"running"`
+	LastExecutionAt *string `json:"last_execution_at"`
+	LastStatus      *string `json:"last_status"`
+}
+
+func (a *API) listAgents(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	activity, err := a.Store.AgentActivities(r.Context(), p.OrgID)
+	if err != nil {
+		return err
+	}
+	var views []agentView
+	for _, ag := range agents.All() {
+		act := activity[ag.Slug]
+		v := agentView{Slug: ag.Slug, Name: ag.Name, Description: ag.Description, PlanTier: ag.Plan,
+			Available: ag.AllowedOn(p.Plan), Status: "idle", Queued: act.Queued, Running: act.Running,
+			LastExecutionAt: optTimestamp(act.LastRunAt), LastStatus: optString(act.LastStatus)}
+		switch {
+		case act.Running > 0:
+			v.Status = store.RunRunning
+		case act.Queued > 0:
+			v.Status = store.RunQueued
+		}
+		views = append(views, v)
+	}
+	writeData(w, http.StatusOK, views)
+	return nil
+}
+
+// agentFor resolves an agent slug; an unknown one is a 400 naming the six.
+func agentFor(slug, field string) (agents.Agent, error) {
+	ag, ok := agents.Lookup(slug)
+	if !ok {
+		return ag, &Error{Status: http.StatusBadRequest, Code: CodeValidation, Fields: []string{field},
+			Message: "Invalid agent " + quoteShort(slug) + ". Valid agents: " + strings.Join(agents.Slugs(), ", ")}
+	}
+	return ag, nil
+}
+
+// quoteShort quotes a client-supplied value for a message, cut to 64 bytes.
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return `"` + strings.ToValidUTF8(s, "") + `"`
+}
+
+func (a *API) executeAgent(w http.ResponseWriter, r *http.Request) error {
+	ag, err := agentFor(r.PathValue("id"), "id")
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return a.startRun(w, r, ag, body)
+}
+
+// runAgent is the POST /agents/run form: the slug travels in the body.
+func (a *API) runAgent(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := decodeJSON(body, &fields); err != nil {
+		return err
+	}
+	var slug string
+	if raw, ok := fields["agent"]; !ok {
+		return invalid("agent", "is required: one of "+strings.Join(agents.Slugs(), ", "))
+	} else if json.Unmarshal(raw, &slug) != nil {
+		return invalid("agent", "must be a string")
+	}
+	ag, err := agentFor(slug, "agent")
+	if err != nil {
+		return err
+	}
+	delete(fields, "agent")
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	return a.startRun(w, r, ag, rest)
+}
+
+type runAccepted struct {
+	AgentRunID                 string `json:"agent_run_id"`
+	Agent                      string `json:"agent"`
+	Status                     string `json:"status"`
+	EstimatedCompletionSeconds int    `json:"estimated_completion_seconds"`
+	QueuedAt                   string `json:"queued_at"`
+}
+
+// startRun is the one code path of both run forms: plan, parameters, the
+// per-organization run budget, then a durable queued run and 202.
+func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, body []byte) error {
+	p := principalFrom(r.Context())
+	if !ag.AllowedOn(p.Plan) {
+		return &Error{Status: http.StatusForbidden, Code: CodePlanRequired,
+			Message: "The " + ag.Slug + " agent needs the " + ag.Plan + " plan or higher; this organization is on " + p.Plan}
+	}
+	params := ag.NewParams()
+	if err := decodeJSON(body, params); err != nil {
+		return err
+	}
+	var bad problems
+	for _, pr := range params.Validate() {
+		bad.add(pr.Field, pr.Message)
+	}
+	if err := bad.err(); err != nil {
+		return err
+	}
+	if err := a.ChargeAgentRun(w, r, p.OrgID); err != nil {
+		return err
+	}
+	stored, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	run, err := a.Store.QueueRun(r.Context(), store.NewRun{OrgID: p.OrgID, Agent: ag.Slug, Params: stored, RequestedBy: actor(p)})
+	if err != nil {
+		return err
+	}
+	a.Agents.Notify()
+	estimate, err := a.Agents.Estimate(r.Context(), ag.Slug)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusAccepted, runAccepted{AgentRunID: run.ID, Agent: run.Agent, Status: run.Status,
+		EstimatedCompletionSeconds: estimate, QueuedAt: timestamp(run.QueuedAt)})
+	return nil
+}
+
+type runView struct {
+	AgentRunID    string          `json:"agent_run_id"`
+	Agent         string          `json:"agent"`
+	Status        string          `json:"status"`
+	Params        json.RawMessage `json:"params"`
+	RequestedBy   string          `json:"requested_by"`
+	QueuedAt      string          `json:"queued_at"`
+	StartedAt     *string         `json:"started_at"`
+	FinishedAt    *string         `json:"finished_at"`
+	DurationMS    *int64          `json:"duration_ms"`
+	OutputSummary string          `json:"output_summary"`
+	Output        json.RawMessage `json:"output"`
+	Error         *string         `json:"error"`
+	Recoveries    int             `json:"recoveries"`
+}
+
+func newRunView(r store.AgentRun, withOutput bool) runView {
+	v := runView{AgentRunID: r.ID, Agent: r.Agent, Status: r.Status, Params: r.Params, RequestedBy: r.RequestedBy,
+		QueuedAt: timestamp(r.QueuedAt), StartedAt: optTimestamp(r.StartedAt), FinishedAt: optTimestamp(r.FinishedAt),
+		DurationMS: r.DurationMS, OutputSummary: r.OutputSummary, Error: optString(r.Error), Recoveries: r.Recoveries,
+		Output: json.RawMessage("null")}
+	if withOutput && r.Output != nil {
+		v.Output = r.Output
+	}
+	return v
+}
+
+func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
+	ag, err := agentFor(r.PathValue("id"), "id")
+	if err != nil {
+		return err
+	}
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	runs, total, err := a.Store.Runs(r.Context(), principalFrom(r.Context()).OrgID, ag.Slug, page)
+	if err != nil {
+		return err
+	}
+	views := make([]runView, len(runs))
+	for i, run := range runs {
+		views[i] = newRunView(run, false)
+	}
+	writeList(w, views, total, page)
+	return nil
+}
+
+func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
+	ag, err := agentFor(r.PathValue("id"), "id")
+	if err != nil {
+		return err
+	}
+	run, err := a.Store.Run(r.Context(), principalFrom(r.Context()).OrgID, ag.Slug, r.PathValue("run_id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, newRunView(run, true))
+	return nil
+}
+
+func (a *API) cancelRun(w http.ResponseWriter, r *http.Request) error {
+	ag, err := agentFor(r.PathValue("id"), "id")
+	if err != nil {
+		return err
+	}
+	run, err := a.Store.CancelRun(r.Context(), principalFrom(r.Context()).OrgID, ag.Slug, r.PathValue("run_id"))
+	if errors.Is(err, store.ErrConflict) {
+		return conflict("The run already ended with status " + run.Status + "; only queued and running runs can be cancelled")
+	}
+	if err != nil {
+		return err
+	}
+	a.Agents.Cancel(run.ID)
+	writeData(w, http.StatusOK, newRunView(run, true))
+	return nil
+}

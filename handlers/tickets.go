@@ -1,0 +1,337 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"garrison/agents"
+	"garrison/store"
+)
+
+// Ticket text limits.
+const (
+	maxSubject     = 200
+	maxTicketText  = 10_000
+	ticketPriority = "medium" // when the submitter gives none
+)
+
+var priorities = []string{"low", "medium", "high"}
+
+// ticketMoves lists, per status, the statuses a ticket may move to.
+// Resolved and closed tickets are reopened before anything else.
+var ticketMoves = map[string][]string{
+	store.TicketOpen:       {store.TicketInProgress, store.TicketEscalated, store.TicketResolved, store.TicketClosed},
+	store.TicketInProgress: {store.TicketOpen, store.TicketEscalated, store.TicketResolved, store.TicketClosed},
+	store.TicketEscalated:  {store.TicketOpen, store.TicketInProgress, store.TicketResolved, store.TicketClosed},
+	store.TicketResolved:   {store.TicketOpen, store.TicketClosed},
+	store.TicketClosed:     {store.TicketOpen},
+}
+
+// memberStatuses are the statuses a member may set on their own ticket.
+var memberStatuses = []string{store.TicketOpen, store.TicketResolved, store.TicketClosed}
+
+type ticketView struct {
+	ID                string          `json:"id"`
+	Subject           string          `json:"subject"`
+	Description       string          `json:"description"`
+	Priority          string          `json:"priority"`
+	Status            string          `json:"status"`
+	Assignee          *string         `json:"assignee"`
+	CreatedBy         string          `json:"created_by"`
+	AITriage          json.RawMessage `json:"ai_triage"`
+	AIResolutionSteps json.RawMessage `json:"ai_resolution_steps"`
+	TriageStatus      string          `json:"triage_status"` // pending, completed or failed
+	TriageRunID       *string         `json:"triage_run_id"`
+	CreatedAt         string          `json:"created_at"`
+	UpdatedAt         string          `json:"updated_at"`
+	ResolvedAt        *string         `json:"resolved_at"`
+}
+
+func newTicketView(t store.Ticket, run store.AgentRun) ticketView {
+	v := ticketView{ID: t.ID, Subject: t.Subject, Description: t.Description, Priority: t.Priority, Status: t.Status,
+		Assignee: optString(t.Assignee), CreatedBy: t.CreatedBy, AITriage: t.Triage, AIResolutionSteps: t.ResolutionSteps,
+		TriageStatus: "pending", TriageRunID: optString(t.TriageRunID), CreatedAt: timestamp(t.CreatedAt),
+		UpdatedAt: timestamp(t.UpdatedAt), ResolvedAt: optTimestamp(t.ResolvedAt)}
+	switch {
+	case t.Triage != nil:
+		v.TriageStatus = "completed"
+	case run.Status == store.RunFailed || run.Status == store.RunCancelled:
+		v.TriageStatus = "failed"
+	}
+	if v.AITriage == nil {
+		v.AITriage = json.RawMessage("null")
+	}
+	if v.AIResolutionSteps == nil {
+		v.AIResolutionSteps = json.RawMessage("[]")
+	}
+	return v
+}
+
+type ticketMessageView struct {
+	Author     string `json:"author"`
+	AuthorKind string `json:"author_kind"`
+	Body       string `json:"body"`
+	At         string `json:"at"`
+}
+
+type ticketChangeView struct {
+	Field string  `json:"field"`
+	From  *string `json:"from"`
+	To    *string `json:"to"`
+	By    string  `json:"by"`
+	Note  string  `json:"note"`
+	At    string  `json:"at"`
+}
+
+type escalationView struct {
+	Reason     string   `json:"reason"`
+	Confidence *float64 `json:"confidence"`
+	By         string   `json:"by"`
+	At         string   `json:"at"`
+}
+
+// ticketOwnerOnly is the submitter a principal is limited to: members see
+// only their own tickets; admins and API keys see the organization's.
+func ticketOwnerOnly(p Principal) string {
+	if p.Kind == KindSession && p.User.Role != store.RoleAdmin {
+		return p.User.ID
+	}
+	return ""
+}
+
+// visibleTicket reads a ticket the principal may see; others are 404.
+func (a *API) visibleTicket(r *http.Request) (store.Ticket, store.AgentRun, error) {
+	p := principalFrom(r.Context())
+	t, run, err := a.Store.Ticket(r.Context(), p.OrgID, r.PathValue("id"))
+	if err != nil {
+		return t, run, err
+	}
+	if owner := ticketOwnerOnly(p); owner != "" && t.CreatedBy != owner {
+		return store.Ticket{}, store.AgentRun{}, notFound()
+	}
+	return t, run, nil
+}
+
+type ticketSubmitRequest struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+	Priority    string `json:"priority"`
+}
+
+func (a *API) submitTicket(w http.ResponseWriter, r *http.Request) error {
+	var req ticketSubmitRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	req.Subject = strings.TrimSpace(req.Subject)
+	if req.Priority == "" {
+		req.Priority = ticketPriority
+	}
+	var p problems
+	p.check(req.Subject != "" && len(req.Subject) <= maxSubject && validText(req.Subject) && !strings.Contains(req.Subject, "\n"),
+		"subject", "is required: one line of at most 200 bytes")
+	p.check(strings.TrimSpace(req.Description) != "" && len(req.Description) <= maxTicketText && validText(req.Description),
+		"description", "is required: text of at most 10000 bytes")
+	p.check(slices.Contains(priorities, req.Priority), "priority", "must be low, medium or high")
+	if err := p.err(); err != nil {
+		return err
+	}
+	pr := principalFrom(r.Context())
+	t, run, err := a.Store.SubmitTicket(r.Context(), store.NewTicket{OrgID: pr.OrgID, CreatedBy: actor(pr), Subject: req.Subject,
+		Description: req.Description, Priority: req.Priority}, agents.TechSupportSlug)
+	if err != nil {
+		return err
+	}
+	a.Agents.Notify()
+	writeData(w, http.StatusCreated, newTicketView(t, run))
+	return nil
+}
+
+func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	pr := principalFrom(r.Context())
+	f := store.TicketFilter{Page: page, Status: r.URL.Query().Get("status"), CreatedBy: ticketOwnerOnly(pr)}
+	if f.Status != "" && !slices.Contains(store.TicketStatuses, f.Status) {
+		return invalid("status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
+	}
+	tickets, total, err := a.Store.Tickets(r.Context(), pr.OrgID, f)
+	if err != nil {
+		return err
+	}
+	views := make([]ticketView, len(tickets))
+	for i, t := range tickets {
+		views[i] = newTicketView(t, store.AgentRun{})
+	}
+	writeList(w, views, total, page)
+	return nil
+}
+
+func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
+	t, run, err := a.visibleTicket(r)
+	if err != nil {
+		return err
+	}
+	v, err := a.ticketDetail(r, t, run)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, v)
+	return nil
+}
+
+type ticketDetailView struct {
+	ticketView
+	Thread        []ticketMessageView `json:"thread"`
+	StatusHistory []ticketChangeView  `json:"status_history"`
+	EscalationLog []escalationView    `json:"escalation_log"`
+}
+
+func (a *API) ticketDetail(r *http.Request, t store.Ticket, run store.AgentRun) (ticketDetailView, error) {
+	msgs, changes, escalations, err := a.Store.TicketThread(r.Context(), t.ID)
+	if err != nil {
+		return ticketDetailView{}, err
+	}
+	v := ticketDetailView{ticketView: newTicketView(t, run), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
+		EscalationLog: []escalationView{}}
+	for _, m := range msgs {
+		v.Thread = append(v.Thread, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp(m.At)})
+	}
+	for _, c := range changes {
+		v.StatusHistory = append(v.StatusHistory, ticketChangeView{c.Field, optString(c.OldValue), optString(c.NewValue), c.Actor, c.Note, timestamp(c.At)})
+	}
+	for _, e := range escalations {
+		v.EscalationLog = append(v.EscalationLog, escalationView{e.Reason, e.Confidence, e.Actor, timestamp(e.At)})
+	}
+	return v, nil
+}
+
+type ticketUpdateRequest struct {
+	Status   *string         `json:"status"`
+	Priority *string         `json:"priority"`
+	Assignee json.RawMessage `json:"assignee"` // a user id, or null to unassign
+	Note     string          `json:"note"`
+}
+
+func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
+	var req ticketUpdateRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	var p problems
+	u := store.TicketUpdate{Status: req.Status, Priority: req.Priority, Note: req.Note}
+	if req.Assignee != nil {
+		var assignee string
+		if !bytes.Equal(req.Assignee, []byte("null")) && json.Unmarshal(req.Assignee, &assignee) != nil {
+			p.add("assignee", "must be a user id or null")
+		}
+		u.Assignee = &assignee
+	}
+	p.check(req.Status == nil || slices.Contains(store.TicketStatuses, *req.Status), "status",
+		"must be one of "+strings.Join(store.TicketStatuses, ", "))
+	p.check(req.Priority == nil || slices.Contains(priorities, *req.Priority), "priority", "must be low, medium or high")
+	p.check(len(req.Note) <= 2000 && validText(req.Note), "note", "must be at most 2000 bytes of text")
+	if req.Status == nil && req.Priority == nil && req.Assignee == nil {
+		p.add("status", "or priority or assignee is required")
+	}
+	if err := p.err(); err != nil {
+		return err
+	}
+	if _, _, err := a.visibleTicket(r); err != nil {
+		return err
+	}
+	pr := principalFrom(r.Context())
+	member := ticketOwnerOnly(pr) != ""
+	if member && (req.Priority != nil || req.Assignee != nil || (req.Status != nil && !slices.Contains(memberStatuses, *req.Status))) {
+		return forbidden("Members may only resolve, close or reopen their own tickets; an admin changes priority, assignee and the rest")
+	}
+	u.Actor = actor(pr)
+	u.Check = func(t store.Ticket) error {
+		if req.Status != nil && *req.Status != t.Status && !slices.Contains(ticketMoves[t.Status], *req.Status) {
+			return conflict("A " + t.Status + " ticket cannot move to " + *req.Status + "; allowed: " + strings.Join(ticketMoves[t.Status], ", "))
+		}
+		return nil
+	}
+	t, err := a.Store.UpdateTicket(r.Context(), pr.OrgID, r.PathValue("id"), u)
+	if errors.Is(err, store.ErrNoSuchAssignee) {
+		return invalid("assignee", "must be the id of a user of this organization")
+	}
+	if err != nil {
+		return err
+	}
+	v, err := a.ticketDetail(r, t, store.AgentRun{})
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, v)
+	return nil
+}
+
+type ticketMessageRequest struct {
+	Body string `json:"body"`
+}
+
+func (a *API) addTicketMessage(w http.ResponseWriter, r *http.Request) error {
+	var req ticketMessageRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Body) == "" || len(req.Body) > maxTicketText || !validText(req.Body) {
+		return invalid("body", "is required: text of at most 10000 bytes")
+	}
+	t, _, err := a.visibleTicket(r)
+	if err != nil {
+		return err
+	}
+	pr := principalFrom(r.Context())
+	m := store.TicketMessage{Author: actor(pr), AuthorKind: store.AuthorUser, Body: req.Body}
+	if pr.Kind == KindAPIKey {
+		m.AuthorKind = store.AuthorAPIKey
+	}
+	if err := a.Store.AddTicketMessage(r.Context(), pr.OrgID, t.ID, m); err != nil {
+		return err
+	}
+	writeData(w, http.StatusCreated, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp(a.Now())})
+	return nil
+}
+
+type notificationView struct {
+	ID        string `json:"id"`
+	Kind      string `json:"kind"`
+	Title     string `json:"title"`
+	Body      string `json:"body"`
+	Ref       string `json:"ref"`
+	Audience  string `json:"audience"`
+	CreatedAt string `json:"created_at"`
+}
+
+func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	pr := principalFrom(r.Context())
+	audiences := []string{store.AudienceAdmins}
+	if pr.Kind == KindSession {
+		audiences = []string{pr.User.ID}
+		if pr.User.Role == store.RoleAdmin {
+			audiences = append(audiences, store.AudienceAdmins)
+		}
+	}
+	list, total, err := a.Store.Notifications(r.Context(), pr.OrgID, audiences, page)
+	if err != nil {
+		return err
+	}
+	views := make([]notificationView, len(list))
+	for i, n := range list {
+		views[i] = notificationView{n.ID, n.Kind, n.Title, n.Body, n.Ref, n.Audience, timestamp(n.CreatedAt)}
+	}
+	writeList(w, views, total, page)
+	return nil
+}

@@ -1,0 +1,39 @@
+package posture
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"garrison/store"
+)
+
+const day = 24 * time.Hour
+
+// Gather reads the facts the score is computed from, as of now.
+func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (Facts, error) {
+	f := Facts{Now: now}
+	var err error
+	if f.OpenAlerts, err = st.OpenAlertCounts(ctx, orgID); err != nil {
+		return f, err
+	}
+	if f.Week, err = st.CountEventsSince(ctx, orgID, now.Add(-7*day)); err != nil {
+		return f, err
+	}
+	f.HighEvents7d = f.Week.BySeverity[3] + f.Week.BySeverity[4]
+	if f.Identity, err = st.IdentityFacts(ctx, orgID, now); err != nil {
+		return f, err
+	}
+	if f.Sources, err = st.Sources(ctx, orgID); err != nil {
+		return f, err
+	}
+	f.DNS7d, err = st.DNSTotals(ctx, orgID, now.Add(-7*day))
+	return f, err
+}
+
+// DayRisk maps a day's events by severity to 0..100: severity-weighted
+// counts, saturating (docs/api.md).
+func DayRisk(bySeverity [5]int) int {
+	weighted := 10*float64(bySeverity[4]) + 5*float64(bySeverity[3]) + 2*float64(bySeverity[2]) + 0.5*float64(bySeverity[1])
+	return int(math.Round(100 * (1 - math.Exp(-weighted/50))))
+}

@@ -1,0 +1,304 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Agent run statuses: queued → running → completed | failed | cancelled.
+const (
+	RunQueued    = "queued"
+	RunRunning   = "running"
+	RunCompleted = "completed"
+	RunFailed    = "failed"
+	RunCancelled = "cancelled"
+)
+
+// MaxRecoveries is how often a run that a crash left running is queued
+// again before it is failed.
+const MaxRecoveries = 1
+
+// AgentRun is one execution of an agent.
+type AgentRun struct {
+	ID            string
+	OrgID         string
+	Agent         string
+	Status        string
+	Params        json.RawMessage
+	RequestedBy   string
+	Recoveries    int
+	QueuedAt      time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+	DurationMS    *int64
+	Output        json.RawMessage // nil until the run ends well
+	OutputSummary string
+	Error         string
+}
+
+const runColumns = `id, org_id, agent, status, params, requested_by, recoveries, queued_at, started_at, finished_at,
+	duration_ms, output, output_summary, error`
+
+func scanRun(row interface{ Scan(...any) error }) (AgentRun, error) {
+	var r AgentRun
+	var params string
+	var output sql.NullString
+	var queued int64
+	var started, finished, duration sql.NullInt64
+	err := row.Scan(&r.ID, &r.OrgID, &r.Agent, &r.Status, &params, &r.RequestedBy, &r.Recoveries, &queued, &started,
+		&finished, &duration, &output, &r.OutputSummary, &r.Error)
+	if errors.Is(err, sql.ErrNoRows) {
+		return AgentRun{}, ErrNotFound
+	}
+	if err != nil {
+		return AgentRun{}, err
+	}
+	r.Params, r.QueuedAt, r.StartedAt, r.FinishedAt = json.RawMessage(params), fromMS(queued), optMS(started), optMS(finished)
+	if duration.Valid {
+		r.DurationMS = &duration.Int64
+	}
+	if output.Valid {
+		r.Output = json.RawMessage(output.String)
+	}
+	return r, nil
+}
+
+// NewRun is a run to queue.
+type NewRun struct {
+	OrgID       string
+	Agent       string
+	Params      json.RawMessage // a JSON object
+	RequestedBy string
+}
+
+// QueueRun stores a queued run and returns it; it is durable when this returns.
+func (s *Store) QueueRun(ctx context.Context, n NewRun) (AgentRun, error) {
+	var run AgentRun
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		run, err = queueRun(ctx, tx, n, s.now())
+		return err
+	})
+	return run, err
+}
+
+// queueRun inserts a run in tx, so other writes can commit with it.
+func queueRun(ctx context.Context, tx *sql.Tx, n NewRun, now time.Time) (AgentRun, error) {
+	r := AgentRun{ID: NewID("run", now), OrgID: n.OrgID, Agent: n.Agent, Status: RunQueued, Params: n.Params,
+		RequestedBy: n.RequestedBy, QueuedAt: now.Truncate(time.Millisecond)}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_runs (id, org_id, agent, status, params, requested_by, queued_at)
+		VALUES (?, ?, ?, 'queued', ?, ?, ?)`, r.ID, r.OrgID, r.Agent, string(r.Params), r.RequestedBy, ms(now)); err != nil {
+		return AgentRun{}, fmt.Errorf("queue run: %w", err)
+	}
+	return r, nil
+}
+
+// QueueDepth counts the runs waiting, across all organizations: they share
+// the workers.
+func (s *Store) QueueDepth(ctx context.Context) (int, error) {
+	var n int
+	err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_runs WHERE status = 'queued'`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("queue depth: %w", err)
+	}
+	return n, nil
+}
+
+// RecentDurations returns the durations of the agent's last n completed
+// runs, newest first.
+func (s *Store) RecentDurations(ctx context.Context, agent string, n int) ([]time.Duration, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT duration_ms FROM agent_runs INDEXED BY agent_runs_durations
+		WHERE agent = ? AND status = 'completed' ORDER BY finished_at DESC LIMIT ?`, agent, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent durations: %w", err)
+	}
+	defer rows.Close()
+	var out []time.Duration
+	for rows.Next() {
+		var d int64
+		if err := rows.Scan(&d); err != nil {
+			return nil, fmt.Errorf("recent durations: %w", err)
+		}
+		out = append(out, time.Duration(d)*time.Millisecond)
+	}
+	return out, rows.Err()
+}
+
+// ClaimRun moves the oldest queued run to running and returns it;
+// ErrNotFound when none waits.
+func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
+	var run AgentRun
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?
+			WHERE seq = (SELECT seq FROM agent_runs WHERE status = 'queued' ORDER BY seq LIMIT 1) RETURNING `+runColumns,
+			ms(s.now())))
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("claim run: %w", err)
+		}
+		return err
+	})
+	return run, err
+}
+
+// RunResult is how a run ended.
+type RunResult struct {
+	Status   string // completed or failed
+	Output   json.RawMessage
+	Summary  string
+	Error    string
+	Duration time.Duration
+}
+
+// FinishRun records the end of a running run. It reports false when the run
+// was no longer running (cancelled meanwhile): the result is dropped.
+func (s *Store) FinishRun(ctx context.Context, id string, res RunResult) (bool, error) {
+	var output any
+	if res.Output != nil {
+		output = string(res.Output)
+	}
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = ?, finished_at = ?, duration_ms = ?, output = ?,
+			output_summary = ?, error = ? WHERE id = ? AND status = 'running'`,
+			res.Status, ms(s.now()), res.Duration.Milliseconds(), output, res.Summary, res.Error, id)
+		if err != nil {
+			return fmt.Errorf("finish run: %w", err)
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n == 1, err
+}
+
+// RequeueRun puts a running run back in the queue where it was, after a
+// shutdown interrupted it: the run was accepted, so it must still happen.
+func (s *Store) RequeueRun(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL
+			WHERE id = ? AND status = 'running'`, id)
+		if err != nil {
+			return fmt.Errorf("requeue run: %w", err)
+		}
+		return nil
+	})
+}
+
+// RecoverRuns handles the runs a crash left running: each is queued again
+// once, and failed with reason if it was already recovered before. It
+// returns how many were requeued and failed.
+func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, failed int, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'failed', finished_at = ?, error = ?
+			WHERE status = 'running' AND recoveries >= ?`, ms(s.now()), reason, MaxRecoveries)
+		if err != nil {
+			return fmt.Errorf("fail interrupted runs: %w", err)
+		}
+		n, _ := r.RowsAffected()
+		failed = int(n)
+		r, err = tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1
+			WHERE status = 'running'`)
+		if err != nil {
+			return fmt.Errorf("requeue interrupted runs: %w", err)
+		}
+		n, _ = r.RowsAffected()
+		requeued = int(n)
+		return nil
+	})
+	return requeued, failed, err
+}
+
+// CancelRun cancels a queued or running run of the organization and returns
+// it. A run that already ended is ErrConflict, with the run.
+func (s *Store) CancelRun(ctx context.Context, orgID, agent, id string) (AgentRun, error) {
+	now := s.now()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'cancelled', finished_at = ?,
+			duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE MAX(0, ? - started_at) END,
+			error = 'cancelled on request'
+			WHERE id = ? AND org_id = ? AND agent = ? AND status IN ('queued', 'running')`, ms(now), ms(now), id, orgID, agent)
+		if err != nil {
+			return fmt.Errorf("cancel run: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return AgentRun{}, err
+	}
+	run, err := s.Run(ctx, orgID, agent, id)
+	if err == nil && run.Status != RunCancelled {
+		return run, ErrConflict
+	}
+	return run, err
+}
+
+// Run returns one run of the organization's agent.
+func (s *Store) Run(ctx context.Context, orgID, agent, id string) (AgentRun, error) {
+	r, err := scanRun(s.reader.QueryRowContext(ctx, `SELECT `+runColumns+` FROM agent_runs
+		WHERE id = ? AND org_id = ? AND agent = ?`, id, orgID, agent))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return AgentRun{}, fmt.Errorf("run: %w", err)
+	}
+	return r, err
+}
+
+// Runs lists the organization's runs of one agent, newest first.
+func (s *Store) Runs(ctx context.Context, orgID, agent string, p Page) ([]AgentRun, int, error) {
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_runs WHERE org_id = ? AND agent = ?`,
+		orgID, agent).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count runs: %w", err)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE org_id = ? AND agent = ?
+		ORDER BY seq DESC LIMIT ? OFFSET ?`, orgID, agent, p.Limit, p.Offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []AgentRun
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
+
+// AgentActivity is what GET /agents shows of one agent for an organization.
+type AgentActivity struct {
+	Queued, Running int
+	LastRunAt       *time.Time // when the newest run was queued
+	LastStatus      string
+}
+
+// AgentActivities returns, per agent slug, the organization's activity.
+func (s *Store) AgentActivities(ctx context.Context, orgID string) (map[string]AgentActivity, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT agent,
+		(SELECT COUNT(*) FROM agent_runs q WHERE q.org_id = r.org_id AND q.agent = r.agent AND q.status = 'queued'),
+		(SELECT COUNT(*) FROM agent_runs q WHERE q.org_id = r.org_id AND q.agent = r.agent AND q.status = 'running'),
+		queued_at, status
+		FROM agent_runs r WHERE seq IN (SELECT MAX(seq) FROM agent_runs WHERE org_id = ? GROUP BY agent)`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("agent activity: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]AgentActivity{}
+	for rows.Next() {
+		var agent string
+		var a AgentActivity
+		var last int64
+		if err := rows.Scan(&agent, &a.Queued, &a.Running, &last, &a.LastStatus); err != nil {
+			return nil, fmt.Errorf("agent activity: %w", err)
+		}
+		t := fromMS(last)
+		a.LastRunAt = &t
+		out[agent] = a
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// MaxMatchedEvents bounds how many events one research query reads.
+const MaxMatchedEvents = 10_000
+
+// EventsMatching returns, newest first, the organization's events since the
+// given time whose indicator or asset is term, or whose indicator or message
+// contains it (case-insensitively). At most MaxMatchedEvents are read.
+func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since time.Time) ([]Event, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events INDEXED BY events_org_ts
+		WHERE org_id = ?1 AND ts >= ?2 AND (asset = ?3 COLLATE NOCASE OR instr(lower(indicator), lower(?3)) > 0
+			OR instr(lower(message), lower(?3)) > 0)
+		ORDER BY ts DESC LIMIT ?4`, orgID, ms(since), term, MaxMatchedEvents)
+	if err != nil {
+		return nil, fmt.Errorf("events matching: %w", err)
+	}
+	events, err := scanEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("events matching: %w", err)
+	}
+	return events, nil
+}
+
+// AlertsMatching returns the organization's alerts, most recently active
+// first, whose asset is term or whose indicator or title contains it.
+func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit int) ([]Alert, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts
+		WHERE org_id = ?1 AND (asset = ?2 COLLATE NOCASE OR instr(lower(indicator), lower(?2)) > 0
+			OR instr(lower(title), lower(?2)) > 0)
+		ORDER BY last_seen DESC LIMIT ?3`, orgID, term, limit)
+	if err != nil {
+		return nil, fmt.Errorf("alerts matching: %w", err)
+	}
+	defer rows.Close()
+	var out []Alert
+	for rows.Next() {
+		a, err := scanAlert(rows)
+		if err != nil {
+			return nil, fmt.Errorf("alerts matching: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// DomainQueries is what DNS telemetry says about one domain and its subdomains.
+type DomainQueries struct {
+	Count    int
+	Clients  int
+	Category string // the blocklist category, "" when allowed
+	First    *time.Time
+	Last     *time.Time
+}
+
+// DNSQueriesFor summarises the organization's queries for domain and its
+// subdomains since the given time.
+func (s *Store) DNSQueriesFor(ctx context.Context, orgID, domain string, since time.Time) (DomainQueries, error) {
+	var d DomainQueries
+	var first, last sql.NullInt64
+	err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT client), COALESCE(MAX(category), ''), MIN(ts), MAX(ts)
+		FROM dns_queries WHERE org_id = ?1 AND ts >= ?2 AND (domain = ?3 OR substr(domain, -length(?3) - 1) = '.' || ?3)`,
+		orgID, ms(since), domain).Scan(&d.Count, &d.Clients, &d.Category, &first, &last)
+	if err != nil {
+		return d, fmt.Errorf("dns queries for domain: %w", err)
+	}
+	d.First, d.Last = optMS(first), optMS(last)
+	return d, nil
+}
+
+// StaleOpenAlerts counts open high and critical alerts raised before the
+// given time: ones nobody has dealt with.
+func (s *Store) StaleOpenAlerts(ctx context.Context, orgID string, before time.Time) (int, error) {
+	var n int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE org_id = ? AND status = 'open'
+		AND severity >= 3 AND created_at < ?`, orgID, ms(before)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("stale open alerts: %w", err)
+	}
+	return n, nil
+}

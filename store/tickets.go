@@ -1,0 +1,483 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Ticket statuses (decisions.md).
+const (
+	TicketOpen       = "open"
+	TicketInProgress = "in_progress"
+	TicketEscalated  = "escalated"
+	TicketResolved   = "resolved"
+	TicketClosed     = "closed"
+)
+
+// TicketStatuses lists every ticket status.
+var TicketStatuses = []string{TicketOpen, TicketInProgress, TicketEscalated, TicketResolved, TicketClosed}
+
+// Author kinds of ticket messages.
+const (
+	AuthorUser   = "user"
+	AuthorAPIKey = "apikey"
+	AuthorAgent  = "agent"
+)
+
+// Ticket is a support ticket.
+type Ticket struct {
+	ID              string
+	OrgID           string
+	CreatedBy       string
+	Subject         string
+	Description     string
+	Priority        string
+	Status          string
+	Assignee        string // a user id, "" when unassigned
+	Triage          json.RawMessage
+	ResolutionSteps json.RawMessage
+	TriageRunID     string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	ResolvedAt      *time.Time
+}
+
+// TicketMessage is one entry of a ticket's conversation.
+type TicketMessage struct {
+	Author     string
+	AuthorKind string
+	Body       string
+	At         time.Time
+}
+
+// TicketChange is one entry of a ticket's history.
+type TicketChange struct {
+	Field    string
+	OldValue string
+	NewValue string
+	Actor    string
+	Note     string
+	At       time.Time
+}
+
+// Escalation is one entry of a ticket's escalation log.
+type Escalation struct {
+	Reason     string
+	Confidence *float64
+	Actor      string
+	At         time.Time
+}
+
+// Notification is an in-app notice for the organization's admins or one user.
+type Notification struct {
+	ID        string
+	Audience  string // AudienceAdmins or a user id
+	Kind      string
+	Title     string
+	Body      string
+	Ref       string
+	CreatedAt time.Time
+}
+
+// AudienceAdmins addresses a notification to every admin of the organization.
+const AudienceAdmins = "admins"
+
+const ticketColumns = `id, org_id, created_by, subject, description, priority, status, COALESCE(assignee, ''), triage,
+	resolution_steps, COALESCE(triage_run_id, ''), created_at, updated_at, resolved_at`
+
+func scanTicket(row interface{ Scan(...any) error }) (Ticket, error) {
+	var t Ticket
+	var triage, steps sql.NullString
+	var created, updated int64
+	var resolved sql.NullInt64
+	err := row.Scan(&t.ID, &t.OrgID, &t.CreatedBy, &t.Subject, &t.Description, &t.Priority, &t.Status, &t.Assignee,
+		&triage, &steps, &t.TriageRunID, &created, &updated, &resolved)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Ticket{}, ErrNotFound
+	}
+	if err != nil {
+		return Ticket{}, err
+	}
+	if triage.Valid {
+		t.Triage = json.RawMessage(triage.String)
+	}
+	if steps.Valid {
+		t.ResolutionSteps = json.RawMessage(steps.String)
+	}
+	t.CreatedAt, t.UpdatedAt, t.ResolvedAt = fromMS(created), fromMS(updated), optMS(resolved)
+	return t, nil
+}
+
+// NewTicket is a ticket to submit.
+type NewTicket struct {
+	OrgID       string
+	CreatedBy   string
+	Subject     string
+	Description string
+	Priority    string
+}
+
+// SubmitTicket stores an open ticket and, in the same transaction, queues
+// the triage run of triageAgent for it: a ticket is never left untriaged.
+func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent string) (Ticket, AgentRun, error) {
+	now := s.now()
+	t := Ticket{ID: NewID("tkt", now), OrgID: n.OrgID, CreatedBy: n.CreatedBy, Subject: n.Subject,
+		Description: n.Description, Priority: n.Priority, Status: TicketOpen}
+	var run AgentRun
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		params, _ := json.Marshal(map[string]string{"ticket_id": t.ID})
+		var err error
+		if run, err = queueRun(ctx, tx, NewRun{OrgID: n.OrgID, Agent: triageAgent, Params: params, RequestedBy: n.CreatedBy}, now); err != nil {
+			return err
+		}
+		t.TriageRunID = run.ID
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tickets (id, org_id, created_by, subject, description, priority, status,
+			triage_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
+			t.ID, t.OrgID, t.CreatedBy, t.Subject, t.Description, t.Priority, run.ID, ms(now), ms(now)); err != nil {
+			return fmt.Errorf("insert ticket: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Ticket{}, AgentRun{}, err
+	}
+	return s.Ticket(ctx, n.OrgID, t.ID)
+}
+
+// Ticket returns one ticket of the organization.
+func (s *Store) Ticket(ctx context.Context, orgID, id string) (Ticket, AgentRun, error) {
+	t, err := scanTicket(s.reader.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ? AND org_id = ?`, id, orgID))
+	if err != nil {
+		if !errors.Is(err, ErrNotFound) {
+			err = fmt.Errorf("ticket: %w", err)
+		}
+		return Ticket{}, AgentRun{}, err
+	}
+	var run AgentRun
+	if t.TriageRunID != "" {
+		run, err = scanRun(s.reader.QueryRowContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE id = ? AND org_id = ?`,
+			t.TriageRunID, orgID))
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return Ticket{}, AgentRun{}, fmt.Errorf("ticket triage run: %w", err)
+		}
+	}
+	return t, run, nil
+}
+
+// TicketFilter selects tickets. CreatedBy limits to one submitter.
+type TicketFilter struct {
+	Status    string
+	CreatedBy string
+	Page      Page
+}
+
+// Tickets lists the organization's tickets, newest first.
+func (s *Store) Tickets(ctx context.Context, orgID string, f TicketFilter) ([]Ticket, int, error) {
+	where, args := "org_id = ?", []any{orgID}
+	if f.Status != "" {
+		where += " AND status = ?"
+		args = append(args, f.Status)
+	}
+	if f.CreatedBy != "" {
+		where += " AND created_by = ?"
+		args = append(args, f.CreatedBy)
+	}
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM tickets WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count tickets: %w", err)
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE `+where+
+		` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list tickets: %w", err)
+	}
+	defer rows.Close()
+	var out []Ticket
+	for rows.Next() {
+		t, err := scanTicket(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list tickets: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, total, rows.Err()
+}
+
+// TicketThread returns a ticket's messages, history and escalation log,
+// oldest first. The ticket must have been read for the organization first.
+func (s *Store) TicketThread(ctx context.Context, id string) ([]TicketMessage, []TicketChange, []Escalation, error) {
+	var msgs []TicketMessage
+	var changes []TicketChange
+	var escalations []Escalation
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT author, author_kind, body, at FROM ticket_messages WHERE ticket_id = ? ORDER BY id`, id)
+		if err != nil {
+			return fmt.Errorf("ticket messages: %w", err)
+		}
+		for rows.Next() {
+			var m TicketMessage
+			var at int64
+			if err := rows.Scan(&m.Author, &m.AuthorKind, &m.Body, &at); err != nil {
+				rows.Close()
+				return fmt.Errorf("ticket messages: %w", err)
+			}
+			m.At = fromMS(at)
+			msgs = append(msgs, m)
+		}
+		rows.Close()
+		rows, err = tx.QueryContext(ctx, `SELECT field, COALESCE(old_value, ''), COALESCE(new_value, ''), actor, note, at
+			FROM ticket_history WHERE ticket_id = ? ORDER BY id`, id)
+		if err != nil {
+			return fmt.Errorf("ticket history: %w", err)
+		}
+		for rows.Next() {
+			var c TicketChange
+			var at int64
+			if err := rows.Scan(&c.Field, &c.OldValue, &c.NewValue, &c.Actor, &c.Note, &at); err != nil {
+				rows.Close()
+				return fmt.Errorf("ticket history: %w", err)
+			}
+			c.At = fromMS(at)
+			changes = append(changes, c)
+		}
+		rows.Close()
+		rows, err = tx.QueryContext(ctx, `SELECT reason, confidence, actor, at FROM ticket_escalations WHERE ticket_id = ? ORDER BY id`, id)
+		if err != nil {
+			return fmt.Errorf("ticket escalations: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e Escalation
+			var confidence sql.NullFloat64
+			var at int64
+			if err := rows.Scan(&e.Reason, &confidence, &e.Actor, &at); err != nil {
+				return fmt.Errorf("ticket escalations: %w", err)
+			}
+			if confidence.Valid {
+				e.Confidence = &confidence.Float64
+			}
+			e.At = fromMS(at)
+			escalations = append(escalations, e)
+		}
+		return rows.Err()
+	})
+	return msgs, changes, escalations, err
+}
+
+// Triage is what the tech-support agent concluded about a ticket.
+type Triage struct {
+	Result   json.RawMessage // category, confidence, suggested priority, ...
+	Steps    json.RawMessage // a JSON array of resolution steps
+	Message  string          // the first message of the thread
+	Actor    string          // the agent's slug
+	Escalate *Escalation     // non-nil sends the ticket to the human queue
+}
+
+// ApplyTriage records a triage on a ticket that has none yet, and reports
+// whether it did: a run repeated after a crash must not triage twice.
+// Escalation moves an open ticket to escalated, logs why and notifies the
+// organization's admins, all in one transaction.
+func (s *Store) ApplyTriage(ctx context.Context, orgID, ticketID string, tr Triage) (bool, error) {
+	now := ms(s.now())
+	applied := false
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var status, subject string
+		err := tx.QueryRowContext(ctx, `UPDATE tickets SET triage = ?, resolution_steps = ?, updated_at = ?
+			WHERE id = ? AND org_id = ? AND triage IS NULL RETURNING status, subject`,
+			string(tr.Result), string(tr.Steps), now, ticketID, orgID).Scan(&status, &subject)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("apply triage: %w", err)
+		}
+		applied = true
+		if err := addMessage(ctx, tx, ticketID, tr.Actor, AuthorAgent, tr.Message, now); err != nil {
+			return err
+		}
+		if tr.Escalate == nil || status != TicketOpen {
+			return nil
+		}
+		return escalate(ctx, tx, orgID, ticketID, subject, status, *tr.Escalate, now)
+	})
+	return applied, err
+}
+
+// escalate sends a ticket to the human queue: status, history, the
+// escalation log and a notification for the admins.
+func escalate(ctx context.Context, tx *sql.Tx, orgID, ticketID, subject, from string, e Escalation, now int64) error {
+	if from != TicketEscalated {
+		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET status = 'escalated', updated_at = ? WHERE id = ?`, now, ticketID); err != nil {
+			return fmt.Errorf("escalate ticket: %w", err)
+		}
+		if err := addChange(ctx, tx, ticketID, TicketChange{Field: "status", OldValue: from, NewValue: TicketEscalated,
+			Actor: e.Actor, Note: e.Reason}, now); err != nil {
+			return err
+		}
+	}
+	var confidence any
+	if e.Confidence != nil {
+		confidence = *e.Confidence
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ticket_escalations (ticket_id, reason, confidence, actor, at) VALUES (?, ?, ?, ?, ?)`,
+		ticketID, e.Reason, confidence, e.Actor, now); err != nil {
+		return fmt.Errorf("log escalation: %w", err)
+	}
+	return notify(ctx, tx, orgID, Notification{Audience: AudienceAdmins, Kind: "ticket_escalated",
+		Title: "Ticket escalated: " + subject, Body: e.Reason, Ref: ticketID}, now)
+}
+
+func addMessage(ctx context.Context, tx *sql.Tx, ticketID, author, kind, body string, now int64) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ticket_messages (ticket_id, author, author_kind, body, at) VALUES (?, ?, ?, ?, ?)`,
+		ticketID, author, kind, body, now); err != nil {
+		return fmt.Errorf("add ticket message: %w", err)
+	}
+	return nil
+}
+
+func addChange(ctx context.Context, tx *sql.Tx, ticketID string, c TicketChange, now int64) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ticket_history (ticket_id, field, old_value, new_value, actor, note, at)
+		VALUES (?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?)`, ticketID, c.Field, c.OldValue, c.NewValue, c.Actor, c.Note, now); err != nil {
+		return fmt.Errorf("ticket history: %w", err)
+	}
+	return nil
+}
+
+// TicketUpdate is a change to a ticket; nil fields stay as they are.
+// Assignee "" unassigns.
+type TicketUpdate struct {
+	Status   *string
+	Priority *string
+	Assignee *string
+	Note     string
+	Actor    string
+	// Check vets the change against the ticket as it is inside the
+	// transaction, so two updates cannot both pass on a stale read.
+	Check func(current Ticket) error
+}
+
+// UpdateTicket applies a change, recording each changed field in the
+// history; escalating also logs and notifies as triage does.
+func (s *Store) UpdateTicket(ctx context.Context, orgID, id string, u TicketUpdate) (Ticket, error) {
+	now := ms(s.now())
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ? AND org_id = ?`, id, orgID))
+		if err != nil {
+			return err
+		}
+		if u.Check != nil {
+			if err := u.Check(t); err != nil {
+				return err
+			}
+		}
+		if u.Assignee != nil && *u.Assignee != "" {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND org_id = ?`, *u.Assignee, orgID).Scan(&n); err != nil {
+				return fmt.Errorf("check assignee: %w", err)
+			}
+			if n == 0 {
+				return ErrNoSuchAssignee
+			}
+		}
+		set := func(field, column, old string, v *string) error {
+			if v == nil || *v == old {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE tickets SET `+column+` = NULLIF(?, ''), updated_at = ? WHERE id = ?`, *v, now, id); err != nil {
+				return fmt.Errorf("update ticket %s: %w", field, err)
+			}
+			return addChange(ctx, tx, id, TicketChange{Field: field, OldValue: old, NewValue: *v, Actor: u.Actor, Note: u.Note}, now)
+		}
+		if err := set("priority", "priority", t.Priority, u.Priority); err != nil {
+			return err
+		}
+		if err := set("assignee", "assignee", t.Assignee, u.Assignee); err != nil {
+			return err
+		}
+		if u.Status == nil || *u.Status == t.Status {
+			return nil
+		}
+		if *u.Status == TicketEscalated {
+			reason := u.Note
+			if reason == "" {
+				reason = "Escalated by " + u.Actor
+			}
+			return escalate(ctx, tx, orgID, id, t.Subject, t.Status, Escalation{Reason: reason, Actor: u.Actor}, now)
+		}
+		var resolvedAt any
+		switch *u.Status {
+		case TicketResolved, TicketClosed:
+			resolvedAt = now
+			if t.ResolvedAt != nil {
+				resolvedAt = ms(*t.ResolvedAt)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET status = ?, resolved_at = ?, updated_at = ? WHERE id = ?`,
+			*u.Status, resolvedAt, now, id); err != nil {
+			return fmt.Errorf("update ticket status: %w", err)
+		}
+		return addChange(ctx, tx, id, TicketChange{Field: "status", OldValue: t.Status, NewValue: *u.Status, Actor: u.Actor, Note: u.Note}, now)
+	})
+	if err != nil {
+		return Ticket{}, err
+	}
+	t, _, err := s.Ticket(ctx, orgID, id)
+	return t, err
+}
+
+// ErrNoSuchAssignee: the assignee is not a user of the organization.
+var ErrNoSuchAssignee = errors.New("assignee is not a member of the organization")
+
+// AddTicketMessage appends a message to the organization's ticket.
+func (s *Store) AddTicketMessage(ctx context.Context, orgID, id string, m TicketMessage) error {
+	now := ms(s.now())
+	return s.write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE tickets SET updated_at = ? WHERE id = ? AND org_id = ?`, now, id, orgID)
+		if err := expectOne(r, err, "touch ticket"); err != nil {
+			return err
+		}
+		return addMessage(ctx, tx, id, m.Author, m.AuthorKind, m.Body, now)
+	})
+}
+
+// TicketLoad is what the account manager reports of an organization's tickets.
+type TicketLoad struct {
+	ByStatus        map[string]int
+	Escalated30d    int
+	Resolved30d     int
+	MeanResolveTime time.Duration // over tickets resolved in the last 30 days
+}
+
+// TicketLoadSince summarises the organization's tickets.
+func (s *Store) TicketLoadSince(ctx context.Context, orgID string, since time.Time) (TicketLoad, error) {
+	l := TicketLoad{ByStatus: map[string]int{}}
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT status, COUNT(*) FROM tickets WHERE org_id = ? GROUP BY status`, orgID)
+		if err != nil {
+			return fmt.Errorf("ticket load: %w", err)
+		}
+		for rows.Next() {
+			var status string
+			var n int
+			if err := rows.Scan(&status, &n); err != nil {
+				rows.Close()
+				return fmt.Errorf("ticket load: %w", err)
+			}
+			l.ByStatus[status] = n
+		}
+		rows.Close()
+		var mean sql.NullFloat64
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), AVG(resolved_at - created_at) FROM tickets
+			WHERE org_id = ? AND resolved_at >= ?`, orgID, ms(since)).Scan(&l.Resolved30d, &mean); err != nil {
+			return fmt.Errorf("ticket resolution: %w", err)
+		}
+		l.MeanResolveTime = time.Duration(mean.Float64) * time.Millisecond
+		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ticket_escalations e JOIN tickets t ON t.id = e.ticket_id
+			WHERE t.org_id = ? AND e.at >= ?`, orgID, ms(since)).Scan(&l.Escalated30d)
+	})
+	return l, err
+}
