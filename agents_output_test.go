@@ -9,7 +9,7 @@ import (
 
 // seedAgentData gives an organization events, alerts and DNS telemetry
 // that each agent has something specific to say about.
-func seedAgentData(t *testing.T, e *testEnv, admin account) string {
+func seedAgentData(t testing.TB, e *testEnv, admin account) string {
 	t.Helper()
 	key := e.apiKey(admin, "write")
 	seedDashboard(t, e, key)

@@ -423,3 +423,22 @@ func mustExec(t *testing.T, db *sql.DB, query string, args ...any) {
 		t.Fatal(err)
 	}
 }
+
+func TestAgentRunFailures(t *testing.T) {
+	llm := newFakeLLM(t, "unused")
+	defer llm.blockAnswers()()
+	e := newTestEnv(t, withLLM(llm, time.Minute), func(c *config) { c.agentTimeout = 100 * time.Millisecond })
+	admin := e.register("ann@acme.test", "Acme")
+
+	id := e.execute(admin.token, "onboarding", nil)["agent_run_id"].(string)
+	run := e.awaitRun(admin.token, "onboarding", id, "completed", "failed")
+	if run["status"] != "failed" || run["error"] != "The run did not finish within 100ms and was stopped." || run["output"] != nil ||
+		run["finished_at"] == nil || run["duration_ms"] == nil {
+		t.Fatalf("timed-out run: %v", run)
+	}
+	id = e.execute(admin.token, "tech-support", map[string]any{"ticket_id": "tkt_nope"})["agent_run_id"].(string)
+	run = e.awaitRun(admin.token, "tech-support", id, "completed", "failed")
+	if run["status"] != "failed" || run["error"] != "Ticket tkt_nope does not exist in this organization." {
+		t.Fatalf("run on a missing ticket: %v", run)
+	}
+}

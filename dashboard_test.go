@@ -8,7 +8,7 @@ import (
 )
 
 // seedDashboard ingests a known mix: today, yesterday and three days ago.
-func seedDashboard(t *testing.T, e *testEnv, key string) {
+func seedDashboard(t testing.TB, e *testEnv, key string) {
 	now := e.clock.Now()
 	var batch []map[string]any
 	add := func(n int, typ, sev, asset, msg string, at time.Time) {

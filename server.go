@@ -74,7 +74,8 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	}
 	log.Info("garrison listening", "https", httpsLn.Addr().String(), "http_redirect", httpAddr,
 		"data", cfg.dataDir, "jwt_ttl", cfg.jwtTTL.String(), "default_plan", cfg.defaultPlan,
-		"smtp", cfg.smtpAddr != "", "trusted_proxies", fmt.Sprint(cfg.trustedProxies))
+		"smtp", cfg.smtpAddr != "", "trusted_proxies", fmt.Sprint(cfg.trustedProxies),
+		"agent_workers", cfg.agentWorkers, "llm", cfg.llmURL != "")
 	for _, name := range slices.Sorted(maps.Keys(cfg.limits)) {
 		log.Info("rate limit", "name", name, "limit", cfg.limits[name].String())
 	}
