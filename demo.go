@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"garrison/agents"
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/store"
@@ -72,6 +73,9 @@ func runDemo(ctx context.Context, st *store.Store, now time.Time, out io.Writer)
 		return err
 	}
 	if err := seedDemo(ctx, st, u.OrgID, blocked, now); err != nil {
+		return err
+	}
+	if err := seedDemoWork(ctx, st, u); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "Demo organization %q is ready with %d days of activity.\n  e-mail:   %s\n  password: %s\n", demoOrg, demoDays, demoEmail, password)
@@ -141,4 +145,35 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 			}
 		}
 	}
+}
+
+// demoTickets are support requests the demo's tech-support agent triages on
+// the first start: two clear ones and one it escalates.
+var demoTickets = []store.NewTicket{
+	{Subject: "Locked out after password change", Priority: "high",
+		Description: "Since I changed my password this morning my account is locked out and I cannot log in to Windows or Outlook."},
+	{Subject: "Suspicious invoice e-mail", Priority: "medium",
+		Description: "I received an e-mail with an invoice attachment from a supplier we do not use. I did not open it. Is it phishing?"},
+	{Subject: "Problem with the system", Priority: "low", Description: "Something is not right since yesterday."},
+}
+
+// seedDemoWork queues the demo's tickets and a first run of two agents; the
+// server's workers carry them out once it runs.
+func seedDemoWork(ctx context.Context, st *store.Store, admin store.User) error {
+	for _, t := range demoTickets {
+		t.OrgID, t.CreatedBy = admin.OrgID, admin.ID
+		if _, _, err := st.SubmitTicket(ctx, t, agents.TechSupportSlug); err != nil {
+			return fmt.Errorf("demo ticket: %w", err)
+		}
+	}
+	for _, r := range []store.NewRun{
+		{Agent: "threat-researcher", Params: []byte(`{"target":"ET MALWARE Win32/Emotet CnC Activity"}`)},
+		{Agent: "onboarding", Params: []byte(`{}`)},
+	} {
+		r.OrgID, r.RequestedBy = admin.OrgID, admin.ID
+		if _, err := st.QueueRun(ctx, r); err != nil {
+			return fmt.Errorf("demo agent run: %w", err)
+		}
+	}
+	return nil
 }

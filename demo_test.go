@@ -39,6 +39,24 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("a day of the demo month is empty: %v", p)
 		}
 	}
+	e.app.runner.Notify()
+	escalated := 0
+	for _, item := range e.do("GET", "/api/tickets", token, nil).must(t, http.StatusOK).list() {
+		tk := e.awaitTriage(token, item.(map[string]any)["id"].(string))
+		if tk["status"] == "escalated" {
+			escalated++
+		}
+	}
+	if escalated != 1 {
+		t.Fatalf("%d demo tickets escalated, want 1", escalated)
+	}
+	for _, agent := range []string{"threat-researcher", "onboarding"} {
+		runs := e.do("GET", "/api/agents/"+agent+"/executions", token, nil).must(t, http.StatusOK).list()
+		if len(runs) != 1 {
+			t.Fatalf("%s demo runs: %v", agent, runs)
+		}
+		e.awaitRun(token, agent, runs[0].(map[string]any)["agent_run_id"].(string), "completed")
+	}
 	out.Reset()
 	if err := runDemo(context.Background(), e.app.store, e.clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
 		t.Fatalf("second run: %v %s", err, out.String())
