@@ -58,6 +58,16 @@ func newFakeLLM(t *testing.T, answer string) *fakeLLM {
 	return f
 }
 
+// awaitRequest waits for the next request to reach the fake model.
+func (f *fakeLLM) awaitRequest(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no request reached the language model")
+	}
+}
+
 // blockAnswers makes requests wait until the returned release is called.
 func (f *fakeLLM) blockAnswers() (release func()) {
 	ch := make(chan struct{})
@@ -207,6 +217,7 @@ func TestAgentRunErrors(t *testing.T) {
 		{"option of the wrong type", "POST", "/api/agents/threat-researcher/execute", map[string]any{"target": "a.example", "options": map[string]any{"include_cve": "yes"}}, 400, "validation_error", []string{"options.include_cve"}},
 		{"bad framework", "POST", "/api/agents/compliance/execute", map[string]any{"framework": "iso27001"}, 400, "validation_error", []string{"framework"}},
 		{"support without input", "POST", "/api/agents/tech-support/execute", map[string]any{}, 400, "validation_error", []string{"ticket_id"}},
+		{"support on an unknown ticket", "POST", "/api/agents/tech-support/execute", map[string]any{"ticket_id": "tkt_nope"}, 404, "not_found", nil},
 		{"prompt too long", "POST", "/api/agents/onboarding/execute", map[string]any{"prompt": strings.Repeat("a", 4001)}, 400, "validation_error", []string{"prompt"}},
 		{"body not an object", "POST", "/api/agents/onboarding/execute", "[1]", 400, "validation_error", []string{"body"}},
 		{"hunter below pro", "POST", "/api/agents/msp-hunter/execute", map[string]any{"vertical": "legal"}, 403, "plan_upgrade_required", nil},
@@ -281,7 +292,7 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 	stranger := e.register("zoe@other.test", "Other")
 
 	first := e.execute(admin.token, "onboarding", nil)["agent_run_id"].(string)
-	<-llm.entered // the only worker is inside the first run
+	llm.awaitRequest(t) // the only worker is inside the first run
 	running := e.awaitRun(admin.token, "onboarding", first, "running")
 	if running["started_at"] == nil || running["finished_at"] != nil {
 		t.Fatalf("running run: %v", running)
@@ -314,7 +325,10 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 	if c["status"] != "cancelled" {
 		t.Fatalf("cancelled running run: %v", c)
 	}
-	// The worker was freed: the third run goes ahead once answers flow.
+	// The cancel stopped the first run's goroutine: the only worker is free
+	// and takes the third run while the model still holds every answer.
+	llm.awaitRequest(t)
+	e.awaitRun(admin.token, "compliance", third, "running")
 	release()
 	done := e.awaitRun(admin.token, "compliance", third, "completed")
 	if done["duration_ms"] == nil || done["finished_at"] == nil || done["output_summary"] != "The organization's data was reviewed." {
@@ -388,7 +402,7 @@ func TestAgentRunsSurviveRestart(t *testing.T) {
 	for range 3 {
 		ids = append(ids, first.execute(admin.token, "onboarding", nil)["agent_run_id"].(string))
 	}
-	<-llm.entered
+	llm.awaitRequest(t)
 	first.awaitRun(admin.token, "onboarding", ids[0], "running")
 	first.stopRunner() // a graceful stop puts the running run back in the queue
 	if got := first.awaitRun(admin.token, "onboarding", ids[0], "queued"); got["recoveries"] != 0.0 {
@@ -424,7 +438,7 @@ func mustExec(t *testing.T, db *sql.DB, query string, args ...any) {
 	}
 }
 
-func TestAgentRunFailures(t *testing.T) {
+func TestAgentRunTimeout(t *testing.T) {
 	llm := newFakeLLM(t, "unused")
 	defer llm.blockAnswers()()
 	e := newTestEnv(t, withLLM(llm, time.Minute), func(c *config) { c.agentTimeout = 100 * time.Millisecond })
@@ -436,9 +450,17 @@ func TestAgentRunFailures(t *testing.T) {
 		run["finished_at"] == nil || run["duration_ms"] == nil {
 		t.Fatalf("timed-out run: %v", run)
 	}
-	id = e.execute(admin.token, "tech-support", map[string]any{"ticket_id": "tkt_nope"})["agent_run_id"].(string)
-	run = e.awaitRun(admin.token, "tech-support", id, "completed", "failed")
-	if run["status"] != "failed" || run["error"] != "Ticket tkt_nope does not exist in this organization." {
-		t.Fatalf("run on a missing ticket: %v", run)
+	// A triage that fails leaves the ticket to a human.
+	tk := e.submitTicket(admin.token, "Locked out", "My account is locked out after too many password attempts.", "")
+	got := e.awaitTriage(admin.token, tk["id"].(string))
+	log := got["escalation_log"].([]any)
+	if got["status"] != "escalated" || got["triage_status"] != "failed" || len(log) != 1 ||
+		log[0].(map[string]any)["reason"] != "Automatic triage failed; a technician needs to review this ticket." {
+		t.Fatalf("ticket after a failed triage: %v", got)
+	}
+	list := e.do("GET", "/api/tickets", admin.token, nil).must(t, 200).list()
+	if list[0].(map[string]any)["triage_status"] != "failed" {
+		t.Fatalf("list shows triage %v", list[0].(map[string]any)["triage_status"])
 	}
 }
+

@@ -168,8 +168,8 @@ func (c config) validate() error {
 	if c.shutdownTimeout <= 0 {
 		problems = append(problems, "--shutdown-timeout must be positive")
 	}
-	if c.agentWorkers < 1 || c.agentWorkers > 64 {
-		problems = append(problems, "--agent-workers must be from 1 to 64")
+	if c.agentWorkers < 1 || c.agentWorkers > 16 {
+		problems = append(problems, "--agent-workers must be from 1 to 16")
 	}
 	if c.agentTimeout <= 0 || c.llmTimeout <= 0 {
 		problems = append(problems, "--agent-timeout and --llm-timeout must be positive")

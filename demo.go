@@ -162,7 +162,7 @@ var demoTickets = []store.NewTicket{
 func seedDemoWork(ctx context.Context, st *store.Store, admin store.User) error {
 	for _, t := range demoTickets {
 		t.OrgID, t.CreatedBy = admin.OrgID, admin.ID
-		if _, _, err := st.SubmitTicket(ctx, t, agents.TechSupportSlug); err != nil {
+		if _, err := st.SubmitTicket(ctx, t, agents.TechSupportSlug); err != nil {
 			return fmt.Errorf("demo ticket: %w", err)
 		}
 	}

@@ -298,6 +298,7 @@ CREATE TABLE agent_runs (
 CREATE INDEX agent_runs_queued ON agent_runs (seq) WHERE status = 'queued';
 CREATE INDEX agent_runs_running ON agent_runs (seq) WHERE status = 'running';
 CREATE INDEX agent_runs_org_agent ON agent_runs (org_id, agent, seq);
+CREATE INDEX agent_runs_org_status ON agent_runs (org_id, status, agent);
 CREATE INDEX agent_runs_durations ON agent_runs (agent, finished_at) WHERE status = 'completed';
 
 -- Support tickets. triage and resolution_steps are JSON written by the

@@ -123,25 +123,30 @@ func TestTicketVisibility(t *testing.T) {
 		{"API key sees all", readKey, "", []string{cats, bobs}},
 		{"member sees own", bob.token, "", []string{bobs}},
 		{"other member sees own", cat.token, "", []string{cats}},
-		{"status filter", admin.token, "?status=open", nil},
 		{"another organization sees none", stranger.token, "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := ids(c.cred, c.query)
-			if c.name == "status filter" {
-				for _, item := range e.do("GET", "/api/tickets?status=open", admin.token, nil).list() {
-					if item.(map[string]any)["status"] != "open" {
-						t.Fatalf("status filter returned %v", item)
-					}
-				}
-				return
-			}
-			if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			if got := ids(c.cred, c.query); strings.Join(got, ",") != strings.Join(c.want, ",") {
 				t.Fatalf("tickets %v, want %v", got, c.want)
 			}
 		})
 	}
+	e.do("PATCH", "/api/tickets/"+bobs, admin.token, map[string]string{"status": "resolved"}).must(t, 200)
+	if got := ids(admin.token, "?status=open"); strings.Join(got, ",") != cats {
+		t.Fatalf("open tickets %v", got)
+	}
+	if got := ids(admin.token, "?status=resolved"); strings.Join(got, ",") != bobs {
+		t.Fatalf("resolved tickets %v", got)
+	}
+	// Assigned to a member, a ticket becomes visible to them.
+	e.do("GET", "/api/tickets/"+cats, bob.token, nil).wantError(t, 404, "not_found", "")
+	e.do("PATCH", "/api/tickets/"+cats, admin.token, map[string]string{"assignee": bob.id}).must(t, 200)
+	e.do("GET", "/api/tickets/"+cats, bob.token, nil).must(t, 200)
+	if got := ids(bob.token, ""); strings.Join(got, ",") != cats+","+bobs {
+		t.Fatalf("bob's tickets once assigned: %v", got)
+	}
+	e.do("PATCH", "/api/tickets/"+cats, admin.token, map[string]any{"assignee": nil}).must(t, 200)
 	e.do("GET", "/api/tickets/"+cats, bob.token, nil).wantError(t, 404, "not_found", "")
 	e.do("GET", "/api/tickets/"+cats, stranger.token, nil).wantError(t, 404, "not_found", "")
 	e.do("POST", "/api/tickets/"+cats+"/messages", bob.token, map[string]string{"body": "me too"}).wantError(t, 404, "not_found", "")
@@ -255,4 +260,54 @@ func TestTicketSubmitValidation(t *testing.T) {
 		t.Fatalf("refused tickets were stored: %v", n)
 	}
 	e.do("GET", "/api/tickets/tkt_00000000000000000000000000", admin.token, nil).wantError(t, 404, "not_found", "")
+}
+
+func TestTicketTriageRunsArePrivate(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	bob := e.member(admin, "bob@acme.test", "member")
+	cat := e.member(admin, "cat@acme.test", "member")
+	e.stopRunner() // runs stay queued
+	tk := e.submitTicket(bob.token, "Printer jam", "The office printer shows a paper jam.", "low")
+	runID := tk["triage_run_id"].(string)
+
+	e.do("POST", "/api/agents/tech-support/execute", cat.token, map[string]any{"ticket_id": tk["id"]}).wantError(t, 404, "not_found", "")
+	e.do("GET", "/api/agents/tech-support/executions/"+runID, cat.token, nil).wantError(t, 404, "not_found", "")
+	e.do("POST", "/api/agents/tech-support/executions/"+runID+"/cancel", cat.token, nil).wantError(t, 404, "not_found", "")
+	if got := e.do("GET", "/api/agents/tech-support/executions", cat.token, nil).must(t, 200).list(); len(got) != 0 {
+		t.Fatalf("a member lists another's triage runs: %v", got)
+	}
+	if got := e.do("GET", "/api/agents/tech-support/executions", bob.token, nil).must(t, 200).list(); len(got) != 1 {
+		t.Fatalf("the submitter's runs: %v", got)
+	}
+	e.do("POST", "/api/agents/tech-support/execute", bob.token, map[string]any{"ticket_id": tk["id"]}).must(t, http.StatusAccepted)
+
+	// Cancelling the triage leaves the ticket to a human.
+	e.do("POST", "/api/agents/tech-support/executions/"+runID+"/cancel", admin.token, nil).must(t, 200)
+	got := e.do("GET", "/api/tickets/"+tk["id"].(string), bob.token, nil).must(t, 200).data()
+	if got["status"] != "escalated" || got["triage_status"] != "failed" ||
+		got["escalation_log"].([]any)[0].(map[string]any)["reason"] != "Automatic triage cancelled; a technician needs to review this ticket." {
+		t.Fatalf("ticket after its triage was cancelled: %v", got)
+	}
+	// The submitter cannot take it out of the human queue, only close it.
+	e.do("PATCH", "/api/tickets/"+tk["id"].(string), bob.token, map[string]string{"status": "open"}).wantError(t, 403, "forbidden", "")
+	e.do("PATCH", "/api/tickets/"+tk["id"].(string), bob.token, map[string]string{"status": "closed"}).must(t, 200)
+	e.do("PATCH", "/api/tickets/"+tk["id"].(string), bob.token, map[string]string{"status": "open"}).must(t, 200)
+	notes := e.do("GET", "/api/notifications", admin.token, nil).must(t, 200).list()
+	if len(notes) != 1 || notes[0].(map[string]any)["kind"] != "ticket_escalated" {
+		t.Fatalf("notifications: %v", notes)
+	}
+}
+
+func TestTicketSubmitSpendsTheRunBudget(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.register("ann@acme.test", "Acme")
+	e.useLimits(strings.Replace(generousLimits, "agent-runs=100000/1m", "agent-runs=2/1m", 1), nil)
+	e.submitTicket(admin.token, "VPN", "The VPN drops.", "")
+	e.do("POST", "/api/agents/onboarding/execute", admin.token, nil).must(t, http.StatusAccepted)
+	e.do("POST", "/api/tickets/submit", admin.token, map[string]string{"subject": "VPN", "description": "Still drops."}).
+		wantError(t, http.StatusTooManyRequests, "rate_limited", "")
+	if n := e.do("GET", "/api/tickets", admin.token, nil).must(t, 200).body["pagination"].(map[string]any)["total"]; n != 1.0 {
+		t.Fatalf("%v tickets after a refused submit", n)
+	}
 }

@@ -51,6 +51,9 @@ type Report struct {
 	Output  map[string]any // structured result, stored as the run's output
 	Summary string         // one paragraph stating the facts
 	Task    string         // what the summary is, for a language model
+	// Apply, when set, writes the run's effects (a ticket's triage) once the
+	// run is otherwise done, so a run stopped earlier changes nothing.
+	Apply func(ctx context.Context) error
 }
 
 // Env is what analyzers may read.
@@ -58,6 +61,7 @@ type Env struct {
 	Store *store.Store
 	Now   func() time.Time
 	CVEs  CVEIntel
+	Slugs []string // the agents' slugs (the registry itself would be an initialization cycle)
 }
 
 // registry is in the order of the specification.

@@ -34,13 +34,13 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 	if err != nil {
 		return Report{}, err
 	}
-	activity, err := env.Store.AgentActivities(ctx, run.OrgID)
+	activity, err := env.Store.AgentActivities(ctx, run.OrgID, env.Slugs)
 	if err != nil {
 		return Report{}, err
 	}
 	otherAgents := 0
-	for slug := range activity {
-		if slug != onboardingSlug {
+	for slug, act := range activity {
+		if slug != onboardingSlug && act.LastRunAt != nil {
 			otherAgents++
 		}
 	}

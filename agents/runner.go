@@ -70,18 +70,29 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs},
+	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Slugs: Slugs()},
 		wake: make(chan struct{}, 1), cancels: map[string]context.CancelCauseFunc{}}
 }
 
 // Run recovers the runs a crash left running, then runs queued runs until
 // ctx is done. Runs interrupted by the shutdown go back to the queue.
 func (r *Runner) Run(ctx context.Context) {
-	requeued, failed, err := r.cfg.Store.RecoverRuns(ctx, interruptedTwice)
-	if err != nil {
-		r.cfg.Log.Error("recover agent runs", "err", err)
-	} else if requeued+failed > 0 {
-		r.cfg.Log.Warn("recovered agent runs left running by a crash", "requeued", requeued, "failed", failed)
+	// Workers only take queued runs: until recovery succeeds, runs a crash
+	// left running would stay so, so it is retried before anything starts.
+	for {
+		requeued, failed, err := r.cfg.Store.RecoverRuns(ctx, interruptedTwice)
+		if err == nil {
+			if requeued+failed > 0 {
+				r.cfg.Log.Warn("recovered agent runs left running by a crash", "requeued", requeued, "failed", failed)
+			}
+			break
+		}
+		r.cfg.Log.Error("recover agent runs; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.cfg.Poll):
+		}
 	}
 	var wg sync.WaitGroup
 	for range r.cfg.Workers {
@@ -168,6 +179,11 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		stop()
 		cancel(nil)
 	}()
+	// A cancel between the claim and the registration above found nothing
+	// to stop; the store knows of it.
+	if status, err := r.cfg.Store.RunStatus(ctx, run.ID); err != nil || status != store.RunRunning {
+		return
+	}
 
 	start := time.Now()
 	report, err := r.analyze(runCtx, run)
@@ -229,6 +245,11 @@ func (r *Runner) analyze(ctx context.Context, run store.AgentRun) (report Report
 	// whatever the model's fallback made of it.
 	if err := ctx.Err(); err != nil {
 		return Report{}, err
+	}
+	if report.Apply != nil {
+		if err := report.Apply(ctx); err != nil {
+			return Report{}, err
+		}
 	}
 	return report, nil
 }

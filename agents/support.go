@@ -29,6 +29,10 @@ type supportParams struct {
 	Description string `json:"description"`
 }
 
+// TicketRef names the ticket the run would read and triage, so the API can
+// check the caller may see it.
+func (p *supportParams) TicketRef() string { return p.TicketID }
+
 func (p *supportParams) Validate() []Problem {
 	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
 	problems = checkText(problems, "subject", p.Subject, 200)
@@ -48,7 +52,7 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 	subject, description := p.Subject, strings.TrimSpace(p.Description+"\n"+p.Prompt)
 	var ticket *store.Ticket
 	if p.TicketID != "" {
-		t, _, err := env.Store.Ticket(ctx, run.OrgID, p.TicketID)
+		t, err := env.Store.Ticket(ctx, run.OrgID, p.TicketID)
 		if errors.Is(err, store.ErrNotFound) {
 			return Report{}, &Failure{"Ticket " + p.TicketID + " does not exist in this organization."}
 		}
@@ -67,15 +71,16 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 	} else {
 		summary += " First step: " + res.Steps[0]
 	}
+	report := Report{Output: out, Summary: summary, Task: "a support ticket triage"}
 	if ticket != nil {
 		out["ticket_id"] = ticket.ID
-		applied, err := applyTriage(ctx, env, run, *ticket, res, escalate)
-		if err != nil {
-			return Report{}, err
+		report.Apply = func(ctx context.Context) error {
+			applied, err := applyTriage(ctx, env, run, *ticket, res, escalate)
+			out["applied_to_ticket"] = applied
+			return err
 		}
-		out["applied_to_ticket"] = applied
 	}
-	return Report{Output: out, Summary: summary, Task: "a support ticket triage"}, nil
+	return report, nil
 }
 
 func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t store.Ticket, res triage.Result, escalate bool) (bool, error) {
@@ -89,7 +94,7 @@ func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t store.Tick
 	if err != nil {
 		return false, err
 	}
-	tr := store.Triage{Result: result, Steps: steps, Actor: TechSupportSlug, Message: firstReply(res, escalate)}
+	tr := store.Triage{Result: result, Steps: steps, Actor: TechSupportSlug, RunID: run.ID, Message: firstReply(res, escalate)}
 	if escalate {
 		c := res.Confidence
 		tr.Escalate = &store.Escalation{Confidence: &c, Actor: TechSupportSlug,

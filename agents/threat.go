@@ -234,7 +234,7 @@ func riskRating(ev eventSummary, openAlerts int, dns *store.DomainQueries, cves 
 func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Params) (Report, error) {
 	p := params.(*threatParams)
 	kind, now := targetKind(p.Target), env.Now()
-	events, err := env.Store.EventsMatching(ctx, run.OrgID, p.Target, now.Add(-researchWindow))
+	events, scanned, err := env.Store.EventsMatching(ctx, run.OrgID, p.Target, now.Add(-researchWindow))
 	if err != nil {
 		return Report{}, err
 	}
@@ -243,7 +243,8 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 		return Report{}, err
 	}
 	ev := summarizeEvents(events, now)
-	out := map[string]any{"target": p.Target, "target_type": kind, "window_days": int(researchWindow.Hours() / 24), "events": ev}
+	out := map[string]any{"target": p.Target, "target_type": kind, "window_days": int(researchWindow.Hours() / 24), "events": ev,
+		"events_scanned": scanned, "scan_limit_reached": scanned == store.MaxScannedEvents}
 
 	openAlerts := 0
 	alertList := []map[string]any{}

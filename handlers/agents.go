@@ -36,7 +36,7 @@ type agentView struct {
 
 func (a *API) listAgents(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	activity, err := a.Store.AgentActivities(r.Context(), p.OrgID)
+	activity, err := a.Store.AgentActivities(r.Context(), p.OrgID, agents.Slugs())
 	if err != nil {
 		return err
 	}
@@ -143,6 +143,12 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, 
 	if err := bad.err(); err != nil {
 		return err
 	}
+	// A run on a ticket reads it: the caller must be able to see it.
+	if ref, ok := params.(interface{ TicketRef() string }); ok && ref.TicketRef() != "" {
+		if _, err := a.ticketFor(r.Context(), p, ref.TicketRef()); err != nil {
+			return err
+		}
+	}
 	if err := a.ChargeAgentRun(w, r, p.OrgID); err != nil {
 		return err
 	}
@@ -155,9 +161,11 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, 
 		return err
 	}
 	a.Agents.Notify()
+	// The run is stored: from here on nothing may turn the answer into an error.
 	estimate, err := a.Agents.Estimate(r.Context(), ag.Slug)
 	if err != nil {
-		return err
+		a.Log.Warn("estimate agent run", "run", run.ID, "err", err)
+		estimate = 1
 	}
 	writeData(w, http.StatusAccepted, runAccepted{AgentRunID: run.ID, Agent: run.Agent, Status: run.Status,
 		EstimatedCompletionSeconds: estimate, QueuedAt: timestamp(run.QueuedAt)})
@@ -191,6 +199,17 @@ func newRunView(r store.AgentRun, withOutput bool) runView {
 	return v
 }
 
+// runScope is the runs the caller may see of an agent: members see the runs
+// they started (a triage run names a ticket they may not see); admins and
+// API keys see the organization's.
+func runScope(p Principal, agent string) store.RunScope {
+	sc := store.RunScope{OrgID: p.OrgID, Agent: agent}
+	if p.Kind == KindSession && p.User.Role != store.RoleAdmin {
+		sc.RequestedBy = p.User.ID
+	}
+	return sc
+}
+
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
 	ag, err := agentFor(r.PathValue("id"), "id")
 	if err != nil {
@@ -200,7 +219,7 @@ func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	runs, total, err := a.Store.Runs(r.Context(), principalFrom(r.Context()).OrgID, ag.Slug, page)
+	runs, total, err := a.Store.Runs(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), page)
 	if err != nil {
 		return err
 	}
@@ -217,7 +236,7 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run, err := a.Store.Run(r.Context(), principalFrom(r.Context()).OrgID, ag.Slug, r.PathValue("run_id"))
+	run, err := a.Store.Run(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), r.PathValue("run_id"))
 	if err != nil {
 		return err
 	}
@@ -230,7 +249,7 @@ func (a *API) cancelRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run, err := a.Store.CancelRun(r.Context(), principalFrom(r.Context()).OrgID, ag.Slug, r.PathValue("run_id"))
+	run, err := a.Store.CancelRun(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), r.PathValue("run_id"))
 	if errors.Is(err, store.ErrConflict) {
 		return conflict("The run already ended with status " + run.Status + "; only queued and running runs can be cancelled")
 	}

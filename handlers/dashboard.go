@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/agents"
 	"garrison/alerting"
 	"garrison/blocklist"
 	"garrison/posture"
@@ -112,7 +113,7 @@ func (a *API) overview(w http.ResponseWriter, r *http.Request) error {
 // agentLoad counts the organization's agents with a run in progress, and
 // its runs waiting in the queue.
 func (a *API) agentLoad(ctx context.Context, orgID string) (active, queued int, err error) {
-	activity, err := a.Store.AgentActivities(ctx, orgID)
+	activity, err := a.Store.AgentActivities(ctx, orgID, agents.Slugs())
 	for _, act := range activity {
 		if act.Running+act.Queued > 0 {
 			active++

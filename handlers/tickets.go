@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -31,7 +32,8 @@ var ticketMoves = map[string][]string{
 	store.TicketClosed:     {store.TicketOpen},
 }
 
-// memberStatuses are the statuses a member may set on their own ticket.
+// memberStatuses are the statuses a member may set on a ticket they see;
+// open only to reopen a resolved or closed one.
 var memberStatuses = []string{store.TicketOpen, store.TicketResolved, store.TicketClosed}
 
 type ticketView struct {
@@ -51,7 +53,7 @@ type ticketView struct {
 	ResolvedAt        *string         `json:"resolved_at"`
 }
 
-func newTicketView(t store.Ticket, run store.AgentRun) ticketView {
+func newTicketView(t store.Ticket) ticketView {
 	v := ticketView{ID: t.ID, Subject: t.Subject, Description: t.Description, Priority: t.Priority, Status: t.Status,
 		Assignee: optString(t.Assignee), CreatedBy: t.CreatedBy, AITriage: t.Triage, AIResolutionSteps: t.ResolutionSteps,
 		TriageStatus: "pending", TriageRunID: optString(t.TriageRunID), CreatedAt: timestamp(t.CreatedAt),
@@ -59,7 +61,7 @@ func newTicketView(t store.Ticket, run store.AgentRun) ticketView {
 	switch {
 	case t.Triage != nil:
 		v.TriageStatus = "completed"
-	case run.Status == store.RunFailed || run.Status == store.RunCancelled:
+	case t.TriageRunStatus == store.RunFailed || t.TriageRunStatus == store.RunCancelled:
 		v.TriageStatus = "failed"
 	}
 	if v.AITriage == nil {
@@ -94,26 +96,29 @@ type escalationView struct {
 	At         string   `json:"at"`
 }
 
-// ticketOwnerOnly is the submitter a principal is limited to: members see
-// only their own tickets; admins and API keys see the organization's.
-func ticketOwnerOnly(p Principal) string {
+// ticketViewer is the user a principal's tickets are limited to: members
+// see those they submitted or are assigned; admins and API keys see all.
+func ticketViewer(p Principal) string {
 	if p.Kind == KindSession && p.User.Role != store.RoleAdmin {
 		return p.User.ID
 	}
 	return ""
 }
 
-// visibleTicket reads a ticket the principal may see; others are 404.
-func (a *API) visibleTicket(r *http.Request) (store.Ticket, store.AgentRun, error) {
-	p := principalFrom(r.Context())
-	t, run, err := a.Store.Ticket(r.Context(), p.OrgID, r.PathValue("id"))
+// ticketFor reads a ticket the principal may see; others are 404.
+func (a *API) ticketFor(ctx context.Context, p Principal, id string) (store.Ticket, error) {
+	t, err := a.Store.Ticket(ctx, p.OrgID, id)
 	if err != nil {
-		return t, run, err
+		return t, err
 	}
-	if owner := ticketOwnerOnly(p); owner != "" && t.CreatedBy != owner {
-		return store.Ticket{}, store.AgentRun{}, notFound()
+	if viewer := ticketViewer(p); viewer != "" && t.CreatedBy != viewer && t.Assignee != viewer {
+		return store.Ticket{}, notFound()
 	}
-	return t, run, nil
+	return t, nil
+}
+
+func (a *API) visibleTicket(r *http.Request) (store.Ticket, error) {
+	return a.ticketFor(r.Context(), principalFrom(r.Context()), r.PathValue("id"))
 }
 
 type ticketSubmitRequest struct {
@@ -141,13 +146,17 @@ func (a *API) submitTicket(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pr := principalFrom(r.Context())
-	t, run, err := a.Store.SubmitTicket(r.Context(), store.NewTicket{OrgID: pr.OrgID, CreatedBy: actor(pr), Subject: req.Subject,
+	// Each ticket starts a triage run, spent from the same budget as others.
+	if err := a.ChargeAgentRun(w, r, pr.OrgID); err != nil {
+		return err
+	}
+	t, err := a.Store.SubmitTicket(r.Context(), store.NewTicket{OrgID: pr.OrgID, CreatedBy: actor(pr), Subject: req.Subject,
 		Description: req.Description, Priority: req.Priority}, agents.TechSupportSlug)
 	if err != nil {
 		return err
 	}
 	a.Agents.Notify()
-	writeData(w, http.StatusCreated, newTicketView(t, run))
+	writeData(w, http.StatusCreated, newTicketView(t))
 	return nil
 }
 
@@ -157,7 +166,7 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pr := principalFrom(r.Context())
-	f := store.TicketFilter{Page: page, Status: r.URL.Query().Get("status"), CreatedBy: ticketOwnerOnly(pr)}
+	f := store.TicketFilter{Page: page, Status: r.URL.Query().Get("status"), VisibleTo: ticketViewer(pr)}
 	if f.Status != "" && !slices.Contains(store.TicketStatuses, f.Status) {
 		return invalid("status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
 	}
@@ -167,18 +176,18 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 	}
 	views := make([]ticketView, len(tickets))
 	for i, t := range tickets {
-		views[i] = newTicketView(t, store.AgentRun{})
+		views[i] = newTicketView(t)
 	}
 	writeList(w, views, total, page)
 	return nil
 }
 
 func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
-	t, run, err := a.visibleTicket(r)
+	t, err := a.visibleTicket(r)
 	if err != nil {
 		return err
 	}
-	v, err := a.ticketDetail(r, t, run)
+	v, err := a.ticketDetail(r, t)
 	if err != nil {
 		return err
 	}
@@ -193,12 +202,12 @@ type ticketDetailView struct {
 	EscalationLog []escalationView    `json:"escalation_log"`
 }
 
-func (a *API) ticketDetail(r *http.Request, t store.Ticket, run store.AgentRun) (ticketDetailView, error) {
+func (a *API) ticketDetail(r *http.Request, t store.Ticket) (ticketDetailView, error) {
 	msgs, changes, escalations, err := a.Store.TicketThread(r.Context(), t.ID)
 	if err != nil {
 		return ticketDetailView{}, err
 	}
-	v := ticketDetailView{ticketView: newTicketView(t, run), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
+	v := ticketDetailView{ticketView: newTicketView(t), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
 		EscalationLog: []escalationView{}}
 	for _, m := range msgs {
 		v.Thread = append(v.Thread, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp(m.At)})
@@ -243,16 +252,23 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 	if err := p.err(); err != nil {
 		return err
 	}
-	if _, _, err := a.visibleTicket(r); err != nil {
+	if _, err := a.visibleTicket(r); err != nil {
 		return err
 	}
 	pr := principalFrom(r.Context())
-	member := ticketOwnerOnly(pr) != ""
+	member := ticketViewer(pr) != ""
+	const memberRule = "Members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest"
 	if member && (req.Priority != nil || req.Assignee != nil || (req.Status != nil && !slices.Contains(memberStatuses, *req.Status))) {
-		return forbidden("Members may only resolve, close or reopen their own tickets; an admin changes priority, assignee and the rest")
+		return forbidden(memberRule)
 	}
 	u.Actor = actor(pr)
 	u.Check = func(t store.Ticket) error {
+		// A member's "open" only reopens: it must not pull a ticket out of
+		// the human queue.
+		if member && req.Status != nil && *req.Status == store.TicketOpen && t.Status != store.TicketOpen &&
+			t.Status != store.TicketResolved && t.Status != store.TicketClosed {
+			return forbidden(memberRule)
+		}
 		if req.Status != nil && *req.Status != t.Status && !slices.Contains(ticketMoves[t.Status], *req.Status) {
 			return conflict("A " + t.Status + " ticket cannot move to " + *req.Status + "; allowed: " + strings.Join(ticketMoves[t.Status], ", "))
 		}
@@ -265,7 +281,7 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.ticketDetail(r, t, store.AgentRun{})
+	v, err := a.ticketDetail(r, t)
 	if err != nil {
 		return err
 	}
@@ -285,7 +301,7 @@ func (a *API) addTicketMessage(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(req.Body) == "" || len(req.Body) > maxTicketText || !validText(req.Body) {
 		return invalid("body", "is required: text of at most 10000 bytes")
 	}
-	t, _, err := a.visibleTicket(r)
+	t, err := a.visibleTicket(r)
 	if err != nil {
 		return err
 	}

@@ -131,6 +131,14 @@ func (s *Store) RecentDurations(ctx context.Context, agent string, n int) ([]tim
 // ClaimRun moves the oldest queued run to running and returns it;
 // ErrNotFound when none waits.
 func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
+	// Idle workers look through a reader first: no write lock for nothing.
+	var waiting bool
+	if err := s.reader.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agent_runs WHERE status = 'queued')`).Scan(&waiting); err != nil {
+		return AgentRun{}, fmt.Errorf("look for queued runs: %w", err)
+	}
+	if !waiting {
+		return AgentRun{}, ErrNotFound
+	}
 	var run AgentRun
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -155,22 +163,26 @@ type RunResult struct {
 }
 
 // FinishRun records the end of a running run. It reports false when the run
-// was no longer running (cancelled meanwhile): the result is dropped.
+// was no longer running (cancelled meanwhile): the result is dropped. A
+// failed triage run sends its ticket to the human queue.
 func (s *Store) FinishRun(ctx context.Context, id string, res RunResult) (bool, error) {
 	var output any
 	if res.Output != nil {
 		output = string(res.Output)
 	}
 	var n int64
+	now := ms(s.now())
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = ?, finished_at = ?, duration_ms = ?, output = ?,
 			output_summary = ?, error = ? WHERE id = ? AND status = 'running'`,
-			res.Status, ms(s.now()), res.Duration.Milliseconds(), output, res.Summary, res.Error, id)
+			res.Status, now, res.Duration.Milliseconds(), output, res.Summary, res.Error, id)
 		if err != nil {
 			return fmt.Errorf("finish run: %w", err)
 		}
-		n, err = r.RowsAffected()
-		return err
+		if n, err = r.RowsAffected(); err != nil || n == 0 || res.Status != RunFailed {
+			return err
+		}
+		return escalateUntriaged(ctx, tx, id, now)
 	})
 	return n == 1, err
 }
@@ -200,6 +212,9 @@ func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, faile
 		}
 		n, _ := r.RowsAffected()
 		failed = int(n)
+		if err := escalateUntriaged(ctx, tx, "", ms(s.now())); err != nil {
+			return err
+		}
 		r, err = tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1
 			WHERE status = 'running'`)
 		if err != nil {
@@ -212,62 +227,98 @@ func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, faile
 	return requeued, failed, err
 }
 
-// CancelRun cancels a queued or running run of the organization and returns
-// it. A run that already ended is ErrConflict, with the run.
-func (s *Store) CancelRun(ctx context.Context, orgID, agent, id string) (AgentRun, error) {
-	now := s.now()
+// RunStatus returns the status of a run, for the worker that claimed it.
+func (s *Store) RunStatus(ctx context.Context, id string) (string, error) {
+	var status string
+	err := s.reader.QueryRowContext(ctx, `SELECT status FROM agent_runs WHERE id = ?`, id).Scan(&status)
+	if err != nil {
+		return "", fmt.Errorf("run status: %w", err)
+	}
+	return status, nil
+}
+
+// RunScope selects the runs a caller may see: the organization's, of one
+// agent, and when RequestedBy is set only those that caller started.
+type RunScope struct {
+	OrgID       string
+	Agent       string
+	RequestedBy string
+}
+
+func (sc RunScope) where() (string, []any) {
+	where, args := "org_id = ? AND agent = ?", []any{sc.OrgID, sc.Agent}
+	if sc.RequestedBy != "" {
+		where += " AND requested_by = ?"
+		args = append(args, sc.RequestedBy)
+	}
+	return where, args
+}
+
+// CancelRun cancels a queued or running run in scope and returns it. A run
+// that already ended is ErrConflict, with the run. A cancelled triage run
+// sends its ticket to the human queue.
+func (s *Store) CancelRun(ctx context.Context, sc RunScope, id string) (AgentRun, error) {
+	now := ms(s.now())
+	where, args := sc.where()
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'cancelled', finished_at = ?,
+		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'cancelled', finished_at = ?,
 			duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE MAX(0, ? - started_at) END,
 			error = 'cancelled on request'
-			WHERE id = ? AND org_id = ? AND agent = ? AND status IN ('queued', 'running')`, ms(now), ms(now), id, orgID, agent)
+			WHERE id = ? AND status IN ('queued', 'running') AND `+where, append([]any{now, now, id}, args...)...)
 		if err != nil {
 			return fmt.Errorf("cancel run: %w", err)
 		}
-		return nil
+		if n, err := r.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return escalateUntriaged(ctx, tx, id, now)
 	})
 	if err != nil {
 		return AgentRun{}, err
 	}
-	run, err := s.Run(ctx, orgID, agent, id)
+	run, err := s.Run(ctx, sc, id)
 	if err == nil && run.Status != RunCancelled {
 		return run, ErrConflict
 	}
 	return run, err
 }
 
-// Run returns one run of the organization's agent.
-func (s *Store) Run(ctx context.Context, orgID, agent, id string) (AgentRun, error) {
-	r, err := scanRun(s.reader.QueryRowContext(ctx, `SELECT `+runColumns+` FROM agent_runs
-		WHERE id = ? AND org_id = ? AND agent = ?`, id, orgID, agent))
+// Run returns one run in scope.
+func (s *Store) Run(ctx context.Context, sc RunScope, id string) (AgentRun, error) {
+	where, args := sc.where()
+	r, err := scanRun(s.reader.QueryRowContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE id = ? AND `+where,
+		append([]any{id}, args...)...))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return AgentRun{}, fmt.Errorf("run: %w", err)
 	}
 	return r, err
 }
 
-// Runs lists the organization's runs of one agent, newest first.
-func (s *Store) Runs(ctx context.Context, orgID, agent string, p Page) ([]AgentRun, int, error) {
-	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_runs WHERE org_id = ? AND agent = ?`,
-		orgID, agent).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count runs: %w", err)
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE org_id = ? AND agent = ?
-		ORDER BY seq DESC LIMIT ? OFFSET ?`, orgID, agent, p.Limit, p.Offset)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list runs: %w", err)
-	}
-	defer rows.Close()
+// Runs lists the runs in scope, newest first.
+func (s *Store) Runs(ctx context.Context, sc RunScope, p Page) ([]AgentRun, int, error) {
+	where, args := sc.where()
 	var out []AgentRun
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list runs: %w", err)
+	var total int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_runs WHERE `+where, args...).Scan(&total); err != nil {
+			return fmt.Errorf("count runs: %w", err)
 		}
-		out = append(out, r)
-	}
-	return out, total, rows.Err()
+		rows, err := tx.QueryContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE `+where+
+			` ORDER BY seq DESC LIMIT ? OFFSET ?`, append(args, p.Limit, p.Offset)...)
+		if err != nil {
+			return fmt.Errorf("list runs: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanRun(rows)
+			if err != nil {
+				return fmt.Errorf("list runs: %w", err)
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, total, err
 }
 
 // AgentActivity is what GET /agents shows of one agent for an organization.
@@ -278,27 +329,48 @@ type AgentActivity struct {
 }
 
 // AgentActivities returns, per agent slug, the organization's activity.
-func (s *Store) AgentActivities(ctx context.Context, orgID string) (map[string]AgentActivity, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT agent,
-		(SELECT COUNT(*) FROM agent_runs q WHERE q.org_id = r.org_id AND q.agent = r.agent AND q.status = 'queued'),
-		(SELECT COUNT(*) FROM agent_runs q WHERE q.org_id = r.org_id AND q.agent = r.agent AND q.status = 'running'),
-		queued_at, status
-		FROM agent_runs r WHERE seq IN (SELECT MAX(seq) FROM agent_runs WHERE org_id = ? GROUP BY agent)`, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("agent activity: %w", err)
-	}
-	defer rows.Close()
+// Every query is an index lookup: the work in progress through
+// agent_runs_org_status, the newest run of each agent through
+// agent_runs_org_agent.
+func (s *Store) AgentActivities(ctx context.Context, orgID string, agents []string) (map[string]AgentActivity, error) {
 	out := map[string]AgentActivity{}
-	for rows.Next() {
-		var agent string
-		var a AgentActivity
-		var last int64
-		if err := rows.Scan(&agent, &a.Queued, &a.Running, &last, &a.LastStatus); err != nil {
-			return nil, fmt.Errorf("agent activity: %w", err)
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT agent, SUM(status = 'queued'), SUM(status = 'running') FROM agent_runs
+			WHERE org_id = ? AND status IN ('queued', 'running') GROUP BY agent`, orgID)
+		if err != nil {
+			return fmt.Errorf("agent activity: %w", err)
 		}
-		t := fromMS(last)
-		a.LastRunAt = &t
-		out[agent] = a
-	}
-	return out, rows.Err()
+		for rows.Next() {
+			var agent string
+			var a AgentActivity
+			if err := rows.Scan(&agent, &a.Queued, &a.Running); err != nil {
+				rows.Close()
+				return fmt.Errorf("agent activity: %w", err)
+			}
+			out[agent] = a
+		}
+		rows.Close()
+		last, err := tx.PrepareContext(ctx, `SELECT queued_at, status FROM agent_runs WHERE org_id = ? AND agent = ?
+			ORDER BY seq DESC LIMIT 1`)
+		if err != nil {
+			return fmt.Errorf("agent last run: %w", err)
+		}
+		defer last.Close()
+		for _, agent := range agents {
+			var at int64
+			a := out[agent]
+			err := last.QueryRowContext(ctx, orgID, agent).Scan(&at, &a.LastStatus)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("agent last run: %w", err)
+			}
+			t := fromMS(at)
+			a.LastRunAt = &t
+			out[agent] = a
+		}
+		return nil
+	})
+	return out, err
 }

@@ -7,25 +7,36 @@ import (
 	"time"
 )
 
-// MaxMatchedEvents bounds how many events one research query reads.
-const MaxMatchedEvents = 10_000
+// Research bounds: the most events one query reads, and returns.
+const (
+	MaxScannedEvents = 200_000
+	MaxMatchedEvents = 10_000
+)
 
 // EventsMatching returns, newest first, the organization's events since the
-// given time whose indicator or asset is term, or whose indicator or message
-// contains it (case-insensitively). At most MaxMatchedEvents are read.
-func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since time.Time) ([]Event, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events INDEXED BY events_org_ts
-		WHERE org_id = ?1 AND ts >= ?2 AND (asset = ?3 COLLATE NOCASE OR instr(lower(indicator), lower(?3)) > 0
-			OR instr(lower(message), lower(?3)) > 0)
-		ORDER BY ts DESC LIMIT ?4`, orgID, ms(since), term, MaxMatchedEvents)
-	if err != nil {
-		return nil, fmt.Errorf("events matching: %w", err)
-	}
-	events, err := scanEvents(rows)
-	if err != nil {
-		return nil, fmt.Errorf("events matching: %w", err)
-	}
-	return events, nil
+// given time whose asset is term, or whose indicator or message contains it
+// (case-insensitively). It reads at most the newest MaxScannedEvents of the
+// period, so one research run cannot hold a reader for long; scanned tells
+// how many it read.
+func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since time.Time) (events []Event, scanned int, err error) {
+	err = s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events INDEXED BY events_org_ts
+			WHERE org_id = ? AND ts >= ? LIMIT ?)`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
+			return fmt.Errorf("events matching: %w", err)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM (SELECT * FROM events INDEXED BY events_org_ts
+			WHERE org_id = ?1 AND ts >= ?2 ORDER BY ts DESC LIMIT ?4)
+			WHERE asset = ?3 COLLATE NOCASE OR instr(lower(indicator), lower(?3)) > 0 OR instr(lower(message), lower(?3)) > 0
+			ORDER BY ts DESC LIMIT ?5`, orgID, ms(since), term, MaxScannedEvents, MaxMatchedEvents)
+		if err != nil {
+			return fmt.Errorf("events matching: %w", err)
+		}
+		if events, err = scanEvents(rows); err != nil {
+			return fmt.Errorf("events matching: %w", err)
+		}
+		return nil
+	})
+	return events, scanned, err
 }
 
 // AlertsMatching returns the organization's alerts, most recently active

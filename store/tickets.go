@@ -41,6 +41,7 @@ type Ticket struct {
 	Triage          json.RawMessage
 	ResolutionSteps json.RawMessage
 	TriageRunID     string
+	TriageRunStatus string // status of the triage run, "" when there is none
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	ResolvedAt      *time.Time
@@ -86,8 +87,11 @@ type Notification struct {
 // AudienceAdmins addresses a notification to every admin of the organization.
 const AudienceAdmins = "admins"
 
-const ticketColumns = `id, org_id, created_by, subject, description, priority, status, COALESCE(assignee, ''), triage,
-	resolution_steps, COALESCE(triage_run_id, ''), created_at, updated_at, resolved_at`
+// ticketColumns are read from tickets t LEFT JOIN agent_runs r on the triage run.
+const ticketColumns = `t.id, t.org_id, t.created_by, t.subject, t.description, t.priority, t.status, COALESCE(t.assignee, ''),
+	t.triage, t.resolution_steps, COALESCE(t.triage_run_id, ''), COALESCE(r.status, ''), t.created_at, t.updated_at, t.resolved_at`
+
+const ticketFrom = ` FROM tickets t LEFT JOIN agent_runs r ON r.id = t.triage_run_id `
 
 func scanTicket(row interface{ Scan(...any) error }) (Ticket, error) {
 	var t Ticket
@@ -95,7 +99,7 @@ func scanTicket(row interface{ Scan(...any) error }) (Ticket, error) {
 	var created, updated int64
 	var resolved sql.NullInt64
 	err := row.Scan(&t.ID, &t.OrgID, &t.CreatedBy, &t.Subject, &t.Description, &t.Priority, &t.Status, &t.Assignee,
-		&triage, &steps, &t.TriageRunID, &created, &updated, &resolved)
+		&triage, &steps, &t.TriageRunID, &t.TriageRunStatus, &created, &updated, &resolved)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Ticket{}, ErrNotFound
 	}
@@ -123,18 +127,17 @@ type NewTicket struct {
 
 // SubmitTicket stores an open ticket and, in the same transaction, queues
 // the triage run of triageAgent for it: a ticket is never left untriaged.
-func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent string) (Ticket, AgentRun, error) {
+func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent string) (Ticket, error) {
 	now := s.now()
-	t := Ticket{ID: NewID("tkt", now), OrgID: n.OrgID, CreatedBy: n.CreatedBy, Subject: n.Subject,
-		Description: n.Description, Priority: n.Priority, Status: TicketOpen}
-	var run AgentRun
+	t := Ticket{ID: NewID("tkt", now), OrgID: n.OrgID, CreatedBy: n.CreatedBy, Subject: n.Subject, Description: n.Description,
+		Priority: n.Priority, Status: TicketOpen, CreatedAt: fromMS(ms(now)), UpdatedAt: fromMS(ms(now))}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		params, _ := json.Marshal(map[string]string{"ticket_id": t.ID})
-		var err error
-		if run, err = queueRun(ctx, tx, NewRun{OrgID: n.OrgID, Agent: triageAgent, Params: params, RequestedBy: n.CreatedBy}, now); err != nil {
+		run, err := queueRun(ctx, tx, NewRun{OrgID: n.OrgID, Agent: triageAgent, Params: params, RequestedBy: n.CreatedBy}, now)
+		if err != nil {
 			return err
 		}
-		t.TriageRunID = run.ID
+		t.TriageRunID, t.TriageRunStatus = run.ID, run.Status
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tickets (id, org_id, created_by, subject, description, priority, status,
 			triage_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
 			t.ID, t.OrgID, t.CreatedBy, t.Subject, t.Description, t.Priority, run.ID, ms(now), ms(now)); err != nil {
@@ -143,55 +146,45 @@ func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent strin
 		return nil
 	})
 	if err != nil {
-		return Ticket{}, AgentRun{}, err
+		return Ticket{}, err
 	}
-	return s.Ticket(ctx, n.OrgID, t.ID)
+	return t, nil
 }
 
 // Ticket returns one ticket of the organization.
-func (s *Store) Ticket(ctx context.Context, orgID, id string) (Ticket, AgentRun, error) {
-	t, err := scanTicket(s.reader.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ? AND org_id = ?`, id, orgID))
-	if err != nil {
-		if !errors.Is(err, ErrNotFound) {
-			err = fmt.Errorf("ticket: %w", err)
-		}
-		return Ticket{}, AgentRun{}, err
+func (s *Store) Ticket(ctx context.Context, orgID, id string) (Ticket, error) {
+	t, err := scanTicket(s.reader.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND t.org_id = ?`, id, orgID))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		err = fmt.Errorf("ticket: %w", err)
 	}
-	var run AgentRun
-	if t.TriageRunID != "" {
-		run, err = scanRun(s.reader.QueryRowContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE id = ? AND org_id = ?`,
-			t.TriageRunID, orgID))
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return Ticket{}, AgentRun{}, fmt.Errorf("ticket triage run: %w", err)
-		}
-	}
-	return t, run, nil
+	return t, err
 }
 
-// TicketFilter selects tickets. CreatedBy limits to one submitter.
+// TicketFilter selects tickets. VisibleTo limits them to those a user
+// submitted or is assigned.
 type TicketFilter struct {
 	Status    string
-	CreatedBy string
+	VisibleTo string
 	Page      Page
 }
 
 // Tickets lists the organization's tickets, newest first.
 func (s *Store) Tickets(ctx context.Context, orgID string, f TicketFilter) ([]Ticket, int, error) {
-	where, args := "org_id = ?", []any{orgID}
+	where, args := "t.org_id = ?", []any{orgID}
 	if f.Status != "" {
-		where += " AND status = ?"
+		where += " AND t.status = ?"
 		args = append(args, f.Status)
 	}
-	if f.CreatedBy != "" {
-		where += " AND created_by = ?"
-		args = append(args, f.CreatedBy)
+	if f.VisibleTo != "" {
+		where += " AND (t.created_by = ? OR t.assignee = ?)"
+		args = append(args, f.VisibleTo, f.VisibleTo)
 	}
 	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM tickets WHERE `+where, args...).Scan(&total); err != nil {
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM tickets t WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count tickets: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE `+where+
-		` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE `+where+
+		` ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list tickets: %w", err)
 	}
@@ -274,6 +267,7 @@ type Triage struct {
 	Steps    json.RawMessage // a JSON array of resolution steps
 	Message  string          // the first message of the thread
 	Actor    string          // the agent's slug
+	RunID    string          // the run triaging; it must still be running
 	Escalate *Escalation     // non-nil sends the ticket to the human queue
 }
 
@@ -286,9 +280,12 @@ func (s *Store) ApplyTriage(ctx context.Context, orgID, ticketID string, tr Tria
 	applied := false
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var status, subject string
+		// Only a run still running may triage: a cancelled or timed-out
+		// one must leave the ticket to the human queue.
 		err := tx.QueryRowContext(ctx, `UPDATE tickets SET triage = ?, resolution_steps = ?, updated_at = ?
-			WHERE id = ? AND org_id = ? AND triage IS NULL RETURNING status, subject`,
-			string(tr.Result), string(tr.Steps), now, ticketID, orgID).Scan(&status, &subject)
+			WHERE id = ? AND org_id = ? AND triage IS NULL
+			AND EXISTS (SELECT 1 FROM agent_runs WHERE id = ? AND status = 'running') RETURNING status, subject`,
+			string(tr.Result), string(tr.Steps), now, ticketID, orgID, tr.RunID).Scan(&status, &subject)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -365,7 +362,7 @@ type TicketUpdate struct {
 func (s *Store) UpdateTicket(ctx context.Context, orgID, id string, u TicketUpdate) (Ticket, error) {
 	now := ms(s.now())
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ? AND org_id = ?`, id, orgID))
+		t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND t.org_id = ?`, id, orgID))
 		if err != nil {
 			return err
 		}
@@ -425,8 +422,7 @@ func (s *Store) UpdateTicket(ctx context.Context, orgID, id string, u TicketUpda
 	if err != nil {
 		return Ticket{}, err
 	}
-	t, _, err := s.Ticket(ctx, orgID, id)
-	return t, err
+	return s.Ticket(ctx, orgID, id)
 }
 
 // ErrNoSuchAssignee: the assignee is not a user of the organization.
@@ -480,4 +476,33 @@ func (s *Store) TicketLoadSince(ctx context.Context, orgID string, since time.Ti
 			WHERE t.org_id = ? AND e.at >= ?`, orgID, ms(since)).Scan(&l.Escalated30d)
 	})
 	return l, err
+}
+
+// escalateUntriaged sends to the human queue every open, untriaged ticket
+// whose triage run ended without triaging it (failed or cancelled); runID
+// "" sweeps all of them. It runs in the transaction that ended the run.
+func escalateUntriaged(ctx context.Context, tx *sql.Tx, runID string, now int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT t.id, t.org_id, t.subject, r.status FROM tickets t JOIN agent_runs r ON r.id = t.triage_run_id
+		WHERE t.triage IS NULL AND t.status = 'open' AND r.status IN ('failed', 'cancelled') AND (?1 = '' OR r.id = ?1)`, runID)
+	if err != nil {
+		return fmt.Errorf("find untriaged tickets: %w", err)
+	}
+	type orphan struct{ id, org, subject, runStatus string }
+	var orphans []orphan
+	for rows.Next() {
+		var o orphan
+		if err := rows.Scan(&o.id, &o.org, &o.subject, &o.runStatus); err != nil {
+			rows.Close()
+			return fmt.Errorf("find untriaged tickets: %w", err)
+		}
+		orphans = append(orphans, o)
+	}
+	rows.Close()
+	for _, o := range orphans {
+		e := Escalation{Actor: "garrison", Reason: "Automatic triage " + o.runStatus + "; a technician needs to review this ticket."}
+		if err := escalate(ctx, tx, o.org, o.id, o.subject, TicketOpen, e, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
