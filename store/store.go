@@ -22,7 +22,17 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	now    func() time.Time
+	// checkpointer copies the WAL back into the database in the background,
+	// so no write request pays for a checkpoint (the writer's automatic
+	// checkpoint is off).
+	checkpointer *sql.DB
+	stop         context.CancelFunc
+	stopped      chan struct{}
 }
+
+// checkpointInterval is how often the WAL is copied back: often enough that
+// it stays small, rarely enough that an idle server does nothing.
+const checkpointInterval = 250 * time.Millisecond
 
 // Option configures Open.
 type Option func(*Store)
@@ -37,7 +47,7 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	for _, o := range opts {
 		o(s)
 	}
-	writer, err := sql.Open("sqlite", dsn(path, "immediate"))
+	writer, err := sql.Open("sqlite", dsn(path, "immediate")+"&_pragma=wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, fmt.Errorf("open writer: %w", err)
 	}
@@ -56,8 +66,34 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	readers := max(4, 2*runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
-	s.writer, s.reader = writer, reader
+	checkpointer, err := sql.Open("sqlite", dsn(path, "deferred"))
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, fmt.Errorf("open checkpointer: %w", err)
+	}
+	checkpointer.SetMaxOpenConns(1)
+	s.writer, s.reader, s.checkpointer = writer, reader, checkpointer
+	bg, stop := context.WithCancel(context.Background())
+	s.stop, s.stopped = stop, make(chan struct{})
+	go s.checkpointLoop(bg)
 	return s, nil
+}
+
+func (s *Store) checkpointLoop(ctx context.Context) {
+	defer close(s.stopped)
+	t := time.NewTicker(checkpointInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			// PASSIVE never blocks the writer or readers; what it cannot
+			// copy now it copies next time.
+			s.checkpointer.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+		}
+	}
 }
 
 func dsn(path, txlock string) string {
@@ -70,9 +106,16 @@ func dsn(path, txlock string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
-// Close closes both pools.
+// Close stops the checkpointer, copies the WAL back one last time and
+// closes the pools.
 func (s *Store) Close() error {
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	s.stop()
+	<-s.stopped
+	_, err := s.checkpointer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	if err != nil {
+		err = fmt.Errorf("final checkpoint: %w", err)
+	}
+	return errors.Join(err, s.checkpointer.Close(), s.reader.Close(), s.writer.Close())
 }
 
 // Ping checks that the database answers.

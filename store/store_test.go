@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -145,5 +146,48 @@ func TestAlertCountsFollowEveryWrite(t *testing.T) {
 	s.reader.QueryRow(`SELECT COUNT(*) FROM alerts`).Scan(&real)
 	if counted != real {
 		t.Fatalf("counted %d, real %d", counted, real)
+	}
+}
+
+// TestCheckpointsOffTheWritePath: writes go to the WAL and the background
+// checkpointer copies them into the database file; Close empties the WAL.
+func TestCheckpointsOffTheWritePath(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "t.db")
+	s, err := Open(ctx, path, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(p string) int64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	before := size(path)
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		for i := range 5000 {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO a (id) VALUES (?)`, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for size(path) <= before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file stayed at %d bytes: nothing was checkpointed", before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(path + "-wal"); n != 0 {
+		t.Fatalf("WAL of %d bytes left after Close", n)
 	}
 }
