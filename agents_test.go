@@ -463,4 +463,3 @@ func TestAgentRunTimeout(t *testing.T) {
 		t.Fatalf("list shows triage %v", list[0].(map[string]any)["triage_status"])
 	}
 }
-
