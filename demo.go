@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"garrison/agents"
@@ -58,10 +59,14 @@ func runDemo(ctx context.Context, st *store.Store, now time.Time, out io.Writer)
 	if err != nil {
 		return err
 	}
+	// The account is built under a private address and takes the demo
+	// address only once everything is seeded: a run cut short leaves no
+	// half-made demo behind the real address, and the next run starts over.
+	staging := "demo+seeding-" + strings.ToLower(credential.RandomText(12)) + "@garrison.example"
 	token, tokenHash := credential.NewToken()
-	u, err := st.Register(ctx, store.NewAccount{Email: demoEmail, Name: "Demo Admin", PasswordHash: hash, OrgName: demoOrg,
+	u, err := st.Register(ctx, store.NewAccount{Email: staging, Name: "Demo Admin", PasswordHash: hash, OrgName: demoOrg,
 		Plan: store.PlanPro, Verify: store.UserToken{Hash: tokenHash, Purpose: store.PurposeVerify, ExpiresAt: now.Add(time.Hour)},
-		VerifyMail: store.Mail{To: demoEmail, Subject: "Demo account", Body: "The demo account needs no verification."}})
+		VerifyMail: store.Mail{To: staging, Subject: "Demo account", Body: "The demo account needs no verification."}})
 	if err != nil {
 		return fmt.Errorf("create demo account: %w", err)
 	}
@@ -77,6 +82,9 @@ func runDemo(ctx context.Context, st *store.Store, now time.Time, out io.Writer)
 	}
 	if err := seedDemoWork(ctx, st, u); err != nil {
 		return err
+	}
+	if err := st.ChangeEmail(ctx, u.ID, demoEmail); err != nil {
+		return fmt.Errorf("publish the demo account: %w", err)
 	}
 	fmt.Fprintf(out, "Demo organization %q is ready with %d days of activity.\n  e-mail:   %s\n  password: %s\n", demoOrg, demoDays, demoEmail, password)
 	return nil

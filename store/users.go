@@ -178,3 +178,14 @@ func expectOne(res sql.Result, err error, what string) error {
 	}
 	return nil
 }
+
+// ChangeEmail gives a user a new address; one another user has is ErrConflict.
+func (s *Store) ChangeEmail(ctx context.Context, userID, email string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET email = ? WHERE id = ?`, normalizeEmail(email), userID)
+		if isUniqueViolation(err) {
+			return ErrConflict
+		}
+		return expectOne(res, err, "change e-mail")
+	})
+}
