@@ -123,8 +123,20 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 		acct["tickets"].(map[string]any)["open"].(float64) < 1 || acct["compliance"].(map[string]any)["checks_passed"] != 7.0 {
 		t.Fatalf("account manager: %v", acct)
 	}
-	if acct["renewal_risk"].(map[string]any)["level"] == "" || acct["security_score"].(map[string]any)["score"] == nil {
-		t.Fatalf("account manager risk: %v", acct)
+	// Score 74 (C) is the one renewal-risk point; DNS reports, no alert is
+	// overdue and one check fails, so nothing to upsell.
+	risk := acct["renewal_risk"].(map[string]any)
+	if acct["security_score"].(map[string]any)["score"] != 74.0 || risk["level"] != "low" ||
+		strings.Join(toStrings(risk["reasons"]), ";") != "security score 74 is below 75" || len(acct["upsell_signals"].([]any)) != 0 ||
+		acct["risk_trend"].(map[string]any)["trend"] != "stable" {
+		t.Fatalf("account manager: %v", acct)
+	}
+	quiet := e.register("zoe@quiet.test", "Quiet")
+	upsell := e.runToEnd(quiet.token, "account-manager", nil)["output"].(map[string]any)["upsell_signals"].([]any)
+	// No DNS telemetry, and three checks fail (address, monitoring, DNS).
+	if len(upsell) != 2 || upsell[0].(map[string]any)["offer"] != "Managed DNS filtering" ||
+		upsell[1].(map[string]any)["signal"] != "3 control checks fail" {
+		t.Fatalf("upsell for an organization without DNS telemetry: %v", upsell)
 	}
 
 	onb := e.runToEnd(admin.token, "onboarding", nil)["output"].(map[string]any)

@@ -311,6 +311,12 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 		}
 	}
 
+	ov := e.do("GET", "/api/dashboard/overview", admin.token, nil).must(t, 200).data()["agents"].(map[string]any)
+	st := e.do("GET", "/api/dashboard/stats", admin.token, nil).must(t, 200).data()
+	if ov["active"] != 2.0 || ov["queued"] != 2.0 || st["agents_active"] != 2.0 {
+		t.Fatalf("overview agents %v, stats agents_active %v", ov, st["agents_active"])
+	}
+
 	// Another organization cannot see or cancel them.
 	e.do("GET", "/api/agents/compliance/executions/"+second, stranger.token, nil).wantError(t, 404, "not_found", "")
 	e.do("POST", "/api/agents/compliance/executions/"+second+"/cancel", stranger.token, nil).wantError(t, 404, "not_found", "")

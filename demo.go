@@ -80,11 +80,12 @@ func runDemo(ctx context.Context, st *store.Store, now time.Time, out io.Writer)
 	if err := seedDemo(ctx, st, u.OrgID, blocked, now); err != nil {
 		return err
 	}
-	if err := seedDemoWork(ctx, st, u); err != nil {
-		return err
-	}
 	if err := st.ChangeEmail(ctx, u.ID, demoEmail); err != nil {
 		return fmt.Errorf("publish the demo account: %w", err)
+	}
+	// Queued only once published: an abandoned staging copy runs nothing.
+	if err := seedDemoWork(ctx, st, u); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "Demo organization %q is ready with %d days of activity.\n  e-mail:   %s\n  password: %s\n", demoOrg, demoDays, demoEmail, password)
 	return nil

@@ -321,7 +321,8 @@ CREATE TABLE tickets (
 ) STRICT;
 CREATE INDEX tickets_org_created ON tickets (org_id, created_at);
 CREATE INDEX tickets_org_status ON tickets (org_id, status, created_at);
-CREATE INDEX tickets_org_creator ON tickets (org_id, created_by, created_at);
+-- Tickets still waiting for their triage: what a failed triage run escalates.
+CREATE INDEX tickets_untriaged ON tickets (triage_run_id) WHERE triage IS NULL AND status = 'open';
 
 -- The conversation of a ticket: its submitter, staff and the agent.
 CREATE TABLE ticket_messages (

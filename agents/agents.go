@@ -61,7 +61,6 @@ type Env struct {
 	Store *store.Store
 	Now   func() time.Time
 	CVEs  CVEIntel
-	Slugs []string // the agents' slugs (the registry itself would be an initialization cycle)
 }
 
 // registry is in the order of the specification.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"garrison/store"
@@ -17,8 +18,8 @@ var complianceAgent = Agent{
 	analyze:   auditControls,
 }
 
-// Frameworks the checks map to.
-var Frameworks = []string{"soc2", "hipaa", "nist", "cis"}
+// frameworks the checks map to.
+var frameworks = []string{"soc2", "hipaa", "nist", "cis"}
 
 type complianceParams struct {
 	Prompt    string `json:"prompt"`
@@ -27,8 +28,8 @@ type complianceParams struct {
 
 func (p *complianceParams) Validate() []Problem {
 	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
-	if p.Framework != "" && !slices.Contains(Frameworks, p.Framework) {
-		problems = append(problems, Problem{"framework", "must be one of soc2, hipaa, nist, cis"})
+	if p.Framework != "" && !slices.Contains(frameworks, p.Framework) {
+		problems = append(problems, Problem{"framework", "must be one of " + strings.Join(frameworks, ", ")})
 	}
 	return problems
 }
@@ -137,9 +138,9 @@ func auditControls(ctx context.Context, env *Env, run store.AgentRun, params Par
 		return Report{}, err
 	}
 	checks := runChecks(f)
-	frameworks := Frameworks
+	shown := frameworks
 	if p.Framework != "" {
-		frameworks = []string{p.Framework}
+		shown = []string{p.Framework}
 		for i := range checks {
 			checks[i].Controls = map[string][]string{p.Framework: checks[i].Controls[p.Framework]}
 		}
@@ -153,7 +154,7 @@ func auditControls(ctx context.Context, env *Env, run store.AgentRun, params Par
 			failed = append(failed, c.Title)
 		}
 	}
-	out := map[string]any{"frameworks": frameworks, "checks": checks, "passed": passed, "failed": len(failed),
+	out := map[string]any{"frameworks": shown, "checks": checks, "passed": passed, "failed": len(failed),
 		"scope": "Controls the organization's own Garrison data evidences. Policy, physical and HR controls need the full framework audit."}
 	summary := fmt.Sprintf("%d of %d data-evidenced control checks pass.", passed, len(checks))
 	if len(failed) > 0 {
@@ -164,18 +165,8 @@ func auditControls(ctx context.Context, env *Env, run store.AgentRun, params Par
 
 // joinList writes "a, b and c".
 func joinList(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
+	if len(items) < 2 {
+		return strings.Join(items, "")
 	}
-	out := ""
-	for i, s := range items[:len(items)-1] {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

@@ -16,8 +16,8 @@ var mspHunter = Agent{
 	analyze:     huntLeads,
 }
 
-// Verticals the hunter scores for.
-var Verticals = []string{"healthcare", "dental", "legal", "finance", "accounting", "insurance", "manufacturing",
+// verticals the hunter scores for.
+var verticals = []string{"healthcare", "dental", "legal", "finance", "accounting", "insurance", "manufacturing",
 	"construction", "education", "nonprofit", "government", "retail", "hospitality", "real_estate", "technology", "logistics"}
 
 type hunterParams struct {
@@ -29,8 +29,8 @@ type hunterParams struct {
 func (p *hunterParams) Validate() []Problem {
 	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
 	problems = checkText(problems, "region", p.Region, 100)
-	if p.Vertical != "" && !slices.Contains(Verticals, p.Vertical) {
-		problems = append(problems, Problem{"vertical", "must be one of " + strings.Join(Verticals, ", ")})
+	if p.Vertical != "" && !slices.Contains(verticals, p.Vertical) {
+		problems = append(problems, Problem{"vertical", "must be one of " + strings.Join(verticals, ", ")})
 	}
 	return problems
 }

@@ -34,15 +34,9 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 	if err != nil {
 		return Report{}, err
 	}
-	activity, err := env.Store.AgentActivities(ctx, run.OrgID, env.Slugs)
+	otherAgents, err := env.Store.AgentsRun(ctx, run.OrgID, onboardingSlug)
 	if err != nil {
 		return Report{}, err
-	}
-	otherAgents := 0
-	for slug, act := range activity {
-		if slug != onboardingSlug && act.LastRunAt != nil {
-			otherAgents++
-		}
 	}
 	reporting, lastSeen := 0, ""
 	for _, s := range cf.sources {

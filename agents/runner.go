@@ -70,7 +70,7 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Slugs: Slugs()},
+	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs},
 		wake: make(chan struct{}, 1), cancels: map[string]context.CancelCauseFunc{}}
 }
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"garrison/agents"
 	"garrison/alerting"
 	"garrison/blocklist"
 	"garrison/posture"
@@ -113,7 +112,7 @@ func (a *API) overview(w http.ResponseWriter, r *http.Request) error {
 // agentLoad counts the organization's agents with a run in progress, and
 // its runs waiting in the queue.
 func (a *API) agentLoad(ctx context.Context, orgID string) (active, queued int, err error) {
-	activity, err := a.Store.AgentActivities(ctx, orgID, agents.Slugs())
+	activity, err := a.Store.AgentActivities(ctx, orgID, nil) // no last-run lookups
 	for _, act := range activity {
 		if act.Running+act.Queued > 0 {
 			active++

@@ -105,13 +105,20 @@ func ticketViewer(p Principal) string {
 	return ""
 }
 
+// canSee reports whether the principal may see the ticket (the same rule
+// as TicketFilter.VisibleTo).
+func canSee(p Principal, t store.Ticket) bool {
+	viewer := ticketViewer(p)
+	return viewer == "" || t.CreatedBy == viewer || t.Assignee == viewer
+}
+
 // ticketFor reads a ticket the principal may see; others are 404.
 func (a *API) ticketFor(ctx context.Context, p Principal, id string) (store.Ticket, error) {
 	t, err := a.Store.Ticket(ctx, p.OrgID, id)
 	if err != nil {
 		return t, err
 	}
-	if viewer := ticketViewer(p); viewer != "" && t.CreatedBy != viewer && t.Assignee != viewer {
+	if !canSee(p, t) {
 		return store.Ticket{}, notFound()
 	}
 	return t, nil
@@ -252,17 +259,18 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 	if err := p.err(); err != nil {
 		return err
 	}
-	if _, err := a.visibleTicket(r); err != nil {
-		return err
-	}
 	pr := principalFrom(r.Context())
 	member := ticketViewer(pr) != ""
 	const memberRule = "Members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest"
-	if member && (req.Priority != nil || req.Assignee != nil || (req.Status != nil && !slices.Contains(memberStatuses, *req.Status))) {
-		return forbidden(memberRule)
-	}
 	u.Actor = actor(pr)
+	// Checked against the ticket as read inside the update's transaction.
 	u.Check = func(t store.Ticket) error {
+		if !canSee(pr, t) {
+			return notFound()
+		}
+		if member && (req.Priority != nil || req.Assignee != nil || (req.Status != nil && !slices.Contains(memberStatuses, *req.Status))) {
+			return forbidden(memberRule)
+		}
 		// A member's "open" only reopens: it must not pull a ticket out of
 		// the human queue.
 		if member && req.Status != nil && *req.Status == store.TicketOpen && t.Status != store.TicketOpen &&

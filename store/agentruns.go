@@ -182,7 +182,7 @@ func (s *Store) FinishRun(ctx context.Context, id string, res RunResult) (bool, 
 		if n, err = r.RowsAffected(); err != nil || n == 0 || res.Status != RunFailed {
 			return err
 		}
-		return escalateUntriaged(ctx, tx, id, now)
+		return escalateUntriaged(ctx, tx, []string{id}, now)
 	})
 	return n == 1, err
 }
@@ -205,22 +205,34 @@ func (s *Store) RequeueRun(ctx context.Context, id string) error {
 // returns how many were requeued and failed.
 func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, failed int, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'failed', finished_at = ?, error = ?
-			WHERE status = 'running' AND recoveries >= ?`, ms(s.now()), reason, MaxRecoveries)
+		now := ms(s.now())
+		rows, err := tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'failed', finished_at = ?, error = ?
+			WHERE status = 'running' AND recoveries >= ? RETURNING id`, now, reason, MaxRecoveries)
 		if err != nil {
 			return fmt.Errorf("fail interrupted runs: %w", err)
 		}
-		n, _ := r.RowsAffected()
-		failed = int(n)
-		if err := escalateUntriaged(ctx, tx, "", ms(s.now())); err != nil {
+		var ids []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return fmt.Errorf("fail interrupted runs: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("fail interrupted runs: %w", err)
+		}
+		failed = len(ids)
+		if err := escalateUntriaged(ctx, tx, ids, now); err != nil {
 			return err
 		}
-		r, err = tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1
+		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1
 			WHERE status = 'running'`)
 		if err != nil {
 			return fmt.Errorf("requeue interrupted runs: %w", err)
 		}
-		n, _ = r.RowsAffected()
+		n, _ := r.RowsAffected()
 		requeued = int(n)
 		return nil
 	})
@@ -271,7 +283,7 @@ func (s *Store) CancelRun(ctx context.Context, sc RunScope, id string) (AgentRun
 		if n, err := r.RowsAffected(); err != nil || n == 0 {
 			return err
 		}
-		return escalateUntriaged(ctx, tx, id, now)
+		return escalateUntriaged(ctx, tx, []string{id}, now)
 	})
 	if err != nil {
 		return AgentRun{}, err
@@ -373,4 +385,15 @@ func (s *Store) AgentActivities(ctx context.Context, orgID string, agents []stri
 		return nil
 	})
 	return out, err
+}
+
+// AgentsRun counts the distinct agents the organization has ever run,
+// leaving one out.
+func (s *Store) AgentsRun(ctx context.Context, orgID, except string) (int, error) {
+	var n int
+	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(DISTINCT agent) FROM agent_runs WHERE org_id = ? AND agent != ?`,
+		orgID, except).Scan(&n); err != nil {
+		return 0, fmt.Errorf("agents run: %w", err)
+	}
+	return n, nil
 }

@@ -179,25 +179,28 @@ func (s *Store) Tickets(ctx context.Context, orgID string, f TicketFilter) ([]Ti
 		where += " AND (t.created_by = ? OR t.assignee = ?)"
 		args = append(args, f.VisibleTo, f.VisibleTo)
 	}
-	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM tickets t WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count tickets: %w", err)
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE `+where+
-		` ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list tickets: %w", err)
-	}
-	defer rows.Close()
 	var out []Ticket
-	for rows.Next() {
-		t, err := scanTicket(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list tickets: %w", err)
+	var total int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tickets t WHERE `+where, args...).Scan(&total); err != nil {
+			return fmt.Errorf("count tickets: %w", err)
 		}
-		out = append(out, t)
-	}
-	return out, total, rows.Err()
+		rows, err := tx.QueryContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE `+where+
+			` ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
+		if err != nil {
+			return fmt.Errorf("list tickets: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			t, err := scanTicket(rows)
+			if err != nil {
+				return fmt.Errorf("list tickets: %w", err)
+			}
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	return out, total, err
 }
 
 // TicketThread returns a ticket's messages, history and escalation log,
@@ -478,12 +481,21 @@ func (s *Store) TicketLoadSince(ctx context.Context, orgID string, since time.Ti
 	return l, err
 }
 
-// escalateUntriaged sends to the human queue every open, untriaged ticket
-// whose triage run ended without triaging it (failed or cancelled); runID
-// "" sweeps all of them. It runs in the transaction that ended the run.
-func escalateUntriaged(ctx context.Context, tx *sql.Tx, runID string, now int64) error {
-	rows, err := tx.QueryContext(ctx, `SELECT t.id, t.org_id, t.subject, r.status FROM tickets t JOIN agent_runs r ON r.id = t.triage_run_id
-		WHERE t.triage IS NULL AND t.status = 'open' AND r.status IN ('failed', 'cancelled') AND (?1 = '' OR r.id = ?1)`, runID)
+// escalateUntriaged sends to the human queue the open, untriaged ticket of
+// each run in runIDs that ended without triaging it (failed or cancelled),
+// in the transaction that ended the run.
+func escalateUntriaged(ctx context.Context, tx *sql.Tx, runIDs []string, now int64) error {
+	if len(runIDs) == 0 {
+		return nil
+	}
+	args := make([]any, len(runIDs))
+	for i, id := range runIDs {
+		args[i] = id
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT t.id, t.org_id, t.subject, r.status FROM tickets t INDEXED BY tickets_untriaged
+		JOIN agent_runs r ON r.id = t.triage_run_id
+		WHERE t.triage_run_id IN (`+placeholders(len(runIDs))+`) AND t.triage IS NULL AND t.status = 'open'
+		AND r.status IN ('failed', 'cancelled')`, args...)
 	if err != nil {
 		return fmt.Errorf("find untriaged tickets: %w", err)
 	}
