@@ -56,10 +56,11 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 	if err != nil {
 		return Report{}, err
 	}
-	facts, err := posture.Gather(ctx, env.Store, run.OrgID, now)
+	cf, err := gatherControlFacts(ctx, env, run.OrgID)
 	if err != nil {
 		return Report{}, err
 	}
+	facts := cf.Facts
 	score := posture.Compute(facts)
 	daily, err := env.Store.DailyCounts(ctx, run.OrgID, now.UTC().Truncate(day).Add(-29*day))
 	if err != nil {
@@ -67,10 +68,6 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 	}
 	earlier, later, trend := riskTrend(daily, now)
 	tickets, err := env.Store.TicketLoadSince(ctx, run.OrgID, now.Add(-30*day))
-	if err != nil {
-		return Report{}, err
-	}
-	cf, err := gatherControlFacts(ctx, env, run.OrgID)
 	if err != nil {
 		return Report{}, err
 	}
@@ -157,11 +154,7 @@ func upsellSignals(plan string, f posture.Facts, t store.TicketLoad, cf controlF
 	if plan == store.PlanStarter && f.Week.Total > 10_000 {
 		add("Pro plan", fmt.Sprintf("%d events in 7 days: a busy estate that benefits from lead scoring and priority support", f.Week.Total))
 	}
-	dns := 0
-	for _, n := range f.DNS7d {
-		dns += n
-	}
-	if dns == 0 {
+	if f.DNSQueries7d() == 0 {
 		add("Managed DNS filtering", "no DNS telemetry in 7 days")
 	}
 	if cf.stale > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/posture"
 	"garrison/store"
 )
 
@@ -44,32 +45,24 @@ type controlCheck struct {
 	Controls map[string][]string `json:"controls"`
 }
 
-// controlFacts are the numbers the checks read.
+// controlFacts are the numbers the checks read: the score's facts, plus how
+// alerts are handled.
 type controlFacts struct {
-	identity   store.IdentityFacts
-	sources    []store.Source
-	dns7d      map[string]int
-	stale      int
-	resolved30 int
-	now        time.Time
+	posture.Facts
+	stale      int // high and critical alerts open for more than a day
+	resolved30 int // alerts resolved in the last 30 days
 }
 
 func gatherControlFacts(ctx context.Context, env *Env, orgID string) (controlFacts, error) {
-	f := controlFacts{now: env.Now()}
+	var f controlFacts
 	var err error
-	if f.identity, err = env.Store.IdentityFacts(ctx, orgID, f.now); err != nil {
+	if f.Facts, err = posture.Gather(ctx, env.Store, orgID, env.Now()); err != nil {
 		return f, err
 	}
-	if f.sources, err = env.Store.Sources(ctx, orgID); err != nil {
+	if f.stale, err = env.Store.StaleOpenAlerts(ctx, orgID, f.Now.Add(-24*time.Hour)); err != nil {
 		return f, err
 	}
-	if f.dns7d, err = env.Store.DNSTotals(ctx, orgID, f.now.Add(-7*24*time.Hour)); err != nil {
-		return f, err
-	}
-	if f.stale, err = env.Store.StaleOpenAlerts(ctx, orgID, f.now.Add(-24*time.Hour)); err != nil {
-		return f, err
-	}
-	_, f.resolved30, err = env.Store.AlertsChangedSince(ctx, orgID, f.now.Add(-30*24*time.Hour))
+	_, f.resolved30, err = env.Store.AlertsChangedSince(ctx, orgID, f.Now.Add(-30*24*time.Hour))
 	return f, err
 }
 
@@ -83,17 +76,8 @@ func runChecks(f controlFacts) []controlCheck {
 		}
 		return c
 	}
-	reporting := 0
-	for _, s := range f.sources {
-		if f.now.Sub(s.LastSeen) <= 24*time.Hour {
-			reporting++
-		}
-	}
-	dns := 0
-	for _, n := range f.dns7d {
-		dns += n
-	}
-	id := f.identity
+	reporting, dns := f.ReportingSources(), f.DNSQueries7d()
+	id := f.Identity
 	return []controlCheck{
 		check("least_privilege", "Administrator rights are limited",
 			id.Members < 4 || id.Admins*2 <= id.Members,
@@ -113,7 +97,7 @@ func runChecks(f controlFacts) []controlCheck {
 			"Revoke API keys unused for 90 days (DELETE /api/api-keys/:id).",
 			map[string][]string{"soc2": {"CC6.2"}, "hipaa": {"164.308(a)(4)"}, "nist": {"PR.AA-01"}, "cis": {"5.3"}}),
 		check("event_monitoring", "Security events are collected",
-			reporting > 0, fmt.Sprintf("%d of %d event sources reported in the last 24 hours.", reporting, len(f.sources)),
+			reporting > 0, fmt.Sprintf("%d of %d event sources reported in the last 24 hours.", reporting, len(f.Sources)),
 			"Connect a sensor: POST events to /api/events or point Suricata at /api/webhooks/suricata.",
 			map[string][]string{"soc2": {"CC7.2"}, "hipaa": {"164.312(b)"}, "nist": {"DE.CM-01", "DE.CM-09"}, "cis": {"8.2"}}),
 		check("dns_filtering", "DNS filtering is in place",

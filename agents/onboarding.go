@@ -25,7 +25,6 @@ type checklistItem struct {
 }
 
 func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Params) (Report, error) {
-	now := env.Now()
 	cf, err := gatherControlFacts(ctx, env, run.OrgID)
 	if err != nil {
 		return Report{}, err
@@ -38,18 +37,11 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 	if err != nil {
 		return Report{}, err
 	}
-	reporting, lastSeen := 0, ""
-	for _, s := range cf.sources {
-		if now.Sub(s.LastSeen) <= 24*time.Hour {
-			reporting++
-		}
+	reporting, dns, lastSeen := cf.ReportingSources(), cf.DNSQueries7d(), ""
+	for _, s := range cf.Sources {
 		lastSeen = max(lastSeen, rfc3339(s.LastSeen))
 	}
-	dns := 0
-	for _, n := range cf.dns7d {
-		dns += n
-	}
-	id := cf.identity
+	id := cf.Identity
 	item := func(id, title string, done bool, detail, next string) checklistItem {
 		if done {
 			return checklistItem{ID: id, Title: title, Status: "done", Detail: detail}
@@ -64,7 +56,7 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 		item("api_key", "Create an API key for integrations", id.ActiveKeys > 0, fmt.Sprintf("%d active keys.", id.ActiveKeys),
 			"Create a write-scope key with POST /api/api-keys for your sensors."),
 		item("event_source", "Connect an event source", reporting > 0,
-			fmt.Sprintf("%d sources reported in the last 24 hours (of %d ever).", reporting, len(cf.sources)),
+			fmt.Sprintf("%d sources reported in the last 24 hours (of %d ever).", reporting, len(cf.Sources)),
 			"Point Suricata's EVE output at POST /api/webhooks/suricata, or send events to POST /api/events."),
 		item("dns_telemetry", "Send DNS telemetry", dns > 0, fmt.Sprintf("%d DNS queries in 7 days.", dns),
 			"Enable Suricata dns records in the EVE output, or send native DNS records to the webhook."),

@@ -37,3 +37,23 @@ func DayRisk(bySeverity [5]int) int {
 	weighted := 10*float64(bySeverity[4]) + 5*float64(bySeverity[3]) + 2*float64(bySeverity[2]) + 0.5*float64(bySeverity[1])
 	return int(math.Round(100 * (1 - math.Exp(-weighted/50))))
 }
+
+// ReportingSources counts the sources that reported in the 24 hours before Now.
+func (f Facts) ReportingSources() int {
+	n := 0
+	for _, s := range f.Sources {
+		if f.Now.Sub(s.LastSeen) <= day {
+			n++
+		}
+	}
+	return n
+}
+
+// DNSQueries7d is the number of DNS queries seen in the last seven days.
+func (f Facts) DNSQueries7d() int {
+	n := 0
+	for _, c := range f.DNS7d {
+		n += c
+	}
+	return n
+}

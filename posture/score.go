@@ -104,21 +104,13 @@ func Compute(f Facts) Score {
 	subs["identity"] = id
 
 	nw := &SubScore{}
-	reporting := 0
-	for _, s := range f.Sources {
-		if f.Now.Sub(s.LastSeen) <= 24*time.Hour {
-			reporting++
-		}
-	}
+	reporting := f.ReportingSources()
 	silent := 0
 	if reporting == 0 {
 		silent = 40
 	}
 	nw.penalise("event_sources_reporting_24h", reporting, silent, "no event source reporting in the last 24 hours costs 40: nothing is watched")
-	dnsTotal := 0
-	for _, n := range f.DNS7d {
-		dnsTotal += n
-	}
+	dnsTotal := f.DNSQueries7d()
 	noDNS := 0
 	if dnsTotal == 0 {
 		noDNS = 20
