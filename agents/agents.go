@@ -10,11 +10,10 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"garrison/store"
+	"garrison/wire"
 )
 
 // Agent is one of the six agents.
@@ -93,7 +92,7 @@ const promptLimit = 4000
 
 // checkText validates an optional free-text field.
 func checkText(problems []Problem, field, v string, limit int) []Problem {
-	if len(v) > limit || !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+	if len(v) > limit || !wire.ValidText(v) {
 		return append(problems, Problem{field, "must be text of at most " + strconv.Itoa(limit) + " bytes"})
 	}
 	return problems

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"garrison/store"
+	"garrison/wire"
 )
 
 var onboardingAgent = Agent{
@@ -39,7 +40,7 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 	}
 	reporting, dns, lastSeen := cf.ReportingSources(), cf.DNSQueries7d(), ""
 	for _, s := range cf.Sources {
-		lastSeen = max(lastSeen, rfc3339(s.LastSeen))
+		lastSeen = max(lastSeen, wire.Timestamp(s.LastSeen))
 	}
 	id := cf.Identity
 	item := func(id, title string, done bool, detail, next string) checklistItem {

@@ -9,6 +9,7 @@ import (
 
 	"garrison/store"
 	"garrison/triage"
+	"garrison/wire"
 )
 
 // TechSupportSlug is the agent that triages submitted tickets.
@@ -35,8 +36,8 @@ func (p *supportParams) TicketRef() string { return p.TicketID }
 
 func (p *supportParams) Validate() []Problem {
 	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
-	problems = checkText(problems, "subject", p.Subject, 200)
-	problems = checkText(problems, "description", p.Description, 10_000)
+	problems = checkText(problems, "subject", p.Subject, store.MaxTicketSubject)
+	problems = checkText(problems, "description", p.Description, store.MaxTicketText)
 	problems = checkText(problems, "ticket_id", p.TicketID, 64)
 	if p.TicketID == "" && strings.TrimSpace(p.Prompt+p.Subject+p.Description) == "" {
 		problems = append(problems, Problem{"ticket_id", "or a prompt, subject or description is required"})
@@ -86,7 +87,7 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t store.Ticket, res triage.Result, escalate bool) (bool, error) {
 	result, err := json.Marshal(map[string]any{"category": res.Category, "title": res.Title, "confidence": res.Confidence,
 		"suggested_priority": res.Priority, "evidence": nonNil(res.Evidence), "reasons": nonNil(res.Reasons),
-		"run_id": run.ID, "triaged_at": rfc3339(env.Now())})
+		"run_id": run.ID, "triaged_at": wire.Timestamp(env.Now())})
 	if err != nil {
 		return false, err
 	}

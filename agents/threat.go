@@ -13,6 +13,7 @@ import (
 	"garrison/alerting"
 	"garrison/attack"
 	"garrison/store"
+	"garrison/wire"
 )
 
 var threatResearcher = Agent{
@@ -98,8 +99,6 @@ type eventBrief struct {
 	Message   string `json:"message"`
 }
 
-func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
 func summarizeEvents(events []store.Event, now time.Time) eventSummary {
 	s := eventSummary{Count: len(events), Capped: len(events) == store.MaxMatchedEvents,
 		BySeverity: map[string]int{}, ByType: map[string]int{}, Assets: []string{}, Recent: []eventBrief{}}
@@ -112,7 +111,7 @@ func summarizeEvents(events []store.Event, now time.Time) eventSummary {
 			s.Last24h++
 		}
 		if i < 10 {
-			s.Recent = append(s.Recent, eventBrief{e.ID, rfc3339(e.Timestamp), e.Type, alerting.Severities[e.Severity], e.Asset, e.Message})
+			s.Recent = append(s.Recent, eventBrief{e.ID, wire.Timestamp(e.Timestamp), e.Type, alerting.Severities[e.Severity], e.Asset, e.Message})
 		}
 	}
 	for a := range assets {
@@ -120,7 +119,7 @@ func summarizeEvents(events []store.Event, now time.Time) eventSummary {
 	}
 	sort.Strings(s.Assets)
 	if len(events) > 0 { // newest first
-		first, last := rfc3339(events[len(events)-1].Timestamp), rfc3339(events[0].Timestamp)
+		first, last := wire.Timestamp(events[len(events)-1].Timestamp), wire.Timestamp(events[0].Timestamp)
 		s.FirstSeen, s.LastSeen = &first, &last
 	}
 	return s
@@ -253,7 +252,7 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 			openAlerts++
 		}
 		alertList = append(alertList, map[string]any{"id": a.ID, "title": a.Title, "severity": alerting.Severities[a.Severity],
-			"status": a.Status, "asset": a.Asset, "event_count": a.EventCount, "last_seen": rfc3339(a.LastSeen)})
+			"status": a.Status, "asset": a.Asset, "event_count": a.EventCount, "last_seen": wire.Timestamp(a.LastSeen)})
 	}
 	out["alerts"] = alertList
 
@@ -265,7 +264,7 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 		}
 		dns = &d
 		out["dns"] = map[string]any{"queries": d.Count, "clients": d.Clients, "blocklist_category": d.Category,
-			"first_seen": optRFC3339(d.First), "last_seen": optRFC3339(d.Last)}
+			"first_seen": wire.OptTimestamp(d.First), "last_seen": wire.OptTimestamp(d.Last)}
 	}
 
 	var cves []CVERecord
@@ -380,12 +379,4 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func optRFC3339(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := rfc3339(*t)
-	return &s
 }

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"garrison/store"
+	"garrison/wire"
 )
 
 type dataBody struct {
@@ -60,14 +60,9 @@ func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page)
 	writeJSON(w, http.StatusOK, listBody{Success: true, Data: items, Pagination: pg})
 }
 
-// timestamp formats times as the API shows them: RFC 3339, UTC, Z suffix.
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// optTimestamp formats an optional time; nil stays JSON null.
-func optTimestamp(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := timestamp(*t)
-	return &s
-}
+// The API's formats (package wire), under the short names used here.
+var (
+	timestamp    = wire.Timestamp
+	optTimestamp = wire.OptTimestamp
+	validText    = wire.ValidText
+)

@@ -13,14 +13,8 @@ import (
 	"garrison/store"
 )
 
-// Ticket text limits.
-const (
-	maxSubject     = 200
-	maxTicketText  = 10_000
-	ticketPriority = "medium" // when the submitter gives none
-)
-
-var priorities = []string{"low", "medium", "high"}
+// ticketPriority is the priority of a ticket whose submitter gives none.
+const ticketPriority = "medium"
 
 // ticketMoves lists, per status, the statuses a ticket may move to.
 // Resolved and closed tickets are reopened before anything else.
@@ -144,11 +138,11 @@ func (a *API) submitTicket(w http.ResponseWriter, r *http.Request) error {
 		req.Priority = ticketPriority
 	}
 	var p problems
-	p.check(req.Subject != "" && len(req.Subject) <= maxSubject && validText(req.Subject) && !strings.Contains(req.Subject, "\n"),
+	p.check(req.Subject != "" && len(req.Subject) <= store.MaxTicketSubject && validText(req.Subject) && !strings.Contains(req.Subject, "\n"),
 		"subject", "is required: one line of at most 200 bytes")
-	p.check(strings.TrimSpace(req.Description) != "" && len(req.Description) <= maxTicketText && validText(req.Description),
+	p.check(strings.TrimSpace(req.Description) != "" && len(req.Description) <= store.MaxTicketText && validText(req.Description),
 		"description", "is required: text of at most 10000 bytes")
-	p.check(slices.Contains(priorities, req.Priority), "priority", "must be low, medium or high")
+	p.check(slices.Contains(store.TicketPriorities, req.Priority), "priority", "must be low, medium or high")
 	if err := p.err(); err != nil {
 		return err
 	}
@@ -251,7 +245,7 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 	}
 	p.check(req.Status == nil || slices.Contains(store.TicketStatuses, *req.Status), "status",
 		"must be one of "+strings.Join(store.TicketStatuses, ", "))
-	p.check(req.Priority == nil || slices.Contains(priorities, *req.Priority), "priority", "must be low, medium or high")
+	p.check(req.Priority == nil || slices.Contains(store.TicketPriorities, *req.Priority), "priority", "must be low, medium or high")
 	p.check(len(req.Note) <= 2000 && validText(req.Note), "note", "must be at most 2000 bytes of text")
 	if req.Status == nil && req.Priority == nil && req.Assignee == nil {
 		p.add("status", "or priority or assignee is required")
@@ -306,7 +300,7 @@ func (a *API) addTicketMessage(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if strings.TrimSpace(req.Body) == "" || len(req.Body) > maxTicketText || !validText(req.Body) {
+	if strings.TrimSpace(req.Body) == "" || len(req.Body) > store.MaxTicketText || !validText(req.Body) {
 		return invalid("body", "is required: text of at most 10000 bytes")
 	}
 	t, err := a.visibleTicket(r)

@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"unicode/utf8"
-
 	"garrison/store"
 )
 
@@ -36,18 +34,4 @@ type orgView struct {
 
 func newOrgView(o store.Org) orgView {
 	return orgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Members: o.Members, CreatedAt: timestamp(o.CreatedAt)}
-}
-
-// validText accepts UTF-8 text without control characters other than
-// newlines and tabs.
-func validText(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-			return false
-		}
-	}
-	return true
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"garrison/store"
+	"garrison/wire"
 )
 
 // Sub-score weights of the security score; a sub-score that cannot be
@@ -137,7 +138,7 @@ func Compute(f Facts) Score {
 	if weights > 0 {
 		total = int(math.Round(weighted / weights))
 	}
-	return Score{Score: total, Grade: grade(total), SubScores: subs, Computed: f.Now.UTC().Format(time.RFC3339),
+	return Score{Score: total, Grade: grade(total), SubScores: subs, Computed: wire.Timestamp(f.Now),
 		Formula: "Each sub-score starts at 100 and loses the penalties of its inputs (floored at 0). The score is the weighted " +
 			"mean of the assessed sub-scores (threats 35%, vulnerabilities 20%, compliance 15%, identity 15%, network 15%), " +
 			"re-weighted over those assessed."}

@@ -18,6 +18,15 @@ const (
 	TicketClosed     = "closed"
 )
 
+// Ticket limits and priorities, as the API and the triage agent take them.
+const (
+	MaxTicketSubject = 200
+	MaxTicketText    = 10_000
+)
+
+// TicketPriorities lists the priorities, lowest first.
+var TicketPriorities = []string{"low", "medium", "high"}
+
 // TicketStatuses lists every ticket status.
 var TicketStatuses = []string{TicketOpen, TicketInProgress, TicketEscalated, TicketResolved, TicketClosed}
 
