@@ -393,6 +393,16 @@ func TestAgentLLMInventedFactsFallBack(t *testing.T) {
 	if sum["generated_by"] != "llm:test-model" || sum["summary"] != "A quiet day: nothing was recorded." || sum["facts_summary"] == nil {
 		t.Fatalf("daily summary narration: %v", sum)
 	}
+	// The same facts are not sent again: the phrasing is remembered.
+	llm.mu.Lock()
+	asked := llm.requests
+	llm.mu.Unlock()
+	again := e.do("GET", "/api/dashboard/daily-summary", admin.token, nil).must(t, 200).data()
+	llm.mu.Lock()
+	defer llm.mu.Unlock()
+	if llm.requests != asked || again["summary"] != sum["summary"] {
+		t.Fatalf("the model was asked again for the same facts (%d, then %d)", asked, llm.requests)
+	}
 }
 
 // TestAgentRunsSurviveRestart stops the server with runs running and queued

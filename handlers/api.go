@@ -66,7 +66,8 @@ type Deps struct {
 // API serves every route of Garrison.
 type API struct {
 	Deps
-	routes []Route
+	routes    []Route
+	summaries narrations // the model's daily summaries, per organization
 }
 
 // Route is one method and path of the API with the access it demands.

@@ -2,11 +2,14 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"garrison/alerting"
@@ -222,7 +225,7 @@ func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := map[string]any{"summary": strings.Join(s, " "), "facts": facts, "generated_by": "facts"}
 	if a.Narrator != nil {
-		a.narrateSummary(r.Context(), out)
+		a.narrateSummary(r.Context(), orgID, out)
 	}
 	writeData(w, http.StatusOK, out)
 	return nil
@@ -238,13 +241,53 @@ type Narrator interface {
 // model before it answers with the plain text.
 const summaryNarrationTimeout = 10 * time.Second
 
+// narrations remembers the model's last phrasing per organization, keyed by
+// its facts: the dashboard reloads often, the facts change less.
+type narrations struct {
+	mu    sync.Mutex
+	byOrg map[string]narration
+}
+
+type narration struct {
+	factsKey [32]byte
+	text     string
+}
+
+// maxCachedNarrations bounds the cache; past it, it starts over.
+const maxCachedNarrations = 10_000
+
+func (n *narrations) get(org string, key [32]byte) (string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c, ok := n.byOrg[org]
+	return c.text, ok && c.factsKey == key
+}
+
+func (n *narrations) put(org string, key [32]byte, text string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.byOrg == nil || len(n.byOrg) >= maxCachedNarrations {
+		n.byOrg = map[string]narration{}
+	}
+	n.byOrg[org] = narration{key, text}
+}
+
 // narrateSummary replaces the plain summary with the model's phrasing of
 // the same facts; on any failure the plain text stays and says why.
-func (a *API) narrateSummary(ctx context.Context, out map[string]any) {
-	ctx, cancel := context.WithTimeout(ctx, summaryNarrationTimeout)
-	defer cancel()
-	text, err := a.Narrator.Narrate(ctx, "a summary of the day's security activity", map[string]any{
-		"facts": out["facts"], "plain_summary": out["summary"]})
+func (a *API) narrateSummary(ctx context.Context, orgID string, out map[string]any) {
+	facts := map[string]any{"facts": out["facts"], "plain_summary": out["summary"]}
+	factsJSON, _ := json.Marshal(facts)
+	key := sha256.Sum256(factsJSON)
+	text, ok := a.summaries.get(orgID, key)
+	var err error
+	if !ok {
+		nctx, cancel := context.WithTimeout(ctx, summaryNarrationTimeout)
+		text, err = a.Narrator.Narrate(nctx, "a summary of the day's security activity", facts)
+		cancel()
+		if err == nil {
+			a.summaries.put(orgID, key, text)
+		}
+	}
 	if err != nil {
 		a.Log.Warn("daily summary narration failed; using the plain text", "err", err)
 		out["narration_error"] = "The language model could not phrase the summary; the plain text is shown."
