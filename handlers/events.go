@@ -52,21 +52,18 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 	if !utf8.Valid(body) {
 		return nil, invalid("body", "is not valid UTF-8")
 	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(body, &keys); err != nil {
-		return nil, decodeError(err)
+	// One validating pass over the body; after it, the cheap byte walks of
+	// eventscan.go can split and read it.
+	if !json.Valid(body) {
+		var v any
+		return nil, decodeError(json.Unmarshal(body, &v))
 	}
-	raws := []json.RawMessage{body}
+	raws, batch, err := splitEvents(body)
+	if err != nil {
+		return nil, err
+	}
 	prefix := func(int) string { return "" }
-	if batch, ok := keys["events"]; ok {
-		for k := range keys {
-			if k != "events" {
-				return nil, invalid(k, "is not a known field beside events")
-			}
-		}
-		if err := json.Unmarshal(batch, &raws); err != nil {
-			return nil, invalid("events", "must be an array of event objects")
-		}
+	if batch {
 		if len(raws) == 0 || len(raws) > maxBatch {
 			return nil, invalid("events", fmt.Sprintf("must hold 1 to %d events (got %d)", maxBatch, len(raws)))
 		}
@@ -91,6 +88,59 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// splitEvents takes a valid JSON body apart: {"events":[…]} gives each
+// element (batch true); any other object is one event.
+func splitEvents(body []byte) (raws [][]byte, batch bool, err error) {
+	i := skipSpace(body, 0)
+	if body[i] != '{' {
+		return nil, false, invalid("body", "must be a JSON object")
+	}
+	var events []byte
+	var others []string
+	for i++; ; {
+		i = skipSpace(body, i)
+		if body[i] == '}' {
+			break
+		}
+		if body[i] == ',' {
+			i++
+			continue
+		}
+		keyEnd := skipValue(body, i)
+		key := jsonString(body[i:keyEnd])
+		i = skipSpace(body, skipSpace(body, keyEnd)+1) // past the colon
+		end := skipValue(body, i)
+		if key == "events" {
+			events = body[i:end] // the last one wins, as in encoding/json
+		} else {
+			others = append(others, key)
+		}
+		i = end
+	}
+	if events == nil {
+		return [][]byte{body}, false, nil
+	}
+	if len(others) > 0 {
+		return nil, true, invalid(others[0], "is not a known field beside events")
+	}
+	if events[0] != '[' {
+		return nil, true, invalid("events", "must be an array of event objects")
+	}
+	for j := 1; ; {
+		j = skipSpace(events, j)
+		switch events[j] {
+		case ']':
+			return raws, true, nil
+		case ',':
+			j++
+			continue
+		}
+		end := skipValue(events, j)
+		raws = append(raws, events[j:end])
+		j = end
+	}
 }
 
 func validEvent(p *problems, prefix string, in eventInput, defaultSource string, now time.Time) (store.NewEvent, bool) {
