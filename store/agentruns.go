@@ -309,28 +309,10 @@ func (s *Store) Run(ctx context.Context, sc RunScope, id string) (AgentRun, erro
 // Runs lists the runs in scope, newest first.
 func (s *Store) Runs(ctx context.Context, sc RunScope, p Page) ([]AgentRun, int, error) {
 	where, args := sc.where()
-	var out []AgentRun
-	var total int
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_runs WHERE `+where, args...).Scan(&total); err != nil {
-			return fmt.Errorf("count runs: %w", err)
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE `+where+
-			` ORDER BY seq DESC LIMIT ? OFFSET ?`, append(args, p.Limit, p.Offset)...)
-		if err != nil {
-			return fmt.Errorf("list runs: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRun(rows)
-			if err != nil {
-				return fmt.Errorf("list runs: %w", err)
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
-	})
-	return out, total, err
+	return readPage(ctx, s, pageQuery{what: "runs", args: args,
+		count: `SELECT COUNT(*) FROM agent_runs WHERE ` + where,
+		list:  `SELECT ` + runColumns + ` FROM agent_runs WHERE ` + where + ` ORDER BY seq DESC LIMIT ? OFFSET ?`},
+		p, func(rows *sql.Rows) (AgentRun, error) { return scanRun(rows) })
 }
 
 // AgentActivity is what GET /agents shows of one agent for an organization.

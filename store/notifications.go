@@ -21,28 +21,15 @@ func (s *Store) Notifications(ctx context.Context, orgID string, audiences []str
 	for _, a := range audiences {
 		args = append(args, a)
 	}
-	var out []Notification
-	var total int
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM notifications WHERE `+where, args...).Scan(&total); err != nil {
-			return fmt.Errorf("count notifications: %w", err)
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, audience, kind, title, body, ref, created_at FROM notifications
-			WHERE `+where+` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, append(args, p.Limit, p.Offset)...)
-		if err != nil {
-			return fmt.Errorf("list notifications: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
+	return readPage(ctx, s, pageQuery{what: "notifications", args: args,
+		count: `SELECT COUNT(*) FROM notifications WHERE ` + where,
+		list: `SELECT id, audience, kind, title, body, ref, created_at FROM notifications
+			WHERE ` + where + ` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`},
+		p, func(rows *sql.Rows) (Notification, error) {
 			var n Notification
 			var at int64
-			if err := rows.Scan(&n.ID, &n.Audience, &n.Kind, &n.Title, &n.Body, &n.Ref, &at); err != nil {
-				return fmt.Errorf("list notifications: %w", err)
-			}
+			err := rows.Scan(&n.ID, &n.Audience, &n.Kind, &n.Title, &n.Body, &n.Ref, &at)
 			n.CreatedAt = fromMS(at)
-			out = append(out, n)
-		}
-		return rows.Err()
-	})
-	return out, total, err
+			return n, err
+		})
 }

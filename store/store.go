@@ -176,3 +176,38 @@ func optMS(v sql.NullInt64) *time.Time {
 
 // DB exposes the read pool for checks of what is stored (tests, diagnostics).
 func (s *Store) DB() *sql.DB { return s.reader }
+
+// pageQuery is a list endpoint's two queries: the count of all matching rows
+// and one page of them (its last two parameters are LIMIT and OFFSET).
+type pageQuery struct {
+	what  string // for errors: "runs", "tickets", ...
+	count string
+	list  string
+	args  []any
+}
+
+// readPage runs a pageQuery in one read snapshot, so the page and its total
+// agree, scanning each row with scan.
+func readPage[T any](ctx context.Context, s *Store, q pageQuery, p Page, scan func(*sql.Rows) (T, error)) ([]T, int, error) {
+	var out []T
+	var total int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, q.count, q.args...).Scan(&total); err != nil {
+			return fmt.Errorf("count %s: %w", q.what, err)
+		}
+		rows, err := tx.QueryContext(ctx, q.list, append(q.args, p.Limit, p.Offset)...)
+		if err != nil {
+			return fmt.Errorf("list %s: %w", q.what, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			item, err := scan(rows)
+			if err != nil {
+				return fmt.Errorf("list %s: %w", q.what, err)
+			}
+			out = append(out, item)
+		}
+		return rows.Err()
+	})
+	return out, total, err
+}

@@ -188,28 +188,11 @@ func (s *Store) Tickets(ctx context.Context, orgID string, f TicketFilter) ([]Ti
 		where += " AND (t.created_by = ? OR t.assignee = ?)"
 		args = append(args, f.VisibleTo, f.VisibleTo)
 	}
-	var out []Ticket
-	var total int
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tickets t WHERE `+where, args...).Scan(&total); err != nil {
-			return fmt.Errorf("count tickets: %w", err)
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE `+where+
-			` ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
-		if err != nil {
-			return fmt.Errorf("list tickets: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			t, err := scanTicket(rows)
-			if err != nil {
-				return fmt.Errorf("list tickets: %w", err)
-			}
-			out = append(out, t)
-		}
-		return rows.Err()
-	})
-	return out, total, err
+	return readPage(ctx, s, pageQuery{what: "tickets", args: args,
+		count: `SELECT COUNT(*) FROM tickets t WHERE ` + where,
+		list: `SELECT ` + ticketColumns + ticketFrom + `WHERE ` + where +
+			` ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`},
+		f.Page, func(rows *sql.Rows) (Ticket, error) { return scanTicket(rows) })
 }
 
 // TicketThread returns a ticket's messages, history and escalation log,
