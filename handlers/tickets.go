@@ -188,12 +188,7 @@ func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.ticketDetail(r, t)
-	if err != nil {
-		return err
-	}
-	writeData(w, http.StatusOK, v)
-	return nil
+	return a.writeTicketDetail(w, r, t)
 }
 
 type ticketDetailView struct {
@@ -203,10 +198,11 @@ type ticketDetailView struct {
 	EscalationLog []escalationView    `json:"escalation_log"`
 }
 
-func (a *API) ticketDetail(r *http.Request, t store.Ticket) (ticketDetailView, error) {
+// writeTicketDetail answers a ticket with its thread, history and escalations.
+func (a *API) writeTicketDetail(w http.ResponseWriter, r *http.Request, t store.Ticket) error {
 	msgs, changes, escalations, err := a.Store.TicketThread(r.Context(), t.ID)
 	if err != nil {
-		return ticketDetailView{}, err
+		return err
 	}
 	v := ticketDetailView{ticketView: newTicketView(t), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
 		EscalationLog: []escalationView{}}
@@ -219,7 +215,8 @@ func (a *API) ticketDetail(r *http.Request, t store.Ticket) (ticketDetailView, e
 	for _, e := range escalations {
 		v.EscalationLog = append(v.EscalationLog, escalationView{e.Reason, e.Confidence, e.Actor, timestamp(e.At)})
 	}
-	return v, nil
+	writeData(w, http.StatusOK, v)
+	return nil
 }
 
 type ticketUpdateRequest struct {
@@ -283,12 +280,7 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.ticketDetail(r, t)
-	if err != nil {
-		return err
-	}
-	writeData(w, http.StatusOK, v)
-	return nil
+	return a.writeTicketDetail(w, r, t)
 }
 
 type ticketMessageRequest struct {
