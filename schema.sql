@@ -371,3 +371,70 @@ CREATE TABLE notifications (
     created_at  INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX notifications_org_created ON notifications (org_id, created_at);
+
+-- migration: 5
+-- Derived event data (hourly, asset, indicator and source rollups, and the
+-- counters of alerts that events join) is folded from the stored events in
+-- batches, behind ingest: see store/fold.go. Events get an explicit sequence
+-- (a rowid alias VACUUM cannot renumber) so the fold has a durable cursor.
+CREATE TABLE events_v5 (
+    seq          INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL UNIQUE,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts           INTEGER NOT NULL,
+    type         TEXT NOT NULL,
+    severity     INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    source       TEXT NOT NULL,
+    asset        TEXT NOT NULL,
+    message      TEXT NOT NULL,
+    indicator    TEXT NOT NULL DEFAULT '',
+    details      TEXT,
+    alert_id     TEXT,
+    received_at  INTEGER NOT NULL
+) STRICT;
+INSERT INTO events_v5 (seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
+    SELECT rowid, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at
+    FROM events ORDER BY rowid;
+DROP TABLE events;
+ALTER TABLE events_v5 RENAME TO events;
+CREATE INDEX events_org_ts ON events (org_id, ts);
+CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
+CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+CREATE INDEX events_org_asset_ts ON events (org_id, asset, ts);
+
+-- The fold's cursor: every event with seq <= events_seq is in the rollups.
+-- Events are never deleted, so sequences are never reused.
+CREATE TABLE fold_state (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    events_seq  INTEGER NOT NULL
+) STRICT;
+INSERT INTO fold_state (id, events_seq) VALUES (1, (SELECT COALESCE(MAX(seq), 0) FROM events));
+
+-- Burst windows are counted in memory (store/alertmemory.go), recounted
+-- from events after a restart.
+DROP TABLE burst_windows;
+
+-- An alert's event_count includes its own events with seq <= counted_through;
+-- the fold adds the later ones. New alerts count their first batch at once.
+ALTER TABLE alerts ADD COLUMN counted_through INTEGER NOT NULL DEFAULT 0;
+
+-- The window whose earlier events a burst alert took in when it crossed the
+-- threshold: its lower-severity events with seq <= upto_seq and no alert of
+-- their own belong to alert_id. A window crosses at most once.
+CREATE TABLE alert_windows (
+    org_id    TEXT NOT NULL,
+    asset     TEXT NOT NULL,
+    type      TEXT NOT NULL,
+    window    INTEGER NOT NULL,
+    alert_id  TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    upto_seq  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, asset, type, window)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX alert_windows_alert ON alert_windows (alert_id);
+
+-- How many assets threat_assets holds for an indicator: it keeps the first
+-- 20 to report it (store.maxThreatAssets), so a worm seen on every host
+-- costs no more than that.
+ALTER TABLE threat_indicators ADD COLUMN assets INTEGER NOT NULL DEFAULT 0;
+UPDATE threat_indicators SET assets = (SELECT COUNT(*) FROM threat_assets a
+    WHERE a.org_id = threat_indicators.org_id AND a.indicator = threat_indicators.indicator);

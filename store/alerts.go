@@ -71,6 +71,9 @@ func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
 
 // Alerts lists an organization's alerts, most recently active first.
 func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Alert, int, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, 0, err
+	}
 	where, args := "org_id = ?", []any{orgID}
 	if f.Status != "" {
 		where += " AND status = ?"
@@ -106,6 +109,9 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 
 // Alert returns one alert of the organization.
 func (s *Store) Alert(ctx context.Context, orgID, id string) (Alert, error) {
+	if err := s.settle(ctx); err != nil {
+		return Alert{}, err
+	}
 	a, err := scanAlert(s.reader.QueryRowContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE id = ? AND org_id = ?`, id, orgID))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Alert{}, fmt.Errorf("alert: %w", err)
@@ -138,28 +144,39 @@ func (s *Store) AlertHistory(ctx context.Context, orgID, id string) ([]AlertChan
 // Reopening while another alert with the same fingerprint is open is
 // ErrConflict: new events already go to that one.
 func (s *Store) SetAlertStatus(ctx context.Context, orgID, id, status, note, actor string) (Alert, error) {
+	if err := s.setAlertStatus(ctx, orgID, id, status, note, actor); err != nil {
+		return Alert{}, err
+	}
+	return s.Alert(ctx, orgID, id)
+}
+
+func (s *Store) setAlertStatus(ctx context.Context, orgID, id, status, note, actor string) error {
 	now := ms(s.now())
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	// Ingest decides alerts from what it remembers of open ones: no ingest
+	// may run between this change and forgetting the fingerprint.
+	s.alerts.mu.Lock()
+	defer s.alerts.mu.Unlock()
+	return s.write(ctx, func(tx *sql.Tx) error {
 		var resolvedAt, resolvedBy any
 		if status == AlertResolved {
 			resolvedAt, resolvedBy = now, actor
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE alerts SET status = ?, note = ?, resolved_at = ?, resolved_by = ?, updated_at = ?
-			WHERE id = ? AND org_id = ?`, status, note, resolvedAt, resolvedBy, now, id, orgID)
-		if isUniqueViolation(err) {
+		var fingerprint string
+		err := tx.QueryRowContext(ctx, `UPDATE alerts SET status = ?, note = ?, resolved_at = ?, resolved_by = ?, updated_at = ?
+			WHERE id = ? AND org_id = ? RETURNING fingerprint`, status, note, resolvedAt, resolvedBy, now, id, orgID).Scan(&fingerprint)
+		switch {
+		case isUniqueViolation(err):
 			return ErrConflict
+		case errors.Is(err, sql.ErrNoRows):
+			return ErrNotFound
+		case err != nil:
+			return fmt.Errorf("set alert status: %w", err)
 		}
-		if err := expectOne(res, err, "set alert status"); err != nil {
-			return err
-		}
+		s.alerts.forget(orgID, fingerprint)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_history (alert_id, status, note, actor, at) VALUES (?, ?, ?, ?, ?)`,
 			id, status, note, actor, now); err != nil {
 			return fmt.Errorf("alert history: %w", err)
 		}
 		return nil
 	})
-	if err != nil {
-		return Alert{}, err
-	}
-	return s.Alert(ctx, orgID, id)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"garrison/alerting"
 	"strings"
 	"time"
 )
@@ -34,7 +35,14 @@ type EventFilter struct {
 	Page           Page
 }
 
-const eventColumns = `id, org_id, type, severity, ts, source, asset, message, indicator, details, COALESCE(alert_id, ''), received_at`
+// eventColumns reads an event as scanEvents takes it. An event's alert is
+// its own alert_id or, for the earlier events of a burst window, the burst
+// alert that took the window in (alert_windows).
+var eventColumns = fmt.Sprintf(`id, org_id, type, severity, ts, source, asset, message, indicator, details,
+	COALESCE(alert_id, (SELECT w.alert_id FROM alert_windows w WHERE w.org_id = events.org_id AND w.asset = events.asset
+		AND w.type = events.type AND w.window = events.ts - (events.ts %% %[1]d + %[1]d) %% %[1]d
+		AND events.severity < %[2]d AND events.seq <= w.upto_seq), ''), received_at`,
+	alerting.BurstWindow.Milliseconds(), alerting.SeverityHigh)
 
 func scanEvents(rows *sql.Rows) ([]Event, error) {
 	defer rows.Close()
@@ -114,6 +122,9 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // the filter. The total adds whole hours from the hourly rollup to exact
 // counts of the partial hours at either edge, so it never scans the range.
 func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Event, int, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, 0, err
+	}
 	b := f.bounds()
 	where, args := f.where(orgID, b)
 	dir := "DESC"
@@ -168,6 +179,15 @@ func countEvents(ctx context.Context, tx *sql.Tx, orgID string, f EventFilter, b
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM event_rollup WHERE `+where, args...).Scan(&whole); err != nil {
 		return 0, fmt.Errorf("sum event rollup: %w", err)
 	}
+	// Events stored since the last fold are not in the rollup yet: counted
+	// one by one, walking the sequence (NOT INDEXED), in this same snapshot.
+	where, args = f.where(orgID, bounds{hourLo, hourHi})
+	var unfolded int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events NOT INDEXED
+		WHERE seq > (SELECT events_seq FROM fold_state) AND `+where, args...).Scan(&unfolded); err != nil {
+		return 0, fmt.Errorf("count unfolded events: %w", err)
+	}
+	whole += unfolded
 	head, err := exact(b.lo, hourLo)
 	if err != nil {
 		return 0, err
@@ -179,10 +199,17 @@ func countEvents(ctx context.Context, tx *sql.Tx, orgID string, f EventFilter, b
 	return whole + head + tail, nil
 }
 
-// AlertEvents returns the newest events behind an alert.
+// AlertEvents returns the newest events behind an alert: its own, and the
+// earlier events of the burst windows it took in.
 func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]Event, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE alert_id = ? AND org_id = ?
-		ORDER BY ts DESC LIMIT ?`, alertID, orgID, limit)
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE alert_id = ?1 AND org_id = ?2
+		UNION ALL
+		SELECT `+eventColumns+` FROM events WHERE seq IN (SELECT e.seq FROM alert_windows w
+			JOIN events e INDEXED BY events_org_asset_ts ON e.org_id = w.org_id AND e.asset = w.asset
+				AND e.ts >= w.window AND e.ts < w.window + ?4
+			WHERE w.alert_id = ?1 AND w.org_id = ?2 AND e.type = w.type AND e.severity < ?5
+				AND e.alert_id IS NULL AND e.seq <= w.upto_seq)
+		ORDER BY ts DESC LIMIT ?3`, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), alerting.SeverityHigh)
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}

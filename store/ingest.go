@@ -46,15 +46,16 @@ func floorMS(v, unit int64) int64 {
 	return v / unit * unit
 }
 
-// alertDelta accumulates what one batch adds to one alert.
+// alertDelta is what one batch adds to one alert.
 type alertDelta struct {
 	id          string
 	exists      bool
 	spec        alerting.Spec
-	count       int64
-	first       int64
-	last        int64
-	linkWindows []burstKey // bursts that just crossed: link the windows' earlier events too
+	count       int64 // events of this batch that join it
+	first, last int64
+	// Burst windows crossing the threshold now bring their earlier events.
+	taken   windowStat
+	windows []burstKey
 }
 
 type burstKey struct {
@@ -63,7 +64,9 @@ type burstKey struct {
 }
 
 // Ingest stores a batch of events and DNS queries in one transaction,
-// together with every rollup and alert they change: all or nothing.
+// together with the alerts they raise or join: all or nothing. The
+// rollups and the counters of alerts the events join are folded in
+// afterwards (fold.go); every read of them folds first.
 // It returns the new event ids in input order.
 func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns []DNSQuery) ([]string, error) {
 	now := s.now()
@@ -71,18 +74,23 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	for i := range events {
 		ids[i] = NewID("evt", now)
 	}
+	s.alerts.mu.Lock()
+	defer s.alerts.mu.Unlock()
+	var mem *orgAlertMemory
+	var p alertPlan
+	var lastSeq int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		alertOf, alerts, err := planAlerts(ctx, tx, orgID, events, now)
-		if err != nil {
+		var err error
+		if mem, err = s.alerts.org(ctx, tx, orgID); err != nil {
 			return err
 		}
-		if err := insertEvents(ctx, tx, orgID, events, ids, alertOf, now); err != nil {
+		if p, err = planAlerts(ctx, tx, mem, orgID, events, now); err != nil {
 			return err
 		}
-		if err := writeAlerts(ctx, tx, orgID, alerts, now); err != nil {
+		if lastSeq, err = insertEvents(ctx, tx, orgID, events, ids, p.alertOf, now); err != nil {
 			return err
 		}
-		if err := writeEventRollups(ctx, tx, orgID, events); err != nil {
+		if err := writeAlerts(ctx, tx, orgID, p.alerts, lastSeq, now); err != nil {
 			return err
 		}
 		return writeDNS(ctx, tx, orgID, dns)
@@ -90,36 +98,57 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	if err != nil {
 		return nil, err
 	}
+	opened := map[string]string{}
+	for fp, d := range p.alerts {
+		if !d.exists {
+			opened[fp] = d.id
+		}
+	}
+	mem.commit(p.windows, opened)
+	if len(events) > 0 {
+		s.fold.stored(lastSeq)
+	}
 	return ids, nil
+}
+
+// alertPlan is the alert each event raises or joins (nil for none), the
+// alerts the batch touches by fingerprint, and what it adds to each burst
+// window.
+type alertPlan struct {
+	alertOf []*alertDelta
+	alerts  map[string]*alertDelta
+	windows map[burstKey]windowStat
 }
 
 // planAlerts decides, for each event, the alert it raises or joins: high and
 // critical events directly, lower ones when their burst window crosses the
-// threshold. Burst windows are counted here, inside the transaction.
-func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, now time.Time) ([]*alertDelta, map[string]*alertDelta, error) {
-	alertOf := make([]*alertDelta, len(events))
-	alerts := map[string]*alertDelta{}
+// threshold.
+func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID string, events []NewEvent, now time.Time) (alertPlan, error) {
+	p := alertPlan{alertOf: make([]*alertDelta, len(events)), alerts: map[string]*alertDelta{}, windows: map[burstKey]windowStat{}}
 	findOpen, err := tx.PrepareContext(ctx, `SELECT id FROM alerts WHERE org_id = ? AND fingerprint = ? AND status = 'open'`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prepare alert lookup: %w", err)
+		return p, fmt.Errorf("prepare alert lookup: %w", err)
 	}
 	defer findOpen.Close()
 	join := func(spec alerting.Spec) (*alertDelta, error) {
-		if d, ok := alerts[spec.Fingerprint]; ok {
+		if d, ok := p.alerts[spec.Fingerprint]; ok {
 			d.spec.Severity = max(d.spec.Severity, spec.Severity)
 			return d, nil
 		}
-		d := &alertDelta{spec: spec, first: 1<<63 - 1}
-		err := findOpen.QueryRowContext(ctx, orgID, spec.Fingerprint).Scan(&d.id)
-		switch {
-		case err == sql.ErrNoRows:
-			d.id = NewID("alr", now)
-		case err != nil:
-			return nil, fmt.Errorf("find open alert: %w", err)
-		default:
-			d.exists = true
+		d := &alertDelta{spec: spec, first: 1<<63 - 1, last: -1 << 63}
+		id, known := mem.open[spec.Fingerprint]
+		if !known {
+			err := findOpen.QueryRowContext(ctx, orgID, spec.Fingerprint).Scan(&id)
+			if err != nil && err != sql.ErrNoRows {
+				return nil, fmt.Errorf("find open alert: %w", err)
+			}
+			mem.open[spec.Fingerprint] = id // committed state: "" is none
 		}
-		alerts[spec.Fingerprint] = d
+		d.id, d.exists = id, id != ""
+		if !d.exists {
+			d.id = NewID("alr", now)
+		}
+		p.alerts[spec.Fingerprint] = d
 		return d, nil
 	}
 	add := func(d *alertDelta, ts int64) {
@@ -133,82 +162,73 @@ func planAlerts(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent
 		if spec, ok := alerting.Immediate(ae); ok {
 			d, err := join(spec)
 			if err != nil {
-				return nil, nil, err
+				return p, err
 			}
-			alertOf[i] = d
+			p.alertOf[i] = d
 			add(d, ms(e.Timestamp))
 			continue
 		}
 		k := burstKey{e.Asset, e.Type, ms(alerting.Window(e.Timestamp))}
 		bursts[k] = append(bursts[k], i)
 	}
-	countWindow, err := tx.PrepareContext(ctx, `INSERT INTO burst_windows (org_id, asset, type, window, n) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (org_id, asset, type, window) DO UPDATE SET n = n + excluded.n RETURNING n`)
-	if err != nil {
-		return nil, nil, fmt.Errorf("prepare burst count: %w", err)
+	if len(bursts) == 0 {
+		return p, nil
 	}
-	defer countWindow.Close()
-	// INDEXED BY: without statistics the planner would scan the whole
-	// window of every asset through the time index.
-	firstInWindow, err := tx.PrepareContext(ctx, `SELECT MIN(ts) FROM events INDEXED BY events_org_asset_ts
-		WHERE org_id = ? AND asset = ? AND type = ? AND ts >= ? AND ts < ? AND severity < ?`)
+	recount, err := tx.PrepareContext(ctx, recountWindow)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prepare burst start: %w", err)
+		return p, fmt.Errorf("prepare burst recount: %w", err)
 	}
-	defer firstInWindow.Close()
+	defer recount.Close()
 	for k, members := range bursts {
-		var after int64
-		if err := countWindow.QueryRowContext(ctx, orgID, k.asset, k.typ, k.window, len(members)).Scan(&after); err != nil {
-			return nil, nil, fmt.Errorf("count burst window: %w", err)
+		before, err := mem.window(ctx, recount, orgID, k)
+		if err != nil {
+			return p, err
 		}
-		before := after - int64(len(members))
-		if after < alerting.BurstThreshold {
+		var added windowStat
+		for _, i := range members {
+			ts := ms(events[i].Timestamp)
+			added.add(windowStat{n: 1, first: ts, last: ts, sev: events[i].Severity})
+		}
+		p.windows[k] = added
+		if before.n+added.n < alerting.BurstThreshold {
 			continue
 		}
-		worst := 0
-		for _, i := range members {
-			worst = max(worst, events[i].Severity)
-		}
-		spec := alerting.Burst(k.typ, k.asset, worst)
-		_, planned := alerts[spec.Fingerprint]
+		spec := alerting.Burst(k.typ, k.asset, added.sev)
+		_, planned := p.alerts[spec.Fingerprint]
 		d, err := join(spec)
 		if err != nil {
-			return nil, nil, err
+			return p, err
 		}
-		if before >= alerting.BurstThreshold && !planned && !d.exists {
+		if before.n >= alerting.BurstThreshold && !planned && !d.exists {
 			// Past the threshold already and no burst alert open (it was
 			// resolved): the window's stragglers raise nothing new.
-			delete(alerts, spec.Fingerprint)
+			delete(p.alerts, spec.Fingerprint)
 			continue
 		}
 		for _, i := range members {
-			alertOf[i] = d
+			p.alertOf[i] = d
 			add(d, ms(events[i].Timestamp))
 		}
-		if before > 0 && before < alerting.BurstThreshold {
+		if before.n > 0 && before.n < alerting.BurstThreshold {
 			// Crossing now: the window's earlier events belong to the burst too.
-			var first int64
-			if err := firstInWindow.QueryRowContext(ctx, orgID, k.asset, k.typ, k.window,
-				k.window+int64(alerting.BurstWindow/time.Millisecond), alerting.SeverityHigh).Scan(&first); err != nil {
-				return nil, nil, fmt.Errorf("burst window start: %w", err)
-			}
-			d.count += before
-			d.first = min(d.first, first)
-			d.linkWindows = append(d.linkWindows, k)
+			d.taken.add(before)
+			d.windows = append(d.windows, k)
 		}
 	}
-	return alertOf, alerts, nil
+	return p, nil
 }
 
-func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, ids []string, alertOf []*alertDelta, now time.Time) error {
+// insertEvents stores the batch and returns the sequence of its last event.
+func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, ids []string, alertOf []*alertDelta, now time.Time) (int64, error) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO events
 		(id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("prepare event insert: %w", err)
+		return 0, fmt.Errorf("prepare event insert: %w", err)
 	}
 	defer stmt.Close()
 	received := ms(now)
+	var last int64
 	for i, e := range events {
 		var alertID sql.NullString
 		if d := alertOf[i]; d != nil {
@@ -218,113 +238,49 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		if e.Details != nil {
 			details = sql.NullString{String: string(e.Details), Valid: true}
 		}
-		if _, err := stmt.ExecContext(ctx, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
-			e.Message, e.Indicator, details, alertID, received); err != nil {
-			return fmt.Errorf("insert event %d: %w", i, err)
+		res, err := stmt.ExecContext(ctx, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
+			e.Message, e.Indicator, details, alertID, received)
+		if err != nil {
+			return 0, fmt.Errorf("insert event %d: %w", i, err)
+		}
+		if i == len(events)-1 {
+			if last, err = res.LastInsertId(); err != nil {
+				return 0, fmt.Errorf("event sequence: %w", err)
+			}
 		}
 	}
-	return nil
+	return last, nil
 }
 
-func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[string]*alertDelta, now time.Time) error {
-	var updates, inserts, links [][]any
+// writeAlerts inserts the alerts the batch raises, counting their events of
+// this batch (through lastSeq), and adds crossing windows' earlier events
+// to alerts already open. Events joining an open alert are counted by the fold.
+func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[string]*alertDelta, lastSeq int64, now time.Time) error {
+	var updates, inserts, windows [][]any
 	for _, d := range alerts {
-		if d.exists {
-			updates = append(updates, []any{d.count, d.spec.Severity, d.first, d.last, ms(now), d.id})
-		} else {
-			inserts = append(inserts, []any{d.id, orgID, d.spec.Fingerprint, d.spec.Severity, d.spec.Category, d.spec.Title,
-				d.spec.Asset, d.spec.Indicator, d.spec.RecommendedAction, d.count, d.first, d.last, ms(now), ms(now)})
+		count, first, last, sev := d.count+d.taken.n, d.first, d.last, d.spec.Severity
+		if d.taken.n > 0 {
+			first, last, sev = min(first, d.taken.first), max(last, d.taken.last), max(sev, d.taken.sev)
 		}
-		for _, w := range d.linkWindows {
-			links = append(links, []any{d.id, orgID, w.asset, w.typ, w.window, w.window + int64(alerting.BurstWindow/time.Millisecond),
-				alerting.SeverityHigh})
+		switch {
+		case !d.exists:
+			inserts = append(inserts, []any{d.id, orgID, d.spec.Fingerprint, sev, d.spec.Category, d.spec.Title,
+				d.spec.Asset, d.spec.Indicator, d.spec.RecommendedAction, count, first, last, ms(now), ms(now), lastSeq})
+		case d.taken.n > 0:
+			updates = append(updates, []any{d.taken.n, sev, first, last, ms(now), d.id})
+		}
+		for _, w := range d.windows {
+			windows = append(windows, []any{orgID, w.asset, w.typ, w.window, d.id, lastSeq})
 		}
 	}
 	return execAll(ctx, tx,
 		batch{"update alert", `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
 			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`, updates},
 		batch{"insert alert", `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
-			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)`, inserts},
-		batch{"link burst events", `UPDATE events INDEXED BY events_org_asset_ts SET alert_id = ? WHERE org_id = ? AND asset = ?
-			AND type = ? AND ts >= ? AND ts < ? AND severity < ? AND alert_id IS NULL`, links},
-	)
-}
-
-// writeEventRollups folds the batch into the hourly, per-asset, per-indicator
-// and per-source counters, one upsert per distinct key.
-func writeEventRollups(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent) error {
-	type hourKey struct {
-		hour int64
-		typ  string
-		sev  int
-	}
-	type assetKey struct {
-		day   int64
-		asset string
-	}
-	type span struct {
-		n, first, last int64
-		sev            int
-		typ            string
-	}
-	hours := map[hourKey]int64{}
-	assets := map[assetKey]*span{}
-	indicators := map[string]*span{}
-	indicatorAssets := map[[2]string]bool{}
-	sources := map[string]*span{}
-	widen := func(m map[string]*span, k string, e NewEvent) {
-		ts := ms(e.Timestamp)
-		sp, ok := m[k]
-		if !ok {
-			sp = &span{first: ts, last: ts, typ: e.Type}
-			m[k] = sp
-		}
-		sp.n++
-		sp.first, sp.last, sp.sev = min(sp.first, ts), max(sp.last, ts), max(sp.sev, e.Severity)
-	}
-	for _, e := range events {
-		ts := ms(e.Timestamp)
-		hours[hourKey{floorMS(ts, hourMS), e.Type, e.Severity}]++
-		ak := assetKey{floorMS(ts, dayMS), e.Asset}
-		if sp, ok := assets[ak]; ok {
-			sp.n, sp.sev = sp.n+1, max(sp.sev, e.Severity)
-		} else {
-			assets[ak] = &span{n: 1, sev: e.Severity}
-		}
-		if e.Indicator != "" {
-			widen(indicators, e.Indicator, e)
-			indicatorAssets[[2]string{e.Indicator, e.Asset}] = true
-		}
-		widen(sources, e.Source, e)
-	}
-	var hourRows, assetRows, indicatorRows, pairRows, sourceRows [][]any
-	for k, n := range hours {
-		hourRows = append(hourRows, []any{orgID, k.hour, k.typ, k.sev, n})
-	}
-	for k, sp := range assets {
-		assetRows = append(assetRows, []any{orgID, k.day, k.asset, sp.n, sp.sev})
-	}
-	for ind, sp := range indicators {
-		indicatorRows = append(indicatorRows, []any{orgID, ind, sp.typ, sp.sev, sp.n, sp.first, sp.last})
-	}
-	for k := range indicatorAssets {
-		pairRows = append(pairRows, []any{orgID, k[0], k[1]})
-	}
-	for src, sp := range sources {
-		sourceRows = append(sourceRows, []any{orgID, src, sp.n, sp.first, sp.last})
-	}
-	return execAll(ctx, tx,
-		batch{"event rollup", `INSERT INTO event_rollup (org_id, hour, type, severity, n) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, hour, type, severity) DO UPDATE SET n = n + excluded.n`, hourRows},
-		batch{"asset rollup", `INSERT INTO asset_rollup (org_id, day, asset, n, max_severity) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = n + excluded.n, max_severity = MAX(max_severity, excluded.max_severity)`, assetRows},
-		batch{"threat indicators", `INSERT INTO threat_indicators (org_id, indicator, type, max_severity, n, first_seen, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, indicator) DO UPDATE SET n = n + excluded.n,
-			max_severity = MAX(max_severity, excluded.max_severity), first_seen = MIN(first_seen, excluded.first_seen),
-			last_seen = MAX(last_seen, excluded.last_seen)`, indicatorRows},
-		batch{"threat assets", `INSERT OR IGNORE INTO threat_assets (org_id, indicator, asset) VALUES (?, ?, ?)`, pairRows},
-		batch{"event sources", sourceUpsert, sourceRows},
+			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at, counted_through)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`, inserts},
+		batch{"burst window", `INSERT INTO alert_windows (org_id, asset, type, window, alert_id, upto_seq)
+			VALUES (?, ?, ?, ?, ?, ?)`, windows},
 	)
 }
 

@@ -25,7 +25,7 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 			return fmt.Errorf("events matching: %w", err)
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM (SELECT * FROM events INDEXED BY events_org_ts
-			WHERE org_id = ?1 AND ts >= ?2 ORDER BY ts DESC LIMIT ?4)
+			WHERE org_id = ?1 AND ts >= ?2 ORDER BY ts DESC LIMIT ?4) AS events
 			WHERE asset = ?3 COLLATE NOCASE OR instr(lower(indicator), lower(?3)) > 0 OR instr(lower(message), lower(?3)) > 0
 			ORDER BY ts DESC LIMIT ?5`, orgID, ms(since), term, MaxScannedEvents, MaxMatchedEvents)
 		if err != nil {
@@ -42,6 +42,9 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 // AlertsMatching returns the organization's alerts, most recently active
 // first, whose asset is term or whose indicator or title contains it.
 func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit int) ([]Alert, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts
 		WHERE org_id = ?1 AND (asset = ?2 COLLATE NOCASE OR instr(lower(indicator), lower(?2)) > 0
 			OR instr(lower(title), lower(?2)) > 0)
@@ -88,6 +91,9 @@ func (s *Store) DNSQueriesFor(ctx context.Context, orgID, domain string, since t
 // StaleOpenAlerts counts open high and critical alerts raised before the
 // given time: ones nobody has dealt with.
 func (s *Store) StaleOpenAlerts(ctx context.Context, orgID string, before time.Time) (int, error) {
+	if err := s.settle(ctx); err != nil {
+		return 0, err
+	}
 	var n int
 	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE org_id = ? AND status = 'open'
 		AND severity >= 3 AND created_at < ?`, orgID, ms(before)).Scan(&n); err != nil {

@@ -28,6 +28,9 @@ type Store struct {
 	checkpointer *sql.DB
 	stop         context.CancelFunc
 	stopped      chan struct{}
+	foldStopped  chan struct{}
+	alerts       alertMemory
+	fold         fold
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
@@ -74,9 +77,14 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	}
 	checkpointer.SetMaxOpenConns(1)
 	s.writer, s.reader, s.checkpointer = writer, reader, checkpointer
+	if err := s.initFold(ctx); err != nil {
+		errors.Join(writer.Close(), reader.Close(), checkpointer.Close())
+		return nil, err
+	}
 	bg, stop := context.WithCancel(context.Background())
-	s.stop, s.stopped = stop, make(chan struct{})
+	s.stop, s.stopped, s.foldStopped = stop, make(chan struct{}), make(chan struct{})
 	go s.checkpointLoop(bg)
+	go s.foldLoop(bg, s.foldStopped)
 	return s, nil
 }
 
@@ -106,16 +114,18 @@ func dsn(path, txlock string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
-// Close stops the checkpointer, copies the WAL back one last time and
-// closes the pools.
+// Close stops the background work, folds what is left, copies the WAL back
+// one last time and closes the pools.
 func (s *Store) Close() error {
 	s.stop()
 	<-s.stopped
+	<-s.foldStopped
+	foldErr := s.settle(context.Background())
 	_, err := s.checkpointer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	if err != nil {
 		err = fmt.Errorf("final checkpoint: %w", err)
 	}
-	return errors.Join(err, s.checkpointer.Close(), s.reader.Close(), s.writer.Close())
+	return errors.Join(foldErr, err, s.checkpointer.Close(), s.reader.Close(), s.writer.Close())
 }
 
 // Ping checks that the database answers.

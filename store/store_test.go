@@ -13,8 +13,12 @@ import (
 	"time"
 )
 
+// testSchema is the least a Store opens on: the events and the fold's cursor.
 const testSchema = `-- migration: 1
 CREATE TABLE a (id INTEGER PRIMARY KEY) STRICT;
+CREATE TABLE events (seq INTEGER PRIMARY KEY) STRICT;
+CREATE TABLE fold_state (id INTEGER PRIMARY KEY, events_seq INTEGER NOT NULL) STRICT;
+INSERT INTO fold_state VALUES (1, 0);
 -- migration: 2
 CREATE TABLE b (id INTEGER PRIMARY KEY) STRICT;
 `

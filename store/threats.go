@@ -23,6 +23,9 @@ const maxThreatAssets = 20
 
 // Threats lists indicators, most recently seen first.
 func (s *Store) Threats(ctx context.Context, orgID string, p Page) ([]Threat, int, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, 0, err
+	}
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM threat_indicators WHERE org_id = ?`, orgID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count threats: %w", err)
@@ -68,6 +71,9 @@ type EventCounts struct {
 
 // CountEventsSince sums the hourly rollup from the hour holding since.
 func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.Time) (EventCounts, error) {
+	if err := s.settle(ctx); err != nil {
+		return EventCounts{}, err
+	}
 	c := EventCounts{ByType: map[string]int{}}
 	rows, err := s.reader.QueryContext(ctx, `SELECT type, severity, SUM(n) FROM event_rollup
 		WHERE org_id = ? AND hour >= ? GROUP BY type, severity`, orgID, floorMS(ms(since), hourMS))
@@ -97,6 +103,9 @@ type DailyCount struct {
 // DailyCounts returns per-day severity counts from the day holding since;
 // days without events are absent.
 func (s *Store) DailyCounts(ctx context.Context, orgID string, since time.Time) ([]DailyCount, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT (hour / ?) * ?, severity, SUM(n) FROM event_rollup
 		WHERE org_id = ? AND hour >= ? GROUP BY 1, 2 ORDER BY 1`, dayMS, dayMS, orgID, floorMS(ms(since), dayMS))
 	if err != nil {
@@ -131,6 +140,9 @@ func (s *Store) TopIndicators(ctx context.Context, orgID string, since time.Time
 }
 
 func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("tallies: %w", err)
@@ -149,6 +161,9 @@ func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally
 
 // OpenAlertCounts returns open alerts by severity (index).
 func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) ([5]int, error) {
+	if err := s.settle(ctx); err != nil {
+		return [5]int{}, err
+	}
 	var out [5]int
 	rows, err := s.reader.QueryContext(ctx, `SELECT severity, n FROM alert_counts WHERE org_id = ? AND status = 'open'`, orgID)
 	if err != nil {
@@ -167,6 +182,9 @@ func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) ([5]int, erro
 
 // AlertsChangedSince counts alerts raised and resolved since a time.
 func (s *Store) AlertsChangedSince(ctx context.Context, orgID string, since time.Time) (raised, resolved int, err error) {
+	if err := s.settle(ctx); err != nil {
+		return 0, 0, err
+	}
 	err = s.reader.QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM alerts WHERE org_id = ? AND created_at >= ?),
 		(SELECT COUNT(*) FROM alerts WHERE org_id = ? AND resolved_at >= ?)`, orgID, ms(since), orgID, ms(since)).Scan(&raised, &resolved)
@@ -186,6 +204,9 @@ type Source struct {
 
 // Sources lists the organization's event sources, most recent first.
 func (s *Store) Sources(ctx context.Context, orgID string) ([]Source, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT source, n, first_seen, last_seen FROM event_sources
 		WHERE org_id = ? ORDER BY last_seen DESC LIMIT 100`, orgID)
 	if err != nil {

@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+
+	"garrison/alerting"
+)
+
+// alertMemory is what ingest needs to decide alerts without writing
+// per-event counters: each burst window's lower-severity events, and the
+// open alert (or none) per fingerprint. The database stays the truth: a
+// window not held here is recounted from the events, a fingerprint looked
+// up in alerts. Ingest and alert status changes hold mu for their whole
+// transaction, so what is held here always matches what is committed.
+type alertMemory struct {
+	mu   sync.Mutex
+	orgs map[string]*orgAlertMemory
+}
+
+// windowStat is a burst window's lower-severity events so far.
+type windowStat struct {
+	n, first, last int64
+	sev            int
+}
+
+func (w *windowStat) add(o windowStat) {
+	if o.n == 0 {
+		return
+	}
+	if w.n == 0 {
+		*w = o
+		return
+	}
+	w.n += o.n
+	w.first, w.last, w.sev = min(w.first, o.first), max(w.last, o.last), max(w.sev, o.sev)
+}
+
+type orgAlertMemory struct {
+	windows map[burstKey]windowStat
+	open    map[string]string // fingerprint → open alert id, "" for none
+	// A window starting at or before startTS may hold events stored before
+	// this process held the organization; one below evictedBelow was dropped
+	// from memory. Either is recounted from the events.
+	startTS      int64
+	evictedBelow int64
+	newestWindow int64
+}
+
+// memoryLimit bounds the windows and fingerprints held per organization;
+// past it they are dropped and recounted from the database when touched.
+const memoryLimit = 50_000
+
+// org returns the organization's memory, reading where its stored events
+// end the first time. Callers hold mu and an open write transaction.
+func (m *alertMemory) org(ctx context.Context, tx *sql.Tx, orgID string) (*orgAlertMemory, error) {
+	if o, ok := m.orgs[orgID]; ok {
+		return o, nil
+	}
+	var newest sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(ts) FROM events WHERE org_id = ?`, orgID).Scan(&newest); err != nil {
+		return nil, fmt.Errorf("newest event: %w", err)
+	}
+	start := int64(-1 << 63)
+	if newest.Valid {
+		start = newest.Int64
+	}
+	o := &orgAlertMemory{windows: map[burstKey]windowStat{}, open: map[string]string{}, startTS: start, evictedBelow: -1 << 63, newestWindow: -1 << 63}
+	if m.orgs == nil {
+		m.orgs = map[string]*orgAlertMemory{}
+	}
+	m.orgs[orgID] = o
+	return o, nil
+}
+
+// window returns a burst window's events so far, from memory or, when they
+// may not all be there, from the events.
+func (o *orgAlertMemory) window(ctx context.Context, q *sql.Stmt, orgID string, k burstKey) (windowStat, error) {
+	if w, ok := o.windows[k]; ok || (k.window > o.startTS && k.window >= o.evictedBelow) {
+		return w, nil
+	}
+	var w windowStat
+	var first, last, sev sql.NullInt64
+	end := k.window + int64(alerting.BurstWindow.Milliseconds())
+	if err := q.QueryRowContext(ctx, orgID, k.asset, k.window, end, k.typ, alerting.SeverityHigh).Scan(&w.n, &first, &last, &sev); err != nil {
+		return windowStat{}, fmt.Errorf("recount burst window: %w", err)
+	}
+	w.first, w.last, w.sev = first.Int64, last.Int64, int(sev.Int64)
+	o.windows[k] = w // what is committed: safe to keep even if this ingest fails
+	return w, nil
+}
+
+// recountWindow is window's query; INDEXED BY because without statistics
+// the planner would walk the organization's whole time index.
+const recountWindow = `SELECT COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events INDEXED BY events_org_asset_ts
+	WHERE org_id = ? AND asset = ? AND ts >= ? AND ts < ? AND type = ? AND severity < ?`
+
+// commit records what a committed ingest added.
+func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, open map[string]string) {
+	for k, add := range windows {
+		w := o.windows[k]
+		w.add(add)
+		o.windows[k] = w
+		o.newestWindow = max(o.newestWindow, k.window)
+	}
+	for fp, id := range open {
+		o.open[fp] = id
+	}
+	if len(o.windows) > memoryLimit {
+		clear(o.windows)
+		o.evictedBelow = o.newestWindow + 1
+	}
+	if len(o.open) > memoryLimit {
+		clear(o.open)
+	}
+}
+
+// forget drops what is known of a fingerprint's open alert, whose status
+// is changing.
+func (m *alertMemory) forget(orgID, fingerprint string) {
+	if o, ok := m.orgs[orgID]; ok {
+		delete(o.open, fingerprint)
+	}
+}

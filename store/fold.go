@@ -1,0 +1,312 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The fold keeps the data derived from events (hourly, asset, indicator and
+// source rollups; the counters of alerts that events join) behind ingest.
+// Ingest only stores events and the alerts they raise; the fold reads the
+// events stored since its cursor and adds them up in one transaction with
+// the cursor, so a thousand events of one asset cost one upsert, and a
+// crash loses nothing: the next fold starts from the committed cursor.
+// Every read of derived data settles first, so nobody sees it behind.
+type fold struct {
+	mu        sync.Mutex // one fold at a time
+	storedSeq atomic.Int64
+	foldedSeq atomic.Int64
+	wake      chan struct{}
+}
+
+const (
+	// foldInterval is how long stored events may wait for a reader to fold
+	// them: long enough that a busy sensor's batches fold together.
+	foldInterval = time.Second
+	// foldBacklog wakes the fold early, so a reader never pays for more.
+	foldBacklog = 50_000
+	// foldChunk bounds one fold transaction, so ingest never waits long.
+	foldChunk = 20_000
+)
+
+// stored notes that events up to seq are committed.
+func (f *fold) stored(seq int64) {
+	f.storedSeq.Store(seq)
+	if seq-f.foldedSeq.Load() >= foldBacklog {
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// initFold reads where the events and the fold stand.
+func (s *Store) initFold(ctx context.Context) error {
+	var stored, folded int64
+	err := s.writer.QueryRowContext(ctx, `SELECT COALESCE((SELECT MAX(seq) FROM events), 0), events_seq FROM fold_state`).
+		Scan(&stored, &folded)
+	if err != nil {
+		return fmt.Errorf("read fold state: %w", err)
+	}
+	s.fold.storedSeq.Store(stored)
+	s.fold.foldedSeq.Store(folded)
+	s.fold.wake = make(chan struct{}, 1)
+	return nil
+}
+
+// settle folds every stored event into the derived data. It costs one
+// atomic load when nothing is waiting.
+func (s *Store) settle(ctx context.Context) error {
+	if s.fold.foldedSeq.Load() >= s.fold.storedSeq.Load() {
+		return nil
+	}
+	s.fold.mu.Lock()
+	defer s.fold.mu.Unlock()
+	for s.fold.foldedSeq.Load() < s.fold.storedSeq.Load() {
+		var upto int64
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			var err error
+			upto, err = foldEvents(ctx, tx, ms(s.now()))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("fold events: %w", err)
+		}
+		s.fold.foldedSeq.Store(upto)
+	}
+	return nil
+}
+
+func (s *Store) foldLoop(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(foldInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.fold.wake:
+		}
+		// An error here is met again, and reported, by the next reader.
+		s.settle(ctx)
+	}
+}
+
+// foldEvents adds up to foldChunk events after the cursor into the derived
+// data and moves the cursor past them, returning it.
+func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (int64, error) {
+	var cursor int64
+	if err := tx.QueryRowContext(ctx, `SELECT events_seq FROM fold_state`).Scan(&cursor); err != nil {
+		return 0, fmt.Errorf("fold cursor: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT e.seq, e.org_id, e.ts, e.type, e.severity, e.source, e.asset, e.indicator,
+		COALESCE(e.alert_id, ''), COALESCE(a.counted_through, 0)
+		FROM events e LEFT JOIN alerts a ON a.id = e.alert_id WHERE e.seq > ? ORDER BY e.seq LIMIT ?`, cursor, foldChunk)
+	if err != nil {
+		return 0, fmt.Errorf("read events to fold: %w", err)
+	}
+	var sums rollupSums
+	for rows.Next() {
+		var e foldedEvent
+		var counted int64
+		if err := rows.Scan(&e.seq, &e.org, &e.ts, &e.typ, &e.sev, &e.source, &e.asset, &e.indicator, &e.alert, &counted); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("read events to fold: %w", err)
+		}
+		if e.seq <= counted {
+			e.alert = "" // the alert counted it when it was raised
+		}
+		sums.add(e)
+		cursor = e.seq
+	}
+	if err := rows.Close(); err != nil {
+		return 0, fmt.Errorf("read events to fold: %w", err)
+	}
+	if err := sums.write(ctx, tx, now); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE fold_state SET events_seq = ?`, cursor); err != nil {
+		return 0, fmt.Errorf("move fold cursor: %w", err)
+	}
+	return cursor, nil
+}
+
+type foldedEvent struct {
+	seq, ts                                   int64
+	org, typ, source, asset, indicator, alert string
+	sev                                       int
+}
+
+// span is the count, time range and worst severity of some events.
+type span struct {
+	n, first, last int64
+	sev            int
+	typ            string
+}
+
+func (sp *span) add(e foldedEvent) {
+	if sp.n == 0 {
+		*sp = span{first: e.ts, last: e.ts, sev: e.sev, typ: e.typ}
+	}
+	sp.n++
+	sp.first, sp.last, sp.sev = min(sp.first, e.ts), max(sp.last, e.ts), max(sp.sev, e.sev)
+}
+
+type (
+	hourKey struct {
+		org  string
+		hour int64
+		typ  string
+		sev  int
+	}
+	orgKey   struct{ org, name string }
+	assetDay struct {
+		org   string
+		day   int64
+		asset string
+	}
+	pairKey struct{ org, indicator, asset string }
+)
+
+// rollupSums is what a run of events adds to each derived row.
+type rollupSums struct {
+	hours      map[hourKey]int64
+	assets     map[assetDay]*span
+	indicators map[orgKey]*span
+	pairs      map[pairKey]int64 // first seen
+	sources    map[orgKey]*span
+	alerts     map[string]*span
+}
+
+func widen[K comparable](m map[K]*span, k K, e foldedEvent) {
+	sp, ok := m[k]
+	if !ok {
+		sp = &span{}
+		m[k] = sp
+	}
+	sp.add(e)
+}
+
+func (r *rollupSums) add(e foldedEvent) {
+	if r.hours == nil {
+		*r = rollupSums{hours: map[hourKey]int64{}, assets: map[assetDay]*span{}, indicators: map[orgKey]*span{},
+			pairs: map[pairKey]int64{}, sources: map[orgKey]*span{}, alerts: map[string]*span{}}
+	}
+	r.hours[hourKey{e.org, floorMS(e.ts, hourMS), e.typ, e.sev}]++
+	widen(r.assets, assetDay{e.org, floorMS(e.ts, dayMS), e.asset}, e)
+	if e.indicator != "" {
+		widen(r.indicators, orgKey{e.org, e.indicator}, e)
+		if first, ok := r.pairs[pairKey{e.org, e.indicator, e.asset}]; !ok || e.ts < first {
+			r.pairs[pairKey{e.org, e.indicator, e.asset}] = e.ts
+		}
+	}
+	widen(r.sources, orgKey{e.org, e.source}, e)
+	if e.alert != "" {
+		widen(r.alerts, e.alert, e)
+	}
+}
+
+// write runs one upsert per derived row the events touch.
+func (r *rollupSums) write(ctx context.Context, tx *sql.Tx, now int64) error {
+	var hourRows, assetRows, sourceRows, alertRows [][]any
+	for k, n := range r.hours {
+		hourRows = append(hourRows, []any{k.org, k.hour, k.typ, k.sev, n})
+	}
+	for k, sp := range r.assets {
+		assetRows = append(assetRows, []any{k.org, k.day, k.asset, sp.n, sp.sev})
+	}
+	for k, sp := range r.sources {
+		sourceRows = append(sourceRows, []any{k.org, k.name, sp.n, sp.first, sp.last})
+	}
+	for id, sp := range r.alerts {
+		alertRows = append(alertRows, []any{sp.n, sp.sev, sp.first, sp.last, now, id})
+	}
+	err := execAll(ctx, tx,
+		batch{"event rollup", `INSERT INTO event_rollup (org_id, hour, type, severity, n) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (org_id, hour, type, severity) DO UPDATE SET n = n + excluded.n`, hourRows},
+		batch{"asset rollup", `INSERT INTO asset_rollup (org_id, day, asset, n, max_severity) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = n + excluded.n, max_severity = MAX(max_severity, excluded.max_severity)`, assetRows},
+		batch{"event sources", sourceUpsert, sourceRows},
+		batch{"alert counts", `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
+			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`, alertRows},
+	)
+	if err != nil {
+		return err
+	}
+	return r.writeIndicators(ctx, tx)
+}
+
+// writeIndicators adds to each indicator's counters and records its first
+// maxThreatAssets assets, in the order they reported it. A full indicator
+// costs its one upsert.
+func (r *rollupSums) writeIndicators(ctx context.Context, tx *sql.Tx) error {
+	type sighting struct {
+		asset string
+		first int64
+	}
+	assets := map[orgKey][]sighting{}
+	for k, first := range r.pairs {
+		ik := orgKey{k.org, k.indicator}
+		assets[ik] = append(assets[ik], sighting{k.asset, first})
+	}
+	upsert, err := tx.PrepareContext(ctx, `INSERT INTO threat_indicators (org_id, indicator, type, max_severity, n, first_seen, last_seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, indicator) DO UPDATE SET n = n + excluded.n,
+		max_severity = MAX(max_severity, excluded.max_severity), first_seen = MIN(first_seen, excluded.first_seen),
+		last_seen = MAX(last_seen, excluded.last_seen) RETURNING assets`)
+	if err != nil {
+		return fmt.Errorf("threat indicators: prepare: %w", err)
+	}
+	defer upsert.Close()
+	addAsset, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO threat_assets (org_id, indicator, asset) VALUES (?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("threat assets: prepare: %w", err)
+	}
+	defer addAsset.Close()
+	setAssets, err := tx.PrepareContext(ctx, `UPDATE threat_indicators SET assets = ? WHERE org_id = ? AND indicator = ?`)
+	if err != nil {
+		return fmt.Errorf("threat assets: prepare: %w", err)
+	}
+	defer setAssets.Close()
+	for k, sp := range r.indicators {
+		var held int
+		if err := upsert.QueryRowContext(ctx, k.org, k.name, sp.typ, sp.sev, sp.n, sp.first, sp.last).Scan(&held); err != nil {
+			return fmt.Errorf("threat indicators: %w", err)
+		}
+		if held >= maxThreatAssets {
+			continue
+		}
+		seen := assets[k]
+		slices.SortFunc(seen, func(a, b sighting) int {
+			return cmp.Or(cmp.Compare(a.first, b.first), strings.Compare(a.asset, b.asset))
+		})
+		was := held
+		for _, s := range seen {
+			if held >= maxThreatAssets {
+				break
+			}
+			res, err := addAsset.ExecContext(ctx, k.org, k.name, s.asset)
+			if err != nil {
+				return fmt.Errorf("threat assets: %w", err)
+			}
+			added, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("threat assets: %w", err)
+			}
+			held += int(added)
+		}
+		if held != was {
+			if _, err := setAssets.ExecContext(ctx, held, k.org, k.name); err != nil {
+				return fmt.Errorf("threat assets: %w", err)
+			}
+		}
+	}
+	return nil
+}
