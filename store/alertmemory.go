@@ -51,7 +51,7 @@ type orgAlertMemory struct {
 
 // memoryLimit bounds the windows and fingerprints held per organization;
 // past it they are dropped and recounted from the database when touched.
-const memoryLimit = 50_000
+var memoryLimit = 50_000 // a variable so tests can reach it
 
 // org returns the organization's memory, reading where its stored events
 // end the first time. Callers hold mu and an open write transaction.

@@ -86,7 +86,7 @@ func (s *Store) settle(ctx context.Context) error {
 
 func (s *Store) foldLoop(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
-	t := time.NewTicker(foldInterval)
+	t := time.NewTicker(s.foldEvery)
 	defer t.Stop()
 	for {
 		select {

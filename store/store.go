@@ -31,6 +31,7 @@ type Store struct {
 	foldStopped  chan struct{}
 	alerts       alertMemory
 	fold         fold
+	foldEvery    time.Duration
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
@@ -43,10 +44,15 @@ type Option func(*Store)
 // WithClock replaces the wall clock, for tests that drive time.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// WithFoldInterval sets how often stored events are folded when nobody
+// reads (default foldInterval); tests that need events left unfolded
+// set it long.
+func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEvery = d } }
+
 // Open opens (creating if needed) the database at path and applies the
 // migrations in schema that are newer than the database.
 func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now}
+	s := &Store{now: time.Now, foldEvery: foldInterval}
 	for _, o := range opts {
 		o(s)
 	}
