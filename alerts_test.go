@@ -107,6 +107,19 @@ func TestBurstAlerts(t *testing.T) {
 	if len(d["events"].([]any)) != 10 {
 		t.Fatalf("burst links %d events, want 10", len(d["events"].([]any)))
 	}
+	// The events feed shows the burst on each of them, the earlier six too.
+	noisyAlerts := func() map[any]int {
+		seen := map[any]int{}
+		for _, ev := range e.do("GET", "/api/events?limit=100", key, nil).must(t, http.StatusOK).list() {
+			if ev := ev.(map[string]any); ev["asset"] == "noisy" {
+				seen[ev["alert_id"]]++
+			}
+		}
+		return seen
+	}
+	if seen := noisyAlerts(); seen[got[0]["id"]] != 10 || len(seen) != 1 {
+		t.Fatalf("events feed: %v", seen)
+	}
 	// Events in the next window start a new count, but join the open burst alert once over the threshold.
 	e.ingest(key, burst("noisy", 10, 10*time.Minute)...).must(t, http.StatusCreated)
 	if got := e.alerts(key, ""); len(got) != 1 || got[0]["event_count"] != float64(20) {
@@ -117,6 +130,9 @@ func TestBurstAlerts(t *testing.T) {
 	e.ingest(key, burst("noisy", 1, 15*time.Minute)...).must(t, http.StatusCreated)
 	if open := e.alerts(key, "status=open"); len(open) != 0 {
 		t.Fatalf("a straggler raised %v", open)
+	}
+	if seen := noisyAlerts(); seen[got[0]["id"]] != 20 || seen[nil] != 1 {
+		t.Fatalf("the straggler belongs to no alert: %v", seen)
 	}
 	// Ten in one batch cross at once.
 	e.ingest(key, burst("loud", 10, 20*time.Minute)...).must(t, http.StatusCreated)
