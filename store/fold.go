@@ -79,6 +79,11 @@ func (s *Store) settle(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("fold events: %w", err)
 		}
+		if upto <= s.fold.foldedSeq.Load() {
+			// Nothing past the cursor although ingest said so: never spin
+			// holding the writer.
+			return fmt.Errorf("fold events: stuck at %d, stored %d", upto, s.fold.storedSeq.Load())
+		}
 		s.fold.foldedSeq.Store(upto)
 	}
 	return nil
