@@ -20,7 +20,8 @@ type alertMemory struct {
 	orgs map[string]*orgAlertMemory
 }
 
-// windowStat is a burst window's lower-severity events so far.
+// windowStat counts events, their time range and worst severity: a burst
+// window's lower-severity events so far, or what a batch adds to one.
 type windowStat struct {
 	n, first, last int64
 	sev            int

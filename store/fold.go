@@ -150,19 +150,18 @@ type foldedEvent struct {
 	sev                                       int
 }
 
-// span is the count, time range and worst severity of some events.
+// span is the count, time range and worst severity of some events, and
+// the type of the first.
 type span struct {
-	n, first, last int64
-	sev            int
-	typ            string
+	windowStat
+	typ string
 }
 
 func (sp *span) add(e foldedEvent) {
 	if sp.n == 0 {
-		*sp = span{first: e.ts, last: e.ts, sev: e.sev, typ: e.typ}
+		sp.typ = e.typ
 	}
-	sp.n++
-	sp.first, sp.last, sp.sev = min(sp.first, e.ts), max(sp.last, e.ts), max(sp.sev, e.sev)
+	sp.windowStat.add(windowStat{n: 1, first: e.ts, last: e.ts, sev: e.sev})
 }
 
 type (

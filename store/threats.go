@@ -181,10 +181,8 @@ func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) ([5]int, erro
 }
 
 // AlertsChangedSince counts alerts raised and resolved since a time.
+// Both times are written with the alert, not folded: no settling needed.
 func (s *Store) AlertsChangedSince(ctx context.Context, orgID string, since time.Time) (raised, resolved int, err error) {
-	if err := s.settle(ctx); err != nil {
-		return 0, 0, err
-	}
 	err = s.reader.QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM alerts WHERE org_id = ? AND created_at >= ?),
 		(SELECT COUNT(*) FROM alerts WHERE org_id = ? AND resolved_at >= ?)`, orgID, ms(since), orgID, ms(since)).Scan(&raised, &resolved)
