@@ -350,7 +350,7 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 		t.Fatalf("cancelled run got output: %v", got)
 	}
 	e.do("POST", "/api/agents/compliance/executions/"+third+"/cancel", admin.token, nil).
-		wantError(t, http.StatusConflict, "conflict", "The run already ended with status completed; only queued and running runs can be cancelled")
+		wantError(t, http.StatusConflict, "conflict", "The run has already ended; only queued and running runs can be cancelled")
 
 	list := e.do("GET", "/api/agents/compliance/executions?limit=1", admin.token, nil).must(t, 200)
 	page := list.body["pagination"].(map[string]any)

@@ -17,6 +17,8 @@ import (
 	_ "modernc.org/sqlite"
 
 	"garrison/store"
+
+	"garrison/event"
 )
 
 // benchEvents makes n events as a live sensor sends them: spread over the
@@ -195,7 +197,8 @@ func BenchmarkDashboard1M(b *testing.B) {
 		for _, m := range benchEvents(batch, end, 30*24*time.Hour/(total/batch), uint64(i)) {
 			ts, _ := time.Parse(time.RFC3339Nano, m["timestamp"].(string))
 			details, _ := json.Marshal(m["details"])
-			evs = append(evs, store.NewEvent{Type: m["type"].(string), Severity: slices.Index([]string{"info", "low", "medium", "high", "critical"}, m["severity"].(string)),
+			sev, _ := event.ParseSeverity(m["severity"].(string))
+			evs = append(evs, store.NewEvent{Type: m["type"].(string), Severity: sev,
 				Timestamp: ts, Source: m["source"].(string), Asset: m["asset"].(string), Message: m["message"].(string),
 				Indicator: m["indicator"].(string), Details: details})
 		}

@@ -13,6 +13,8 @@ import (
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/store"
+
+	"garrison/event"
 )
 
 const (
@@ -24,22 +26,24 @@ const (
 // demoSignature is a detection the demo sensors raise, with the asset
 // classes it hits.
 type demoSignature struct {
-	typ, severity, message, category string
-	weight                           int
+	typ               string
+	severity          event.Severity
+	message, category string
+	weight            int
 }
 
 var demoSignatures = []demoSignature{
-	{"threat_detected", "low", "ET SCAN Potential SSH Scan", "Attempted Information Leak", 30},
-	{"threat_detected", "low", "ET SCAN Behavioral Unusual Port 445 traffic Potential Scan or Infection", "Misc activity", 20},
-	{"threat_detected", "medium", "ET POLICY Outbound SMB to external network", "Potential Corporate Privacy Violation", 10},
-	{"threat_detected", "medium", "ET WEB_SERVER Possible SQL Injection Attempt UNION SELECT", "Web Application Attack", 6},
-	{"threat_detected", "high", "ET EXPLOIT Possible Apache Log4j RCE Attempt (CVE-2021-44228)", "Attempted Administrator Privilege Gain", 2},
-	{"threat_detected", "critical", "ET MALWARE Win32/Emotet CnC Activity", "A Network Trojan was detected", 1},
-	{"blocked_connection", "low", "Dropped TCP connection to known botnet controller", "", 15},
-	{"blocked_connection", "medium", "Blocked outbound RDP to the internet", "", 5},
-	{"dns_anomaly", "medium", "DNS query with unusually long subdomain (possible tunnelling)", "", 3},
-	{"policy_violation", "info", "USB mass storage device connected", "", 6},
-	{"policy_violation", "medium", "Local administrator account login outside business hours", "", 2},
+	{event.TypeThreat, event.Low, "ET SCAN Potential SSH Scan", "Attempted Information Leak", 30},
+	{event.TypeThreat, event.Low, "ET SCAN Behavioral Unusual Port 445 traffic Potential Scan or Infection", "Misc activity", 20},
+	{event.TypeThreat, event.Medium, "ET POLICY Outbound SMB to external network", "Potential Corporate Privacy Violation", 10},
+	{event.TypeThreat, event.Medium, "ET WEB_SERVER Possible SQL Injection Attempt UNION SELECT", "Web Application Attack", 6},
+	{event.TypeThreat, event.High, "ET EXPLOIT Possible Apache Log4j RCE Attempt (CVE-2021-44228)", "Attempted Administrator Privilege Gain", 2},
+	{event.TypeThreat, event.Critical, "ET MALWARE Win32/Emotet CnC Activity", "A Network Trojan was detected", 1},
+	{event.TypeBlocked, event.Low, "Dropped TCP connection to known botnet controller", "", 15},
+	{event.TypeBlocked, event.Medium, "Blocked outbound RDP to the internet", "", 5},
+	{event.TypeDNS, event.Medium, "DNS query with unusually long subdomain (possible tunnelling)", "", 3},
+	{event.TypePolicy, event.Info, "USB mass storage device connected", "", 6},
+	{event.TypePolicy, event.Medium, "Local administrator account login outside business hours", "", 2},
 }
 
 var demoBenignDomains = []string{"www.microsoft.com", "login.microsoftonline.com", "outlook.office365.com", "update.googleapis.com",
@@ -102,7 +106,6 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 		}
 	}
 	trackers := []string{"bat.bing.com", "pixel.facebook.com", "www.google-analytics.com", "stats.g.doubleclick.net", "malware.wicar.org"}
-	sevIndex := map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 	for d := demoDays - 1; d >= 0; d-- {
 		dayStart := now.Add(-time.Duration(d) * 24 * time.Hour).Truncate(24 * time.Hour)
 		var events []store.NewEvent
@@ -114,10 +117,10 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 				continue
 			}
 			asset := fmt.Sprintf("ws-%02d.demo.local", r.IntN(25))
-			if s.typ == "threat_detected" && r.IntN(3) == 0 {
+			if s.typ == event.TypeThreat && r.IntN(3) == 0 {
 				asset = fmt.Sprintf("srv-%02d.demo.local", r.IntN(6))
 			}
-			events = append(events, store.NewEvent{Type: s.typ, Severity: sevIndex[s.severity], Timestamp: at, Source: "suricata",
+			events = append(events, store.NewEvent{Type: s.typ, Severity: s.severity, Timestamp: at, Source: "suricata",
 				Asset: asset, Message: s.message, Indicator: s.message, Category: s.category,
 				Details: []byte(fmt.Sprintf(`{"src_ip":"203.0.113.%d","demo":true}`, r.IntN(250)))})
 		}

@@ -7,6 +7,8 @@ import (
 
 	"garrison/posture"
 	"garrison/store"
+
+	"garrison/event"
 )
 
 var accountManager = Agent{
@@ -91,7 +93,7 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 		"security_score": map[string]any{"score": score.Score, "grade": score.Grade},
 		"risk_trend": map[string]any{"trend": trend, "mean_daily_risk_earlier_15d": round1(earlier),
 			"mean_daily_risk_last_15d": round1(later)},
-		"open_alerts": map[string]any{"total": open, "critical": facts.OpenAlerts[4], "high": facts.OpenAlerts[3]},
+		"open_alerts": map[string]any{"total": open, "critical": facts.OpenAlerts[event.Critical], "high": facts.OpenAlerts[event.High]},
 		"tickets": map[string]any{"open": openTickets, "by_status": tickets.ByStatus, "resolved_30d": tickets.Resolved30d,
 			"escalated_30d": tickets.Escalated30d, "mean_resolution_hours_30d": round1(tickets.MeanResolveTime.Hours())},
 		"compliance":     map[string]any{"checks_passed": passed, "checks_total": len(checks)},
@@ -100,7 +102,7 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 	}
 	summary := fmt.Sprintf("%s (%s plan) scores %d (%s); daily risk is %s. %d alerts are open (%d critical). %d tickets are open, "+
 		"%d were resolved in 30 days. %d of %d control checks pass. Renewal risk is %s.",
-		org.Name, org.Plan, score.Score, score.Grade, trend, open, facts.OpenAlerts[4], openTickets, tickets.Resolved30d,
+		org.Name, org.Plan, score.Score, score.Grade, trend, open, facts.OpenAlerts[event.Critical], openTickets, tickets.Resolved30d,
 		passed, len(checks), risk)
 	if len(upsell) > 0 {
 		summary += fmt.Sprintf(" %d upsell signals.", len(upsell))

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"garrison/store"
-	"garrison/wire"
+	"garrison/valid"
 )
 
 // Agent is one of the six agents.
@@ -92,7 +92,7 @@ const promptLimit = 4000
 
 // checkText validates an optional free-text field.
 func checkText(problems []Problem, field, v string, limit int) []Problem {
-	if len(v) > limit || !wire.ValidText(v) {
+	if len(v) > limit || !valid.Text(v) {
 		return append(problems, Problem{field, "must be text of at most " + strconv.Itoa(limit) + " bytes"})
 	}
 	return problems

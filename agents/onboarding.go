@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"garrison/store"
-	"garrison/wire"
+	"garrison/timestamp"
 )
 
 var onboardingAgent = Agent{
@@ -40,7 +40,7 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 	}
 	reporting, dns, lastSeen := cf.ReportingSources(), cf.DNSQueries7d(), ""
 	for _, s := range cf.Sources {
-		lastSeen = max(lastSeen, wire.Timestamp(s.LastSeen))
+		lastSeen = max(lastSeen, timestamp.Format(s.LastSeen))
 	}
 	id := cf.Identity
 	item := func(id, title string, done bool, detail, next string) checklistItem {

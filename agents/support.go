@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"garrison/store"
+	"garrison/timestamp"
 	"garrison/triage"
-	"garrison/wire"
 )
 
 // TechSupportSlug is the agent that triages submitted tickets.
@@ -87,7 +87,7 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t store.Ticket, res triage.Result, escalate bool) (bool, error) {
 	result, err := json.Marshal(map[string]any{"category": res.Category, "title": res.Title, "confidence": res.Confidence,
 		"suggested_priority": res.Priority, "evidence": nonNil(res.Evidence), "reasons": nonNil(res.Reasons),
-		"run_id": run.ID, "triaged_at": wire.Timestamp(env.Now())})
+		"run_id": run.ID, "triaged_at": timestamp.Format(env.Now())})
 	if err != nil {
 		return false, err
 	}

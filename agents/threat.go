@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"garrison/alerting"
 	"garrison/attack"
 	"garrison/store"
-	"garrison/wire"
+
+	"garrison/event"
+	"garrison/timestamp"
 )
 
 var threatResearcher = Agent{
@@ -104,14 +105,14 @@ func summarizeEvents(events []store.Event, now time.Time) eventSummary {
 		BySeverity: map[string]int{}, ByType: map[string]int{}, Assets: []string{}, Recent: []eventBrief{}}
 	assets := map[string]bool{}
 	for i, e := range events {
-		s.BySeverity[alerting.Severities[e.Severity]]++
+		s.BySeverity[e.Severity.String()]++
 		s.ByType[e.Type]++
 		assets[e.Asset] = true
 		if now.Sub(e.Timestamp) <= 24*time.Hour {
 			s.Last24h++
 		}
 		if i < 10 {
-			s.Recent = append(s.Recent, eventBrief{e.ID, wire.Timestamp(e.Timestamp), e.Type, alerting.Severities[e.Severity], e.Asset, e.Message})
+			s.Recent = append(s.Recent, eventBrief{e.ID, timestamp.Format(e.Timestamp), e.Type, e.Severity.String(), e.Asset, e.Message})
 		}
 	}
 	for a := range assets {
@@ -119,7 +120,7 @@ func summarizeEvents(events []store.Event, now time.Time) eventSummary {
 	}
 	sort.Strings(s.Assets)
 	if len(events) > 0 { // newest first
-		first, last := wire.Timestamp(events[len(events)-1].Timestamp), wire.Timestamp(events[0].Timestamp)
+		first, last := timestamp.Format(events[len(events)-1].Timestamp), timestamp.Format(events[0].Timestamp)
 		s.FirstSeen, s.LastSeen = &first, &last
 	}
 	return s
@@ -185,11 +186,11 @@ func riskRating(ev eventSummary, openAlerts int, dns *store.DomainQueries, cves 
 		why = append(why, fmt.Sprintf("+%d: %s", n, reason))
 	}
 	switch {
-	case ev.BySeverity["critical"] > 0:
+	case ev.BySeverity[event.Critical.String()] > 0:
 		addRisk(40, "critical events involve the target")
-	case ev.BySeverity["high"] > 0:
+	case ev.BySeverity[event.High.String()] > 0:
 		addRisk(30, "high-severity events involve the target")
-	case ev.BySeverity["medium"] > 0:
+	case ev.BySeverity[event.Medium.String()] > 0:
 		addRisk(15, "medium-severity events involve the target")
 	case ev.Count > 0:
 		addRisk(5, "low-severity or informational events involve the target")
@@ -251,8 +252,8 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 		if a.Status == store.AlertOpen {
 			openAlerts++
 		}
-		alertList = append(alertList, map[string]any{"id": a.ID, "title": a.Title, "severity": alerting.Severities[a.Severity],
-			"status": a.Status, "asset": a.Asset, "event_count": a.EventCount, "last_seen": wire.Timestamp(a.LastSeen)})
+		alertList = append(alertList, map[string]any{"id": a.ID, "title": a.Title, "severity": a.Severity.String(),
+			"status": a.Status, "asset": a.Asset, "event_count": a.EventCount, "last_seen": timestamp.Format(a.LastSeen)})
 	}
 	out["alerts"] = alertList
 
@@ -264,7 +265,7 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 		}
 		dns = &d
 		out["dns"] = map[string]any{"queries": d.Count, "clients": d.Clients, "blocklist_category": d.Category,
-			"first_seen": wire.OptTimestamp(d.First), "last_seen": wire.OptTimestamp(d.Last)}
+			"first_seen": timestamp.Optional(d.First), "last_seen": timestamp.Optional(d.Last)}
 	}
 
 	var cves []CVERecord
@@ -326,7 +327,7 @@ func threatRecommendations(target, kind string, ev eventSummary, openAlerts int,
 	if dns != nil && dns.Category == "malware" && dns.Count > 0 {
 		recs = append(recs, fmt.Sprintf("%d clients resolved %s, a known malware domain: isolate them and scan for the payload.", dns.Clients, target))
 	}
-	if ev.BySeverity["critical"]+ev.BySeverity["high"] > 0 && len(ev.Assets) > 0 {
+	if ev.BySeverity[event.Critical.String()]+ev.BySeverity[event.High.String()] > 0 && len(ev.Assets) > 0 {
 		recs = append(recs, "Investigate the affected assets: "+strings.Join(firstN(ev.Assets, 5), ", ")+".")
 	}
 	switch kind {

@@ -8,22 +8,9 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+
+	"garrison/event"
 )
-
-// Severities, lowest first; an event's severity is its index here.
-var Severities = []string{"info", "low", "medium", "high", "critical"}
-
-// Event types (decisions.md).
-const (
-	TypeThreat   = "threat_detected"
-	TypeBlocked  = "blocked_connection"
-	TypeDNS      = "dns_anomaly"
-	TypePolicy   = "policy_violation"
-	SeverityHigh = 3
-)
-
-// Types lists the event types.
-var Types = []string{TypeThreat, TypeBlocked, TypeDNS, TypePolicy}
 
 // The burst rule: this many lower-severity events of one type from one asset
 // inside one fixed window raise an alert.
@@ -32,21 +19,10 @@ const (
 	BurstWindow    = 10 * time.Minute
 )
 
-// Alert categories.
-const (
-	CategoryMalware        = "malware"
-	CategoryIntrusion      = "intrusion_attempt"
-	CategoryReconnaissance = "reconnaissance"
-	CategoryBlocked        = "blocked_traffic"
-	CategoryDNS            = "dns_anomaly"
-	CategoryPolicy         = "policy_violation"
-	CategoryBurst          = "activity_burst"
-)
-
 // Event is what the rules look at.
 type Event struct {
 	Type      string
-	Severity  int
+	Severity  event.Severity
 	Asset     string
 	Message   string
 	Indicator string
@@ -56,7 +32,7 @@ type Event struct {
 // Spec describes the alert an event raises or joins.
 type Spec struct {
 	Fingerprint       string
-	Severity          int
+	Severity          event.Severity
 	Category          string
 	Title             string
 	Asset             string
@@ -68,7 +44,7 @@ type Spec struct {
 // for lower severities, which only count towards bursts. Repeats of one
 // threat on one asset share a fingerprint, so they join one open alert.
 func Immediate(e Event) (Spec, bool) {
-	if e.Severity < SeverityHigh {
+	if e.Severity < event.High {
 		return Spec{}, false
 	}
 	category := categorize(e)
@@ -89,11 +65,11 @@ func Immediate(e Event) (Spec, bool) {
 
 // Burst returns the alert for a burst of lower-severity events of one type
 // from one asset.
-func Burst(eventType, asset string, severity int) Spec {
+func Burst(eventType, asset string, severity event.Severity) Spec {
 	return Spec{
 		Fingerprint: fingerprint("burst", eventType, asset, ""),
-		Severity:    max(severity, 2), // a burst is at least medium
-		Category:    CategoryBurst,
+		Severity:    max(severity, event.Medium), // a burst is at least medium
+		Category:    event.CategoryBurst,
 		Title:       "Burst of " + strings.ReplaceAll(eventType, "_", " ") + " events from " + asset,
 		Asset:       asset,
 		RecommendedAction: "Review the recent " + strings.ReplaceAll(eventType, "_", " ") + " events from " + asset +
@@ -114,25 +90,25 @@ var malwareWords = []string{"malware", "trojan", "ransomware", "botnet", "comman
 
 func categorize(e Event) string {
 	switch e.Type {
-	case TypeBlocked:
-		return CategoryBlocked
-	case TypeDNS:
-		return CategoryDNS
-	case TypePolicy:
-		return CategoryPolicy
+	case event.TypeBlocked:
+		return event.CategoryBlocked
+	case event.TypeDNS:
+		return event.CategoryDNS
+	case event.TypePolicy:
+		return event.CategoryPolicy
 	}
 	text := words(e.Message + " " + e.Indicator + " " + e.Category)
 	for _, w := range malwareWords {
 		if strings.Contains(text, " "+w+" ") {
-			return CategoryMalware
+			return event.CategoryMalware
 		}
 	}
 	for _, w := range reconWords {
 		if strings.Contains(text, " "+w+" ") {
-			return CategoryReconnaissance
+			return event.CategoryReconnaissance
 		}
 	}
-	return CategoryIntrusion
+	return event.CategoryIntrusion
 }
 
 var reconWords = []string{"scan", "scanning", "scanner", "nmap", "recon", "reconnaissance", "information leak", "sweep"}
@@ -153,19 +129,19 @@ func recommend(category, asset, indicator string) string {
 		ind = "the source"
 	}
 	switch category {
-	case CategoryMalware:
+	case event.CategoryMalware:
 		return "Isolate " + asset + " from the network now, run a full endpoint scan, and reset the credentials used on it. " +
 			"Block " + ind + " at the firewall and search the other assets for the same indicator."
-	case CategoryReconnaissance:
+	case event.CategoryReconnaissance:
 		return "Confirm whether the scanning of " + asset + " is authorised. If not, block " + ind +
 			" at the perimeter, check which services on " + asset + " are exposed, and close the ones not needed."
-	case CategoryBlocked:
+	case event.CategoryBlocked:
 		return "The connection to " + asset + " was blocked. Find the process on " + asset + " (or the outside host " + ind +
 			") behind it; repeated blocks from inside suggest infection or misconfiguration."
-	case CategoryDNS:
+	case event.CategoryDNS:
 		return "Inspect DNS traffic from " + asset + " for tunnelling or a compromised resolver setting, and block " + ind +
 			" on the DNS filter if it is not a known service."
-	case CategoryPolicy:
+	case event.CategoryPolicy:
 		return "Contact the owner of " + asset + " about the policy breach (" + ind + "), record it, and correct the configuration or access that allowed it."
 	}
 	return "Investigate the activity on " + asset + " involving " + ind + ": check the host's logs around the alert time, " +
@@ -184,14 +160,4 @@ func oneLine(s string, n int) string {
 		s = s[:n]
 	}
 	return strings.ToValidUTF8(s, "")
-}
-
-// SeverityIndex returns the index of a severity name, or -1.
-func SeverityIndex(name string) int {
-	for i, s := range Severities {
-		if s == name {
-			return i
-		}
-	}
-	return -1
 }

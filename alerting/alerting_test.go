@@ -4,24 +4,26 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/event"
 )
 
 func TestCategories(t *testing.T) {
 	tests := []struct {
 		typ, msg, category, want string
 	}{
-		{TypeThreat, "ET MALWARE Win32/Emotet CnC Activity", "", CategoryMalware},
-		{TypeThreat, "Beacon to C2 server", "", CategoryMalware},
-		{TypeThreat, "Connection to ec2-1-2-3-4.compute-1.amazonaws.com", "", CategoryIntrusion},
-		{TypeThreat, "hash 9c2f0e", "", CategoryIntrusion},
-		{TypeThreat, "ET SCAN Nmap Scripting Engine", "", CategoryReconnaissance},
-		{TypeThreat, "Port sweep", "", CategoryReconnaissance},
-		{TypeThreat, "Odd traffic", "Attempted Information Leak", CategoryReconnaissance},
-		{TypeThreat, "Escan antivirus update", "", CategoryIntrusion},
-		{TypeThreat, "ET EXPLOIT Struts", "", CategoryIntrusion},
-		{TypeBlocked, "Dropped", "", CategoryBlocked},
-		{TypeDNS, "Tunnel", "", CategoryDNS},
-		{TypePolicy, "USB", "", CategoryPolicy},
+		{event.TypeThreat, "ET MALWARE Win32/Emotet CnC Activity", "", event.CategoryMalware},
+		{event.TypeThreat, "Beacon to C2 server", "", event.CategoryMalware},
+		{event.TypeThreat, "Connection to ec2-1-2-3-4.compute-1.amazonaws.com", "", event.CategoryIntrusion},
+		{event.TypeThreat, "hash 9c2f0e", "", event.CategoryIntrusion},
+		{event.TypeThreat, "ET SCAN Nmap Scripting Engine", "", event.CategoryReconnaissance},
+		{event.TypeThreat, "Port sweep", "", event.CategoryReconnaissance},
+		{event.TypeThreat, "Odd traffic", "Attempted Information Leak", event.CategoryReconnaissance},
+		{event.TypeThreat, "Escan antivirus update", "", event.CategoryIntrusion},
+		{event.TypeThreat, "ET EXPLOIT Struts", "", event.CategoryIntrusion},
+		{event.TypeBlocked, "Dropped", "", event.CategoryBlocked},
+		{event.TypeDNS, "Tunnel", "", event.CategoryDNS},
+		{event.TypePolicy, "USB", "", event.CategoryPolicy},
 	}
 	for _, tc := range tests {
 		spec, ok := Immediate(Event{Type: tc.typ, Severity: 3, Asset: "h", Message: tc.msg, Category: tc.category})
@@ -36,23 +38,23 @@ func TestCategories(t *testing.T) {
 
 func TestImmediateOnlyHighAndCritical(t *testing.T) {
 	for sev, want := range []bool{false, false, false, true, true} {
-		if _, ok := Immediate(Event{Type: TypeThreat, Severity: sev, Asset: "h", Message: "m"}); ok != want {
+		if _, ok := Immediate(Event{Type: event.TypeThreat, Severity: event.Severity(sev), Asset: "h", Message: "m"}); ok != want {
 			t.Errorf("severity %d: alert %v", sev, ok)
 		}
 	}
 }
 
 func TestFingerprints(t *testing.T) {
-	a, _ := Immediate(Event{Type: TypeThreat, Severity: 3, Asset: "h1", Message: "m", Indicator: "1.2.3.4"})
-	b, _ := Immediate(Event{Type: TypeThreat, Severity: 4, Asset: "h1", Message: "other text", Indicator: "1.2.3.4"})
-	c, _ := Immediate(Event{Type: TypeThreat, Severity: 3, Asset: "h2", Message: "m", Indicator: "1.2.3.4"})
+	a, _ := Immediate(Event{Type: event.TypeThreat, Severity: 3, Asset: "h1", Message: "m", Indicator: "1.2.3.4"})
+	b, _ := Immediate(Event{Type: event.TypeThreat, Severity: 4, Asset: "h1", Message: "other text", Indicator: "1.2.3.4"})
+	c, _ := Immediate(Event{Type: event.TypeThreat, Severity: 3, Asset: "h2", Message: "m", Indicator: "1.2.3.4"})
 	if a.Fingerprint != b.Fingerprint || a.Fingerprint == c.Fingerprint {
 		t.Fatal("one threat on one asset must share a fingerprint; another asset must not")
 	}
-	if Burst(TypeBlocked, "h1", 1).Fingerprint == Burst(TypeThreat, "h1", 1).Fingerprint {
+	if Burst(event.TypeBlocked, "h1", 1).Fingerprint == Burst(event.TypeThreat, "h1", 1).Fingerprint {
 		t.Fatal("bursts of different types share a fingerprint")
 	}
-	if s := Burst(TypeBlocked, "h1", 1).Severity; s != 2 {
+	if s := Burst(event.TypeBlocked, "h1", 1).Severity; s != 2 {
 		t.Fatalf("burst severity %d, want at least medium", s)
 	}
 }
@@ -65,7 +67,7 @@ func TestWindow(t *testing.T) {
 }
 
 func TestTitleIsOneLine(t *testing.T) {
-	spec, _ := Immediate(Event{Type: TypeThreat, Severity: 3, Asset: "h", Message: "line\nBcc: x\r" + strings.Repeat("y", 300)})
+	spec, _ := Immediate(Event{Type: event.TypeThreat, Severity: 3, Asset: "h", Message: "line\nBcc: x\r" + strings.Repeat("y", 300)})
 	if strings.ContainsAny(spec.Title, "\r\n") || len(spec.Title) > 200 {
 		t.Fatalf("title %q", spec.Title)
 	}

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"garrison/event"
 )
 
 // compromiseWords mark a severity-1 alert as critical: the signature or
@@ -45,21 +47,21 @@ func notAlnum(r rune) bool {
 }
 
 // alertSeverity maps Suricata's 1 (most severe) .. 3 scale.
-func alertSeverity(a record) string {
+func alertSeverity(a record) event.Severity {
 	n, ok := a.int("severity")
 	switch {
 	case !ok:
-		return SeverityInfo
+		return event.Info
 	case n == 1 && compromised(a.str("signature"), a.str("category")):
-		return SeverityCritical
+		return event.Critical
 	case n == 1:
-		return SeverityHigh
+		return event.High
 	case n == 2:
-		return SeverityMedium
+		return event.Medium
 	case n == 3:
-		return SeverityLow
+		return event.Low
 	}
-	return SeverityInfo
+	return event.Info
 }
 
 // blockedAction reports the alert.action values of an IPS that stopped the
@@ -87,7 +89,7 @@ func alertEvent(r record, ts time.Time) (Event, error) {
 	}
 	asset, _ := assetOf(r.addr("src_ip"), r.addr("dest_ip"))
 	e := Event{
-		Type:      TypeThreatDetected,
+		Type:      event.TypeThreat,
 		Severity:  alertSeverity(a),
 		Timestamp: ts,
 		Asset:     assetName(asset),
@@ -96,7 +98,7 @@ func alertEvent(r record, ts time.Time) (Event, error) {
 		Details:   commonDetails(r),
 	}
 	if blockedAction(a.str("action")) {
-		e.Type = TypeBlockedConnection
+		e.Type = event.TypeBlocked
 	}
 	alertDetails(e.Details, a)
 	if name := dnsName(r); name != "" {
@@ -154,8 +156,8 @@ func blockEvent(r record, ts time.Time, verb string) (Event, error) {
 	}
 	asset, peer := assetOf(src, dst)
 	e := Event{
-		Type:      TypeBlockedConnection,
-		Severity:  SeverityLow,
+		Type:      event.TypeBlocked,
+		Severity:  event.Low,
 		Timestamp: ts,
 		Asset:     asset.String(),
 		Message:   fmt.Sprintf("%s %s %s → %s", verb, proto, endpoint(src, sp, sok), endpoint(dst, dp, dok)),
@@ -218,8 +220,8 @@ func anomalyEvent(r record, ts time.Time) (e Event, ok bool, err error) {
 	msg := clean("DNS anomaly: "+what, maxText)
 	asset, peer := assetOf(r.addr("src_ip"), r.addr("dest_ip"))
 	e = Event{
-		Type:      TypeDNSAnomaly,
-		Severity:  SeverityMedium,
+		Type:      event.TypeDNS,
+		Severity:  event.Medium,
 		Timestamp: ts,
 		Asset:     assetName(asset),
 		Message:   msg,

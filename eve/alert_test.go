@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/event"
 )
 
 func mustParse(t *testing.T, in string) Result {
@@ -34,36 +36,37 @@ func alertLine(alert string) string {
 
 func TestAlertSeverity(t *testing.T) {
 	tests := []struct {
-		name, alert, want string
+		name, alert string
+		want        event.Severity
 	}{
-		{"1 trojan category", `"severity":1,"signature":"ET POLICY x","category":"A Network Trojan was detected"`, SeverityCritical},
-		{"1 malware signature", `"severity":1,"signature":"ET MALWARE BTGrab.com Spyware","category":"Misc"`, SeverityCritical},
-		{"1 ransomware", `"severity":1,"signature":"Possible Ransomware note","category":""`, SeverityCritical},
-		{"1 exploit", `"severity":1,"signature":"ET EXPLOIT Pure-FTPd CVE-2014-6271","category":"Misc"`, SeverityCritical},
-		{"1 command and control", `"severity":1,"signature":"x","category":"Malware Command and Control Activity Detected"`, SeverityCritical},
-		{"1 privilege gain", `"severity":1,"signature":"x","category":"Attempted Administrator Privilege Gain"`, SeverityCritical},
-		{"1 executable code", `"severity":1,"signature":"x","category":"Executable code was detected"`, SeverityCritical},
-		{"1 ET CNC", `"severity":1,"signature":"ET CNC Shadowserver Reported CnC Server IP","category":"Misc"`, SeverityCritical},
-		{"1 C2 word", `"severity":1,"signature":"x","category":"Domain Observed Used for C2 Detected"`, SeverityCritical},
-		{"1 c2 inside a word", `"severity":1,"signature":"ET INFO abc2 lookup","category":"Misc activity"`, SeverityHigh},
-		{"1 plain", `"severity":1,"signature":"ET POLICY DNS Query For XXX Adult Site","category":"Potential Corporate Privacy Violation"`, SeverityHigh},
-		{"2", `"severity":2,"signature":"ET MALWARE x","category":"Misc"`, SeverityMedium},
-		{"3", `"severity":3,"signature":"x","category":"Misc"`, SeverityLow},
-		{"2.0 is 2", `"severity":2.0,"signature":"x"`, SeverityMedium},
-		{"4", `"severity":4,"signature":"x"`, SeverityInfo},
-		{"0", `"severity":0,"signature":"x"`, SeverityInfo},
-		{"string", `"severity":"1","signature":"x"`, SeverityInfo},
-		{"missing", `"signature":"x"`, SeverityInfo},
-		{"fraction", `"severity":1.5,"signature":"x"`, SeverityInfo},
+		{"1 trojan category", `"severity":1,"signature":"ET POLICY x","category":"A Network Trojan was detected"`, event.Critical},
+		{"1 malware signature", `"severity":1,"signature":"ET MALWARE BTGrab.com Spyware","category":"Misc"`, event.Critical},
+		{"1 ransomware", `"severity":1,"signature":"Possible Ransomware note","category":""`, event.Critical},
+		{"1 exploit", `"severity":1,"signature":"ET EXPLOIT Pure-FTPd CVE-2014-6271","category":"Misc"`, event.Critical},
+		{"1 command and control", `"severity":1,"signature":"x","category":"Malware Command and Control Activity Detected"`, event.Critical},
+		{"1 privilege gain", `"severity":1,"signature":"x","category":"Attempted Administrator Privilege Gain"`, event.Critical},
+		{"1 executable code", `"severity":1,"signature":"x","category":"Executable code was detected"`, event.Critical},
+		{"1 ET CNC", `"severity":1,"signature":"ET CNC Shadowserver Reported CnC Server IP","category":"Misc"`, event.Critical},
+		{"1 C2 word", `"severity":1,"signature":"x","category":"Domain Observed Used for C2 Detected"`, event.Critical},
+		{"1 c2 inside a word", `"severity":1,"signature":"ET INFO abc2 lookup","category":"Misc activity"`, event.High},
+		{"1 plain", `"severity":1,"signature":"ET POLICY DNS Query For XXX Adult Site","category":"Potential Corporate Privacy Violation"`, event.High},
+		{"2", `"severity":2,"signature":"ET MALWARE x","category":"Misc"`, event.Medium},
+		{"3", `"severity":3,"signature":"x","category":"Misc"`, event.Low},
+		{"2.0 is 2", `"severity":2.0,"signature":"x"`, event.Medium},
+		{"4", `"severity":4,"signature":"x"`, event.Info},
+		{"0", `"severity":0,"signature":"x"`, event.Info},
+		{"string", `"severity":"1","signature":"x"`, event.Info},
+		{"missing", `"signature":"x"`, event.Info},
+		{"fraction", `"severity":1.5,"signature":"x"`, event.Info},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := oneEvent(t, alertLine(tt.alert))
 			if e.Severity != tt.want {
-				t.Errorf("Severity = %q, want %q", e.Severity, tt.want)
+				t.Errorf("Severity = %s, want %s", e.Severity, tt.want)
 			}
-			if e.Type != TypeThreatDetected {
-				t.Errorf("Type = %q, want %q", e.Type, TypeThreatDetected)
+			if e.Type != event.TypeThreat {
+				t.Errorf("Type = %q, want %q", e.Type, event.TypeThreat)
 			}
 		})
 	}
@@ -71,14 +74,14 @@ func TestAlertSeverity(t *testing.T) {
 
 func TestAlertType(t *testing.T) {
 	tests := []struct{ action, want string }{
-		{"allowed", TypeThreatDetected},
-		{"", TypeThreatDetected},
-		{"pass", TypeThreatDetected},
-		{"blocked", TypeBlockedConnection},
-		{"Blocked", TypeBlockedConnection},
-		{"drop", TypeBlockedConnection},
-		{"dropped", TypeBlockedConnection},
-		{"rejected", TypeBlockedConnection},
+		{"allowed", event.TypeThreat},
+		{"", event.TypeThreat},
+		{"pass", event.TypeThreat},
+		{"blocked", event.TypeBlocked},
+		{"Blocked", event.TypeBlocked},
+		{"drop", event.TypeBlocked},
+		{"dropped", event.TypeBlocked},
+		{"rejected", event.TypeBlocked},
 	}
 	for _, tt := range tests {
 		t.Run(tt.action, func(t *testing.T) {
@@ -183,35 +186,36 @@ func TestDrop(t *testing.T) {
 	const base = `"timestamp":"2021-06-06T16:26:27.431769+0200","flow_id":77,"event_type":"drop","proto":"TCP",` +
 		`"drop":{"len":60,"ttl":50,"syn":true,"reason":"rules"}`
 	tests := []struct {
-		name, rec            string
-		msg, ind, asset, sev string
+		name, rec       string
+		msg, ind, asset string
+		sev             event.Severity
 	}{
 		{
 			name: "inbound",
 			rec:  `{` + base + `,"src_ip":"203.0.113.5","src_port":4444,"dest_ip":"10.0.0.1","dest_port":22}`,
-			msg:  "Dropped TCP 203.0.113.5:4444 → 10.0.0.1:22", ind: "203.0.113.5", asset: "10.0.0.1", sev: SeverityLow,
+			msg:  "Dropped TCP 203.0.113.5:4444 → 10.0.0.1:22", ind: "203.0.113.5", asset: "10.0.0.1", sev: event.Low,
 		},
 		{
 			name: "outbound v6",
 			rec:  `{` + base + `,"src_ip":"fd00::5","src_port":51000,"dest_ip":"2001:db8::66","dest_port":443}`,
-			msg:  "Dropped TCP [fd00::5]:51000 → [2001:db8::66]:443", ind: "2001:db8::66", asset: "fd00::5", sev: SeverityLow,
+			msg:  "Dropped TCP [fd00::5]:51000 → [2001:db8::66]:443", ind: "2001:db8::66", asset: "fd00::5", sev: event.Low,
 		},
 		{
 			name: "no ports",
 			rec:  `{"timestamp":"2021-06-06T16:26:27Z","event_type":"drop","proto":"ICMP","src_ip":"198.51.100.1","dest_ip":"192.168.0.2"}`,
-			msg:  "Dropped ICMP 198.51.100.1 → 192.168.0.2", ind: "198.51.100.1", asset: "192.168.0.2", sev: SeverityLow,
+			msg:  "Dropped ICMP 198.51.100.1 → 192.168.0.2", ind: "198.51.100.1", asset: "192.168.0.2", sev: event.Low,
 		},
 		{
 			name: "attached alert sets severity",
 			rec: `{` + base + `,"src_ip":"203.0.113.5","src_port":4444,"dest_ip":"10.0.0.1","dest_port":22,` +
 				`"alert":{"action":"blocked","signature_id":9,"signature":"ET TROJAN x","category":"A Network Trojan was detected","severity":1}}`,
-			msg: "Dropped TCP 203.0.113.5:4444 → 10.0.0.1:22", ind: "203.0.113.5", asset: "10.0.0.1", sev: SeverityCritical,
+			msg: "Dropped TCP 203.0.113.5:4444 → 10.0.0.1:22", ind: "203.0.113.5", asset: "10.0.0.1", sev: event.Critical,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := oneEvent(t, tt.rec)
-			if e.Type != TypeBlockedConnection || e.Message != tt.msg || e.Indicator != tt.ind ||
+			if e.Type != event.TypeBlocked || e.Message != tt.msg || e.Indicator != tt.ind ||
 				e.Asset != tt.asset || e.Severity != tt.sev {
 				t.Errorf("got %s %s %q ind=%q asset=%q, want %s %q ind=%q asset=%q",
 					e.Type, e.Severity, e.Message, e.Indicator, e.Asset, tt.sev, tt.msg, tt.ind, tt.asset)
@@ -236,7 +240,7 @@ func TestFlow(t *testing.T) {
 		t.Fatalf("events %d skipped %d, want 1 and 2", len(res.Events), res.Skipped)
 	}
 	e := res.Events[0]
-	if e.Type != TypeBlockedConnection || e.Severity != SeverityLow || e.Asset != "192.168.1.129" ||
+	if e.Type != event.TypeBlocked || e.Severity != event.Low || e.Asset != "192.168.1.129" ||
 		e.Indicator != "74.120.14.71" || e.Message != "Blocked flow TCP 74.120.14.71:24769 → 192.168.1.129:4080" {
 		t.Errorf("got %+v", e)
 	}
@@ -278,7 +282,7 @@ func TestAnomaly(t *testing.T) {
 				t.Fatalf("events %d, want 1", len(res.Events))
 			}
 			e := res.Events[0]
-			if e.Type != TypeDNSAnomaly || e.Severity != SeverityMedium || e.Message != tt.msg ||
+			if e.Type != event.TypeDNS || e.Severity != event.Medium || e.Message != tt.msg ||
 				e.Indicator != tt.ind || e.Asset != "192.168.1.129" {
 				t.Errorf("got %+v", e)
 			}

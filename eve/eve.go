@@ -3,23 +3,8 @@ package eve
 import (
 	"fmt"
 	"time"
-)
 
-// Event types Garrison stores (decisions.md).
-const (
-	TypeThreatDetected    = "threat_detected"
-	TypeBlockedConnection = "blocked_connection"
-	TypeDNSAnomaly        = "dns_anomaly"
-	TypePolicyViolation   = "policy_violation" // never produced here; listed for completeness
-)
-
-// Severities, lowest first (decisions.md).
-const (
-	SeverityInfo     = "info"
-	SeverityLow      = "low"
-	SeverityMedium   = "medium"
-	SeverityHigh     = "high"
-	SeverityCritical = "critical"
+	"garrison/event"
 )
 
 // MaxRecords caps the records (non-blank lines or array elements) one call
@@ -33,7 +18,7 @@ var ErrTooManyRecords = fmt.Errorf("too many records: at most %d per request", M
 // Event is one Garrison security event derived from an EVE record.
 type Event struct {
 	Type      string
-	Severity  string
+	Severity  event.Severity
 	Timestamp time.Time      // UTC
 	Asset     string         // the protected host, see the package doc
 	Message   string         // one line, human readable

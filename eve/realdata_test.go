@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"garrison/event"
 )
 
-var severities = map[string]bool{
-	SeverityInfo: true, SeverityLow: true, SeverityMedium: true, SeverityHigh: true, SeverityCritical: true,
+var severities = map[event.Severity]bool{
+	event.Info: true, event.Low: true, event.Medium: true, event.High: true, event.Critical: true,
 }
 
 var eventTypes = map[string]bool{
-	TypeThreatDetected: true, TypeBlockedConnection: true, TypeDNSAnomaly: true, TypePolicyViolation: true,
+	event.TypeThreat: true, event.TypeBlocked: true, event.TypeDNS: true, event.TypePolicy: true,
 }
 
 func readFile(t *testing.T, path string) []byte {
@@ -44,16 +46,16 @@ func TestRealCCDC(t *testing.T) {
 	if n := countLines(data); len(res.Events) != n || res.Skipped != 0 || len(res.DNS) != 0 {
 		t.Fatalf("%d lines gave %d events, %d dns, %d skipped", n, len(res.Events), len(res.DNS), res.Skipped)
 	}
-	bySev := map[string]int{}
+	bySev := map[event.Severity]int{}
 	for i, e := range res.Events {
-		if e.Type != TypeThreatDetected || !severities[e.Severity] || e.Asset == "" || e.Asset == "unknown" ||
+		if e.Type != event.TypeThreat || !severities[e.Severity] || e.Asset == "" || e.Asset == "unknown" ||
 			e.Message == "" || e.Indicator == "" || e.Timestamp.IsZero() {
 			t.Errorf("event %d: %+v", i+1, e)
 		}
 		bySev[e.Severity]++
 	}
 	// Severity 1 in this slice is a mix of compromise and policy alerts.
-	if bySev[SeverityCritical] == 0 || bySev[SeverityHigh] == 0 || bySev[SeverityMedium] == 0 || bySev[SeverityLow] == 0 {
+	if bySev[event.Critical] == 0 || bySev[event.High] == 0 || bySev[event.Medium] == 0 || bySev[event.Low] == 0 {
 		t.Errorf("severity spread %v: want every level but info", bySev)
 	}
 	t.Logf("ccdc sample: %d events %v", len(res.Events), bySev)
@@ -75,9 +77,9 @@ func TestRealCCDCFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkResult(t, res)
-	bySev := map[string]int{}
+	bySev := map[event.Severity]int{}
 	for _, e := range res.Events {
-		if e.Type != TypeThreatDetected || e.Asset == "unknown" {
+		if e.Type != event.TypeThreat || e.Asset == "unknown" {
 			t.Errorf("%+v", e)
 		}
 		bySev[e.Severity]++
@@ -128,7 +130,7 @@ func TestRealStratosphere(t *testing.T) {
 	if len(res.Events) == 0 || len(res.DNS) == 0 {
 		t.Fatalf("got %d events and %d dns queries, want some of each", len(res.Events), len(res.DNS))
 	}
-	types, sevs, rcodes := map[string]int{}, map[string]int{}, map[string]int{}
+	types, sevs, rcodes := map[string]int{}, map[event.Severity]int{}, map[string]int{}
 	for _, e := range res.Events {
 		types[e.Type]++
 		sevs[e.Severity]++

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/mail"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"garrison/credential"
 	"garrison/store"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // Lifetimes of single-use tokens.
@@ -39,7 +38,7 @@ func (a *API) writeSession(w http.ResponseWriter, status int, u store.User, auth
 	if err != nil {
 		return err
 	}
-	p := sessionPayload{Token: s.Token, ExpiresAt: timestamp(s.ExpiresAt), User: newUserView(u)}
+	p := sessionPayload{Token: s.Token, ExpiresAt: timestamp.Format(s.ExpiresAt), User: newUserView(u)}
 	writeJSON(w, status, sessionBody{Success: true, sessionPayload: p, Data: p})
 	return nil
 }
@@ -48,32 +47,9 @@ type messageView struct {
 	Message string `json:"message"`
 }
 
-// validEmail accepts a bare address (no display name) of sane length.
-func validEmail(s string) bool {
-	if len(s) > 254 {
-		return false
-	}
-	addr, err := mail.ParseAddress(s)
-	return err == nil && addr.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
-}
-
-// validName accepts 1 to 100 characters of printable text.
-func validName(s string) bool {
-	n := utf8.RuneCountInString(s)
-	if n == 0 || n > 100 || strings.TrimSpace(s) != s {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func checkPassword(p *problems, field, password string) {
+func checkPassword(p *valid.Problems, field, password string) {
 	if msg := credential.PasswordProblem(password); msg != "" {
-		p.add(field, msg)
+		p.Add(field, msg)
 	}
 }
 
@@ -91,13 +67,13 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	req.Email = strings.ToLower(strings.TrimSpace(req.Email))
-	var p problems
-	p.check(validEmail(req.Email), "email", "must be a valid e-mail address")
+	var p valid.Problems
+	p.Check(valid.Email(req.Email), "email", "must be a valid e-mail address")
 	checkPassword(&p, "password", req.Password)
-	p.check(validName(req.Name), "name", "must be 1 to 100 printable characters")
-	p.check(req.Org == "" || validName(req.Org), "org", "must be 1 to 100 printable characters")
-	p.check(req.InviteToken == "" || req.Org == "", "org", "cannot be given with invite_token: the invite names the organization")
-	if err := p.err(); err != nil {
+	p.Check(valid.Name(req.Name), "name", "must be 1 to 100 printable characters")
+	p.Check(req.Org == "" || valid.Name(req.Org), "org", "must be 1 to 100 printable characters")
+	p.Check(req.InviteToken == "" || req.Org == "", "org", "cannot be given with invite_token: the invite names the organization")
+	if err := p.Err(); err != nil {
 		return err
 	}
 	orgName := req.Org
@@ -119,10 +95,8 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := a.Store.Register(r.Context(), account)
 	switch {
-	case errors.Is(err, store.ErrConflict):
-		return conflict("An account with this e-mail address already exists")
 	case errors.Is(err, store.ErrInvalidToken):
-		return invalid("invite_token", "is invalid, expired, already used, or for another e-mail address")
+		return valid.Field("invite_token", "is invalid, expired, already used, or for another e-mail address")
 	case err != nil:
 		return err
 	}
@@ -140,10 +114,10 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	var p problems
-	p.check(req.Email != "", "email", "is required")
-	p.check(req.Password != "", "password", "is required")
-	if err := p.err(); err != nil {
+	var p valid.Problems
+	p.Check(req.Email != "", "email", "is required")
+	p.Check(req.Password != "", "password", "is required")
+	if err := p.Err(); err != nil {
 		return err
 	}
 	// Guessing one account's password is throttled per address tried,
@@ -188,7 +162,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) logout(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil && !errors.Is(err, store.ErrConflict) {
+	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil && !errors.Is(err, store.ErrSessionEnded) {
 		return err
 	}
 	writeData(w, http.StatusOK, messageView{"Logged out"})
@@ -210,12 +184,8 @@ func (a *API) refresh(w http.ResponseWriter, r *http.Request) error {
 	if a.Now().After(p.AuthTime.Add(a.Sessions.MaxSession())) {
 		return Unauthorized(MsgTokenExpired)
 	}
-	err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt)
-	if errors.Is(err, store.ErrConflict) {
-		return Unauthorized(MsgTokenInvalidated) // refreshed concurrently
-	}
-	if err != nil {
-		return err
+	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil {
+		return err // ErrSessionEnded when refreshed concurrently
 	}
 	return a.writeSession(w, http.StatusOK, p.User, p.AuthTime)
 }
@@ -245,11 +215,11 @@ func (a *API) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	var p problems
-	p.check(req.CurrentPassword != "", "current_password", "is required")
+	var p valid.Problems
+	p.Check(req.CurrentPassword != "", "current_password", "is required")
 	checkPassword(&p, "new_password", req.NewPassword)
-	p.check(req.NewPassword != req.CurrentPassword, "new_password", "must differ from the current password")
-	if err := p.err(); err != nil {
+	p.Check(req.NewPassword != req.CurrentPassword, "new_password", "must differ from the current password")
+	if err := p.Err(); err != nil {
 		return err
 	}
 	user := principalFrom(r.Context()).User
@@ -258,7 +228,7 @@ func (a *API) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !ok {
-		return invalid("current_password", "is incorrect")
+		return valid.Field("current_password", "is incorrect")
 	}
 	hash, err := a.Passwords.Hash(r.Context(), req.NewPassword)
 	if err != nil {
@@ -286,8 +256,8 @@ func (a *API) resetRequest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email := strings.ToLower(strings.TrimSpace(req.Email))
-	if !validEmail(email) {
-		return invalid("email", "must be a valid e-mail address")
+	if !valid.Email(email) {
+		return valid.Field("email", "must be a valid e-mail address")
 	}
 	if err := a.Store.QueueResetRequest(r.Context(), email); err != nil {
 		return err
@@ -334,20 +304,20 @@ func (a *API) resetConfirm(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	var p problems
-	p.check(req.Token != "", "token", "is required")
+	var p valid.Problems
+	p.Check(req.Token != "", "token", "is required")
 	checkPassword(&p, "new_password", req.NewPassword)
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return err
 	}
 	// Refuse a bad token before hashing: anonymous callers get no free CPU.
 	tokenHash := credential.Hash(req.Token)
-	valid, err := a.Store.UserTokenValid(r.Context(), tokenHash, store.PurposeReset)
+	usable, err := a.Store.UserTokenValid(r.Context(), tokenHash, store.PurposeReset)
 	if err != nil {
 		return err
 	}
-	if !valid {
-		return invalid("token", "is invalid, expired or already used")
+	if !usable {
+		return valid.Field("token", "is invalid, expired or already used")
 	}
 	hash, err := a.Passwords.Hash(r.Context(), req.NewPassword)
 	if err != nil {
@@ -355,7 +325,7 @@ func (a *API) resetConfirm(w http.ResponseWriter, r *http.Request) error {
 	}
 	err = a.Store.ResetPassword(r.Context(), tokenHash, hash)
 	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
-		return invalid("token", "is invalid, expired or already used")
+		return valid.Field("token", "is invalid, expired or already used")
 	}
 	if err != nil {
 		return err
@@ -374,11 +344,11 @@ func (a *API) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req.Token == "" {
-		return invalid("token", "is required")
+		return valid.Field("token", "is required")
 	}
 	u, err := a.Store.VerifyEmail(r.Context(), credential.Hash(req.Token))
 	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
-		return invalid("token", "is invalid, expired or already used")
+		return valid.Field("token", "is invalid, expired or already used")
 	}
 	if err != nil {
 		return err

@@ -3,12 +3,13 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
 	"garrison/agents"
 	"garrison/store"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // AgentRuntime is what the API needs of the agents' runtime.
@@ -45,7 +46,7 @@ func (a *API) listAgents(w http.ResponseWriter, r *http.Request) error {
 		act := activity[ag.Slug]
 		v := agentView{Slug: ag.Slug, Name: ag.Name, Description: ag.Description, PlanTier: ag.Plan,
 			Available: ag.AllowedOn(p.Plan), Status: "idle", Queued: act.Queued, Running: act.Running,
-			LastExecutionAt: optTimestamp(act.LastRunAt), LastStatus: optString(act.LastStatus)}
+			LastExecutionAt: timestamp.Optional(act.LastRunAt), LastStatus: optString(act.LastStatus)}
 		switch {
 		case act.Running > 0:
 			v.Status = store.RunRunning
@@ -100,9 +101,9 @@ func (a *API) runAgent(w http.ResponseWriter, r *http.Request) error {
 	}
 	var slug string
 	if raw, ok := fields["agent"]; !ok {
-		return invalid("agent", "is required: one of "+strings.Join(agents.Slugs(), ", "))
+		return valid.Field("agent", "is required: one of "+strings.Join(agents.Slugs(), ", "))
 	} else if json.Unmarshal(raw, &slug) != nil {
-		return invalid("agent", "must be a string")
+		return valid.Field("agent", "must be a string")
 	}
 	ag, err := agentFor(slug, "agent")
 	if err != nil {
@@ -136,11 +137,11 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, 
 	if err := decodeJSON(body, params); err != nil {
 		return err
 	}
-	var bad problems
+	var bad valid.Problems
 	for _, pr := range params.Validate() {
-		bad.add(pr.Field, pr.Message)
+		bad.Add(pr.Field, pr.Message)
 	}
-	if err := bad.err(); err != nil {
+	if err := bad.Err(); err != nil {
 		return err
 	}
 	// A run on a ticket reads it: the caller must be able to see it.
@@ -168,7 +169,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, 
 		estimate = 1
 	}
 	writeData(w, http.StatusAccepted, runAccepted{AgentRunID: run.ID, Agent: run.Agent, Status: run.Status,
-		EstimatedCompletionSeconds: estimate, QueuedAt: timestamp(run.QueuedAt)})
+		EstimatedCompletionSeconds: estimate, QueuedAt: timestamp.Format(run.QueuedAt)})
 	return nil
 }
 
@@ -190,7 +191,7 @@ type runView struct {
 
 func newRunView(r store.AgentRun, withOutput bool) runView {
 	v := runView{AgentRunID: r.ID, Agent: r.Agent, Status: r.Status, Params: r.Params, RequestedBy: r.RequestedBy,
-		QueuedAt: timestamp(r.QueuedAt), StartedAt: optTimestamp(r.StartedAt), FinishedAt: optTimestamp(r.FinishedAt),
+		QueuedAt: timestamp.Format(r.QueuedAt), StartedAt: timestamp.Optional(r.StartedAt), FinishedAt: timestamp.Optional(r.FinishedAt),
 		DurationMS: r.DurationMS, OutputSummary: r.OutputSummary, Error: optString(r.Error), Recoveries: r.Recoveries,
 		Output: json.RawMessage("null")}
 	if withOutput && r.Output != nil {
@@ -250,9 +251,6 @@ func (a *API) cancelRun(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	run, err := a.Store.CancelRun(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), r.PathValue("run_id"))
-	if errors.Is(err, store.ErrConflict) {
-		return conflict("The run already ended with status " + run.Status + "; only queued and running runs can be cancelled")
-	}
 	if err != nil {
 		return err
 	}

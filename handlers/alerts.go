@@ -1,11 +1,11 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 
-	"garrison/alerting"
 	"garrison/store"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // alertEventsShown bounds the events listed with one alert.
@@ -31,11 +31,11 @@ type alertView struct {
 }
 
 func newAlertView(a store.Alert) alertView {
-	return alertView{ID: a.ID, Severity: alerting.Severities[a.Severity], Category: a.Category, Title: a.Title,
+	return alertView{ID: a.ID, Severity: a.Severity.String(), Category: a.Category, Title: a.Title,
 		AffectedAsset: a.Asset, Indicator: optString(a.Indicator), RecommendedAction: a.RecommendedAction, Status: a.Status,
-		EventCount: a.EventCount, FirstSeen: timestamp(a.FirstSeen), LastSeen: timestamp(a.LastSeen), Note: a.Note,
-		ResolvedAt: optTimestamp(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), CreatedAt: timestamp(a.CreatedAt),
-		UpdatedAt: timestamp(a.UpdatedAt)}
+		EventCount: a.EventCount, FirstSeen: timestamp.Format(a.FirstSeen), LastSeen: timestamp.Format(a.LastSeen), Note: a.Note,
+		ResolvedAt: timestamp.Optional(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), CreatedAt: timestamp.Format(a.CreatedAt),
+		UpdatedAt: timestamp.Format(a.UpdatedAt)}
 }
 
 type alertChangeView struct {
@@ -51,10 +51,10 @@ func (a *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	var p problems
+	var p valid.Problems
 	f := store.AlertFilter{Page: page, Status: q.Get("status"), Severities: parseSeverities(&p, q.Get("severity"))}
-	p.check(f.Status == "" || f.Status == store.AlertOpen || f.Status == store.AlertResolved, "status", "must be open or resolved")
-	if err := p.err(); err != nil {
+	p.Check(f.Status == "" || f.Status == store.AlertOpen || f.Status == store.AlertResolved, "status", "must be open or resolved")
+	if err := p.Err(); err != nil {
 		return err
 	}
 	alerts, total, err := a.Store.Alerts(r.Context(), principalFrom(r.Context()).OrgID, f)
@@ -93,7 +93,7 @@ func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
 		out.Events = append(out.Events, newEventView(e))
 	}
 	for _, c := range history {
-		out.History = append(out.History, alertChangeView{Status: c.Status, Note: c.Note, By: c.Actor, At: timestamp(c.At)})
+		out.History = append(out.History, alertChangeView{Status: c.Status, Note: c.Note, By: c.Actor, At: timestamp.Format(c.At)})
 	}
 	writeData(w, http.StatusOK, out)
 	return nil
@@ -117,17 +117,14 @@ func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	var p problems
-	p.check(req.Status == store.AlertOpen || req.Status == store.AlertResolved, "status", "must be open or resolved")
-	p.check(len(req.Note) <= 2000 && (req.Note == "" || validText(req.Note)), "note", "must be at most 2000 bytes of text")
-	if err := p.err(); err != nil {
+	var p valid.Problems
+	p.Check(req.Status == store.AlertOpen || req.Status == store.AlertResolved, "status", "must be open or resolved")
+	p.Check(len(req.Note) <= 2000 && (req.Note == "" || valid.Text(req.Note)), "note", "must be at most 2000 bytes of text")
+	if err := p.Err(); err != nil {
 		return err
 	}
 	pr := principalFrom(r.Context())
 	al, err := a.Store.SetAlertStatus(r.Context(), pr.OrgID, r.PathValue("id"), req.Status, req.Note, actor(pr))
-	if errors.Is(err, store.ErrConflict) {
-		return conflict("Another open alert already collects these events; update that one instead")
-	}
 	if err != nil {
 		return err
 	}

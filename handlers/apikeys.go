@@ -7,6 +7,8 @@ import (
 
 	"garrison/credential"
 	"garrison/store"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // maxKeyLifetime bounds expires_at; a key meant to outlive it has no expiry.
@@ -34,8 +36,8 @@ func (a *API) newAPIKeyView(k store.APIKey) apiKeyView {
 		status = "expired"
 	}
 	return apiKeyView{ID: k.ID, Name: k.Name, Scope: k.Scope, Prefix: k.Prefix, Status: status,
-		ExpiresAt: optTimestamp(k.ExpiresAt), RevokedAt: optTimestamp(k.RevokedAt),
-		LastUsedAt: optTimestamp(k.LastUsedAt), CreatedAt: timestamp(k.CreatedAt)}
+		ExpiresAt: timestamp.Optional(k.ExpiresAt), RevokedAt: timestamp.Optional(k.RevokedAt),
+		LastUsedAt: timestamp.Optional(k.LastUsedAt), CreatedAt: timestamp.Format(k.CreatedAt)}
 }
 
 func (a *API) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
@@ -70,25 +72,25 @@ type NewAPIKeySpec struct {
 
 // ParseAPIKeySpec validates a key's name, scope and optional RFC 3339 expiry.
 func ParseAPIKeySpec(name, scope string, expiresAt *string, now time.Time) (NewAPIKeySpec, error) {
-	var p problems
-	p.check(validName(name), "name", "must be 1 to 100 printable characters")
-	p.check(scope == store.ScopeRead || scope == store.ScopeWrite || scope == store.ScopeAdmin, "scope", "must be one of read, write, admin")
+	var p valid.Problems
+	p.Check(valid.Name(name), "name", "must be 1 to 100 printable characters")
+	p.Check(scope == store.ScopeRead || scope == store.ScopeWrite || scope == store.ScopeAdmin, "scope", "must be one of read, write, admin")
 	spec := NewAPIKeySpec{Name: name, Scope: scope}
 	if expiresAt != nil {
 		t, err := time.Parse(time.RFC3339, *expiresAt)
 		switch {
 		case err != nil:
-			p.add("expires_at", "must be an RFC 3339 timestamp")
+			p.Add("expires_at", "must be an RFC 3339 timestamp")
 		case !t.After(now):
-			p.add("expires_at", "must be in the future")
+			p.Add("expires_at", "must be in the future")
 		case t.After(now.Add(maxKeyLifetime)):
-			p.add("expires_at", "must be within ten years; omit it for a key that does not expire")
+			p.Add("expires_at", "must be within ten years; omit it for a key that does not expire")
 		default:
 			t = t.UTC()
 			spec.ExpiresAt = &t
 		}
 	}
-	return spec, p.err()
+	return spec, p.Err()
 }
 
 // CreateAPIKey makes a key for an organization and returns it with its secret.

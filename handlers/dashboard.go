@@ -12,10 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"garrison/alerting"
 	"garrison/blocklist"
 	"garrison/posture"
 	"garrison/store"
+
+	"garrison/event"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 const (
@@ -59,7 +62,7 @@ func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := statsView{ThreatsBlockedToday: today.ByType[alerting.TypeBlocked]}
+	v := statsView{ThreatsBlockedToday: today.ByType[event.TypeBlocked]}
 	for _, n := range open {
 		v.OpenAlerts += n
 	}
@@ -137,7 +140,7 @@ func (a *API) riskTimeline(w http.ResponseWriter, r *http.Request) error {
 	if v := r.URL.Query().Get("days"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxTimelineLen {
-			return invalid("days", "must be an integer from 1 to 365")
+			return valid.Field("days", "must be an integer from 1 to 365")
 		}
 		days = n
 	}
@@ -146,7 +149,7 @@ func (a *API) riskTimeline(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	byDay := map[time.Time][5]int{}
+	byDay := map[time.Time]event.Counts{}
 	for _, c := range counts {
 		byDay[c.Day] = c.BySeverity
 	}
@@ -154,11 +157,7 @@ func (a *API) riskTimeline(w http.ResponseWriter, r *http.Request) error {
 	for i := range points {
 		d := first.Add(time.Duration(i) * day)
 		sev := byDay[d]
-		p := timelinePoint{Date: d.Format(time.DateOnly), BySeverity: map[string]int{}, Risk: posture.DayRisk(sev)}
-		for s, name := range alerting.Severities {
-			p.BySeverity[name] = sev[s]
-			p.Events += sev[s]
-		}
+		p := timelinePoint{Date: d.Format(time.DateOnly), BySeverity: sev.ByName(), Risk: posture.DayRisk(sev), Events: sev.Total()}
 		points[i] = p
 	}
 	writeData(w, http.StatusOK, map[string]any{"days": days, "points": points})
@@ -194,17 +193,17 @@ func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	facts := map[string]any{
-		"period_start": timestamp(since), "period_end": timestamp(now), "events": newCountsView(c),
-		"alerts_raised": raised, "alerts_resolved": resolved, "open_critical_alerts": open[4], "open_high_alerts": open[3],
-		"top_asset": nil, "top_asset_since": timestamp(assetsSince), "top_indicator": nil,
+		"period_start": timestamp.Format(since), "period_end": timestamp.Format(now), "events": newCountsView(c),
+		"alerts_raised": raised, "alerts_resolved": resolved, "open_critical_alerts": open[event.Critical], "open_high_alerts": open[event.High],
+		"top_asset": nil, "top_asset_since": timestamp.Format(assetsSince), "top_indicator": nil,
 	}
 	var s []string
 	if c.Total == 0 {
 		s = append(s, fmt.Sprintf("No security events were recorded since %s.", since.Format("15:04 UTC on Jan 2")))
 	} else {
 		s = append(s, fmt.Sprintf("Since %s, %s recorded, %s of them high or critical.", since.Format("15:04 UTC on Jan 2"),
-			plural(c.Total, "security event was", "security events were"), plural(c.BySeverity[3]+c.BySeverity[4], "", "")))
-		if b := c.ByType[alerting.TypeBlocked]; b > 0 {
+			plural(c.Total, "security event was", "security events were"), plural(c.BySeverity.AtLeast(event.High), "", "")))
+		if b := c.ByType[event.TypeBlocked]; b > 0 {
 			s = append(s, fmt.Sprintf("%s blocked.", plural(b, "connection was", "connections were")))
 		}
 	}
@@ -218,8 +217,8 @@ func (a *API) dailySummary(w http.ResponseWriter, r *http.Request) error {
 		s = append(s, fmt.Sprintf("The busiest asset since %s was %s.", assetsSince.Format("Jan 2"), assets[0].Name))
 	}
 	s = append(s, fmt.Sprintf("%s raised and %s resolved.", plural(raised, "alert was", "alerts were"), plural(resolved, "was", "were")))
-	if open[4]+open[3] > 0 {
-		s = append(s, fmt.Sprintf("%s still open and need attention.", plural(open[4]+open[3], "high or critical alert is", "high or critical alerts are")))
+	if open.AtLeast(event.High) > 0 {
+		s = append(s, fmt.Sprintf("%s still open and need attention.", plural(open.AtLeast(event.High), "high or critical alert is", "high or critical alerts are")))
 	} else {
 		s = append(s, "No high or critical alert is open.")
 	}
@@ -352,12 +351,12 @@ func (a *API) networkHealth(w http.ResponseWriter, r *http.Request) error {
 	}
 	domains := make([]map[string]any, len(top))
 	for i, d := range top {
-		domains[i] = map[string]any{"domain": d.Domain, "category": d.Category, "queries": d.Count, "last_seen": timestamp(d.LastSeen)}
+		domains[i] = map[string]any{"domain": d.Domain, "category": d.Category, "queries": d.Count, "last_seen": timestamp.Format(d.LastSeen)}
 	}
 	srcs := make([]sourceView, len(sources))
 	reporting := 0
 	for i, s := range sources {
-		srcs[i] = sourceView{Source: s.Name, Events: s.Count, LastSeen: timestamp(s.LastSeen), Reporting: now.Sub(s.LastSeen) <= day}
+		srcs[i] = sourceView{Source: s.Name, Events: s.Count, LastSeen: timestamp.Format(s.LastSeen), Reporting: now.Sub(s.LastSeen) <= day}
 		if srcs[i].Reporting {
 			reporting++
 		}
@@ -370,7 +369,7 @@ func (a *API) networkHealth(w http.ResponseWriter, r *http.Request) error {
 		"protection": map[string]any{
 			"dns_filtering_active":    filtering,
 			"blocklist_domains":       a.Blocklist.Counts(),
-			"last_dns_query":          optTimestamp(last),
+			"last_dns_query":          timestamp.Optional(last),
 			"event_sources_reporting": reporting,
 			"event_sources":           srcs,
 		},

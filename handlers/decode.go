@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"garrison/valid"
 )
 
 // decode reads a JSON object body into dst strictly: JSON content type,
@@ -41,13 +43,13 @@ func readBodyAs(r *http.Request, mediaTypes ...string) ([]byte, error) {
 		if errors.As(err, &tooLarge) {
 			return nil, err
 		}
-		return nil, invalid("body", "could not be read")
+		return nil, valid.Field("body", "could not be read")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return []byte("{}"), nil
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !slices.Contains(mediaTypes, mt) {
-		return nil, invalid("Content-Type", "must be "+strings.Join(mediaTypes, " or "))
+		return nil, valid.Field("Content-Type", "must be "+strings.Join(mediaTypes, " or "))
 	}
 	return body, nil
 }
@@ -55,7 +57,7 @@ func readBodyAs(r *http.Request, mediaTypes ...string) ([]byte, error) {
 // decodeJSON is decode without the HTTP part; fuzzed directly.
 func decodeJSON(body []byte, dst any) error {
 	if !utf8.Valid(body) {
-		return invalid("body", "is not valid UTF-8")
+		return valid.Field("body", "is not valid UTF-8")
 	}
 	if err := checkKeys(body, reflect.TypeOf(dst), ""); err != nil {
 		return err
@@ -66,7 +68,7 @@ func decodeJSON(body []byte, dst any) error {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return invalid("body", "must contain a single JSON object")
+		return valid.Field("body", "must contain a single JSON object")
 	}
 	return nil
 }
@@ -77,18 +79,18 @@ func decodeError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntaxErr):
-		return invalid("body", fmt.Sprintf("is malformed JSON (at byte %d)", syntaxErr.Offset))
+		return valid.Field("body", fmt.Sprintf("is malformed JSON (at byte %d)", syntaxErr.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return invalid("body", "is malformed JSON (unexpected end)")
+		return valid.Field("body", "is malformed JSON (unexpected end)")
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
-			return invalid("body", "must be a JSON object")
+			return valid.Field("body", "must be a JSON object")
 		}
-		return invalid(typeErr.Field, "must be "+jsonKind(typeErr.Type))
+		return valid.Field(typeErr.Field, "must be "+jsonKind(typeErr.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "is not a known field")
+		return valid.Field(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "is not a known field")
 	}
-	return invalid("body", "is not a valid JSON object")
+	return valid.Field("body", "is not a valid JSON object")
 }
 
 func jsonKind(t reflect.Type) string {
@@ -157,7 +159,7 @@ func checkKeys(body []byte, t reflect.Type, path string) error {
 			ft, ok := fields[k]
 			name := joinPath(path, k)
 			if !ok {
-				return invalid(name, "is not a known field")
+				return valid.Field(name, "is not a known field")
 			}
 			if err := checkKeys(v, ft, name); err != nil {
 				return err

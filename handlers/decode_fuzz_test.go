@@ -3,10 +3,11 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"reflect"
 	"testing"
 	"unicode/utf8"
+
+	"garrison/valid"
 )
 
 type fuzzNested struct {
@@ -44,8 +45,8 @@ func FuzzDecodeJSON(f *testing.F) {
 		var dst fuzzBody
 		err := decodeJSON(body, &dst)
 		if err != nil {
-			var apiErr *Error
-			if !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest || apiErr.Code != CodeValidation || len(apiErr.Fields) == 0 {
+			var invalid *valid.Error
+			if !errors.As(err, &invalid) || len(invalid.Fields()) == 0 {
 				t.Fatalf("refusal is not a validation_error with fields: %v", err)
 			}
 			return

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"garrison/store"
+	"garrison/valid"
 )
 
 // dnsInput is one DNS query in the native webhook form.
@@ -43,13 +44,13 @@ func (a *API) decodeNative(r *http.Request) ([]store.NewEvent, []store.DNSQuery,
 		return nil, nil, err
 	}
 	if len(b.Events)+len(b.DNS) == 0 || len(b.Events)+len(b.DNS) > maxBatch {
-		return nil, nil, invalid("dns", fmt.Sprintf("with events must hold 1 to %d records", maxBatch))
+		return nil, nil, valid.Field("dns", fmt.Sprintf("with events must hold 1 to %d records", maxBatch))
 	}
-	var p problems
+	var p valid.Problems
 	now := a.Now()
 	events := make([]store.NewEvent, 0, len(b.Events))
 	for i, in := range b.Events {
-		if len(p.fields) >= maxReportedField {
+		if p.Full() {
 			break
 		}
 		if e, ok := validEvent(&p, fmt.Sprintf("events[%d].", i), in, "webhook:native", now); ok {
@@ -58,35 +59,35 @@ func (a *API) decodeNative(r *http.Request) ([]store.NewEvent, []store.DNSQuery,
 	}
 	queries := make([]store.DNSQuery, 0, len(b.DNS))
 	for i, in := range b.DNS {
-		if len(p.fields) >= maxReportedField {
+		if p.Full() {
 			break
 		}
 		if q, ok := a.validDNS(&p, fmt.Sprintf("dns[%d].", i), in, now); ok {
 			queries = append(queries, q)
 		}
 	}
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, nil, err
 	}
 	return events, queries, nil
 }
 
-func (a *API) validDNS(p *problems, prefix string, in dnsInput, now time.Time) (store.DNSQuery, bool) {
-	before := len(p.fields)
+func (a *API) validDNS(p *valid.Problems, prefix string, in dnsInput, now time.Time) (store.DNSQuery, bool) {
+	before := p.Len()
 	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
 	if err != nil {
-		p.add(prefix+"timestamp", "must be an RFC 3339 timestamp")
+		p.Add(prefix+"timestamp", "must be an RFC 3339 timestamp")
 	} else if problem := timestampProblem(ts, now); problem != "" {
-		p.add(prefix+"timestamp", problem)
+		p.Add(prefix+"timestamp", problem)
 	}
 	client, err := netip.ParseAddr(in.Client)
-	p.check(err == nil, prefix+"client", "must be an IP address")
+	p.Check(err == nil, prefix+"client", "must be an IP address")
 	domain := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(in.Domain)), ".")
 	_, isIP := netip.ParseAddr(domain)
-	p.check(isIP != nil && validAsset(domain), prefix+"domain", "must be a domain name")
-	p.check(len(in.QType) <= 16 && validLabelOrEmpty(in.QType), prefix+"qtype", "must be a record type such as A or AAAA")
-	p.check(len(in.RCode) <= 16 && validLabelOrEmpty(in.RCode), prefix+"rcode", "must be a response code such as NOERROR")
-	if len(p.fields) > before {
+	p.Check(isIP != nil && valid.Host(domain), prefix+"domain", "must be a domain name")
+	p.Check(len(in.QType) <= 16 && validLabelOrEmpty(in.QType), prefix+"qtype", "must be a record type such as A or AAAA")
+	p.Check(len(in.RCode) <= 16 && validLabelOrEmpty(in.RCode), prefix+"rcode", "must be a response code such as NOERROR")
+	if p.Len() > before {
 		return store.DNSQuery{}, false
 	}
 	category, _ := a.Blocklist.Match(domain)
@@ -94,4 +95,4 @@ func (a *API) validDNS(p *problems, prefix string, in dnsInput, now time.Time) (
 		QType: strings.ToUpper(in.QType), RCode: strings.ToUpper(in.RCode), Category: category}, true
 }
 
-func validLabelOrEmpty(s string) bool { return s == "" || validName(s) }
+func validLabelOrEmpty(s string) bool { return s == "" || valid.Name(s) }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"garrison/store"
+	"garrison/valid"
 )
 
 // Error codes of the error envelope.
@@ -24,7 +24,7 @@ const (
 	CodeTooLarge        = "payload_too_large"
 	CodeRateLimited     = "rate_limited"
 	CodeInternal        = "internal_error"
-	CodeUnavailable     = "service_unavailable"
+	CodeUnavailable     = "unavailable"
 	internalMessage     = "Internal server error"
 	notFoundMessage     = "Resource not found"
 	tooLargeMessage     = "Request body too large (limit 1 MiB; 16 MiB for event ingest)"
@@ -79,11 +79,27 @@ func notFound() error {
 	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: notFoundMessage}
 }
 
-// invalid is a validation_error naming one field.
-func invalid(field, problem string) error {
-	var p problems
-	p.add(field, problem)
-	return p.err()
+// answers maps the sentinel errors of the layers below to what the client
+// is told; the first that err wraps wins.
+var answers = []struct {
+	err    error
+	answer Error
+}{
+	{store.ErrNotFound, Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: notFoundMessage}},
+	{store.ErrEmailTaken, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "This e-mail address already has a Garrison account"}},
+	{store.ErrLastAdmin, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "The organization's last admin cannot be demoted or removed; promote another member first"}},
+	{store.ErrSessionEnded, Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: MsgTokenInvalidated}},
+	{store.ErrDuplicateKey, Error{Status: http.StatusConflict, Code: CodeConflict, Message: "The new key collided with another; try again"}},
+	{store.ErrAlertDuplicate, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "Another open alert already collects these events; update that one instead"}},
+	{store.ErrRunEnded, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "The run has already ended; only queued and running runs can be cancelled"}},
+	{store.ErrNoSuchAssignee, Error{Status: http.StatusBadRequest, Code: CodeValidation,
+		Message: "Invalid request: assignee must be the id of a user of this organization", Fields: []string{"assignee"}}},
+	{store.ErrInvalidToken, Error{Status: http.StatusBadRequest, Code: CodeValidation,
+		Message: "Invalid request: token is invalid, expired or already used", Fields: []string{"token"}}},
 }
 
 type errorBody struct {
@@ -93,23 +109,35 @@ type errorBody struct {
 	Fields  []string `json:"fields,omitempty"`
 }
 
-// writeError is the one place an error becomes a response. Errors the client
-// must not see in detail are logged with the request id and answered generically.
-func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+// answerFor is the client's view of err. Errors the client must not see in
+// detail become a generic 500.
+func answerFor(r *http.Request, err error) *Error {
 	var apiErr *Error
+	var invalid *valid.Error
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &apiErr):
-	case errors.Is(err, store.ErrNotFound):
-		apiErr = &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: notFoundMessage}
+		return apiErr
+	case errors.As(err, &invalid):
+		return &Error{Status: http.StatusBadRequest, Code: CodeValidation, Message: invalid.Error(), Fields: invalid.Fields()}
 	case errors.As(err, &tooLarge):
-		apiErr = &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: tooLargeMessage}
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: tooLargeMessage}
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client went away; nobody reads this response.
-		apiErr = &Error{Status: 499, Code: CodeInternal, Message: "Request cancelled"}
-	default:
-		apiErr = &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: internalMessage, Cause: err}
+		return &Error{Status: 499, Code: CodeInternal, Message: "Request cancelled"}
 	}
+	for _, a := range answers {
+		if errors.Is(err, a.err) {
+			answer := a.answer
+			return &answer
+		}
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: internalMessage, Cause: err}
+}
+
+// writeError is the one place an error becomes a response.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	apiErr := answerFor(r, err)
 	if apiErr.Status >= 500 {
 		log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "err", err)
@@ -117,42 +145,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if apiErr.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="garrison"`)
 	}
-	if apiErr.Code == CodeValidation && apiErr.Fields == nil {
-		apiErr.Fields = []string{}
+	fields := apiErr.Fields
+	if apiErr.Code == CodeValidation && fields == nil {
+		fields = []string{}
 	}
-	writeJSON(w, apiErr.Status, errorBody{Error: apiErr.Message, Code: apiErr.Code, Fields: apiErr.Fields})
-}
-
-// problems collects invalid fields and says what is wrong with each.
-type problems struct {
-	fields []string
-	msgs   []string
-	seen   map[string]bool
-}
-
-func (p *problems) add(field, problem string) {
-	if p.seen[field] {
-		return // the first problem with a field is the one worth reporting
-	}
-	if p.seen == nil {
-		p.seen = map[string]bool{}
-	}
-	p.seen[field] = true
-	p.fields = append(p.fields, field)
-	p.msgs = append(p.msgs, field+" "+problem)
-}
-
-// check adds the problem when ok is false.
-func (p *problems) check(ok bool, field, problem string) {
-	if !ok {
-		p.add(field, problem)
-	}
-}
-
-func (p *problems) err() error {
-	if len(p.fields) == 0 {
-		return nil
-	}
-	return &Error{Status: http.StatusBadRequest, Code: CodeValidation,
-		Message: "Invalid request: " + strings.Join(p.msgs, "; "), Fields: p.fields}
+	writeJSON(w, apiErr.Status, errorBody{Error: apiErr.Message, Code: apiErr.Code, Fields: fields})
 }

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"time"
 
-	"garrison/alerting"
 	"garrison/eve"
 	"garrison/store"
+	"garrison/valid"
 )
 
 // eveContentTypes are the media types a Suricata forwarder may send.
@@ -30,27 +30,27 @@ func (a *API) decodeEVE(r *http.Request) ([]store.NewEvent, []store.DNSQuery, er
 			Fields:  []string{fmt.Sprintf("line %d", lineErr.Line)}}
 	}
 	if err != nil {
-		return nil, nil, invalid("body", err.Error())
+		return nil, nil, valid.Field("body", err.Error())
 	}
 	now := a.Now()
 	events := make([]store.NewEvent, len(res.Events))
 	for i, e := range res.Events {
 		if problem := timestampProblem(e.Timestamp, now); problem != "" {
-			return nil, nil, invalid("body", fmt.Sprintf("holds an EVE record whose timestamp %s %s; nothing was stored",
+			return nil, nil, valid.Field("body", fmt.Sprintf("holds an EVE record whose timestamp %s %s; nothing was stored",
 				e.Timestamp.Format(time.RFC3339), problem))
 		}
 		details, err := json.Marshal(e.Details)
 		if err != nil {
-			return nil, nil, invalid("body", "holds a record whose details cannot be stored")
+			return nil, nil, valid.Field("body", "holds a record whose details cannot be stored")
 		}
 		category, _ := e.Details["category"].(string)
-		events[i] = store.NewEvent{Type: e.Type, Severity: alerting.SeverityIndex(e.Severity), Timestamp: e.Timestamp,
+		events[i] = store.NewEvent{Type: e.Type, Severity: e.Severity, Timestamp: e.Timestamp,
 			Source: sourceSuricata, Asset: e.Asset, Message: e.Message, Indicator: e.Indicator, Category: category, Details: details}
 	}
 	dns := make([]store.DNSQuery, len(res.DNS))
 	for i, q := range res.DNS {
 		if problem := timestampProblem(q.Timestamp, now); problem != "" {
-			return nil, nil, invalid("body", fmt.Sprintf("holds an EVE DNS record whose timestamp %s %s; nothing was stored",
+			return nil, nil, valid.Field("body", fmt.Sprintf("holds an EVE DNS record whose timestamp %s %s; nothing was stored",
 				q.Timestamp.Format(time.RFC3339), problem))
 		}
 		category, _ := a.Blocklist.Match(q.Domain)

@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"garrison/alerting"
 	"garrison/store"
+
+	"garrison/event"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // Ingest bounds.
@@ -50,7 +52,7 @@ func (a *API) decodeEvents(r *http.Request, defaultSource string) ([]store.NewEv
 
 func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, error) {
 	if !utf8.Valid(body) {
-		return nil, invalid("body", "is not valid UTF-8")
+		return nil, valid.Field("body", "is not valid UTF-8")
 	}
 	// One validating pass over the body; after it, the cheap byte walks of
 	// eventscan.go can split and read it.
@@ -65,15 +67,15 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 	prefix := func(int) string { return "" }
 	if batch {
 		if len(raws) == 0 || len(raws) > maxBatch {
-			return nil, invalid("events", fmt.Sprintf("must hold 1 to %d events (got %d)", maxBatch, len(raws)))
+			return nil, valid.Field("events", fmt.Sprintf("must hold 1 to %d events (got %d)", maxBatch, len(raws)))
 		}
 		prefix = func(i int) string { return fmt.Sprintf("events[%d].", i) }
 	}
-	var p problems
+	var p valid.Problems
 	out := make([]store.NewEvent, 0, len(raws))
 	now := a.Now()
 	for i, raw := range raws {
-		if len(p.fields) >= maxReportedField {
+		if p.Full() {
 			break
 		}
 		in, err := scanEvent(raw, prefix(i))
@@ -84,7 +86,7 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 			out = append(out, e)
 		}
 	}
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -95,7 +97,7 @@ func (a *API) parseEvents(body []byte, defaultSource string) ([]store.NewEvent, 
 func splitEvents(body []byte) (raws [][]byte, batch bool, err error) {
 	i := skipSpace(body, 0)
 	if body[i] != '{' {
-		return nil, false, invalid("body", "must be a JSON object")
+		return nil, false, valid.Field("body", "must be a JSON object")
 	}
 	var events []byte
 	var others []string
@@ -123,10 +125,10 @@ func splitEvents(body []byte) (raws [][]byte, batch bool, err error) {
 		return [][]byte{body}, false, nil
 	}
 	if len(others) > 0 {
-		return nil, true, invalid(others[0], "is not a known field beside events")
+		return nil, true, valid.Field(others[0], "is not a known field beside events")
 	}
 	if events[0] != '[' {
-		return nil, true, invalid("events", "must be an array of event objects")
+		return nil, true, valid.Field("events", "must be an array of event objects")
 	}
 	for j := 1; ; {
 		j = skipSpace(events, j)
@@ -143,30 +145,30 @@ func splitEvents(body []byte) (raws [][]byte, batch bool, err error) {
 	}
 }
 
-func validEvent(p *problems, prefix string, in eventInput, defaultSource string, now time.Time) (store.NewEvent, bool) {
-	before := len(p.fields)
-	sev := alerting.SeverityIndex(in.Severity)
-	p.check(slices.Contains(alerting.Types, in.Type), prefix+"type", "must be one of "+strings.Join(alerting.Types, ", "))
-	p.check(sev >= 0, prefix+"severity", "must be one of "+strings.Join(alerting.Severities, ", "))
+func validEvent(p *valid.Problems, prefix string, in eventInput, defaultSource string, now time.Time) (store.NewEvent, bool) {
+	before := p.Len()
+	sev, sevOK := event.ParseSeverity(in.Severity)
+	p.Check(slices.Contains(event.Types, in.Type), prefix+"type", "must be one of "+strings.Join(event.Types, ", "))
+	p.Check(sevOK, prefix+"severity", "must be one of "+strings.Join(event.SeverityNames(), ", "))
 	ts, err := time.Parse(time.RFC3339Nano, in.Timestamp)
 	if err != nil {
-		p.add(prefix+"timestamp", "must be an RFC 3339 timestamp")
+		p.Add(prefix+"timestamp", "must be an RFC 3339 timestamp")
 	} else if problem := timestampProblem(ts, now); problem != "" {
-		p.add(prefix+"timestamp", problem)
+		p.Add(prefix+"timestamp", problem)
 	}
 	if in.Source == "" {
 		in.Source = defaultSource
 	}
-	p.check(validLabel(in.Source, maxSourceLen), prefix+"source", "must be 1 to 100 printable characters")
-	p.check(validAsset(in.Asset), prefix+"asset", "must be a host name or an IP address")
-	p.check(in.Message != "" && len(in.Message) <= maxMessageLen && utf8.ValidString(in.Message), prefix+"message", "must be 1 to 4096 bytes of text")
-	p.check(len(in.Indicator) <= maxIndicatorLen, prefix+"indicator", "must be at most 512 bytes")
+	p.Check(valid.Label(in.Source, maxSourceLen), prefix+"source", "must be 1 to 100 printable characters")
+	p.Check(valid.Host(in.Asset), prefix+"asset", "must be a host name or an IP address")
+	p.Check(in.Message != "" && len(in.Message) <= maxMessageLen && utf8.ValidString(in.Message), prefix+"message", "must be 1 to 4096 bytes of text")
+	p.Check(len(in.Indicator) <= maxIndicatorLen, prefix+"indicator", "must be at most 512 bytes")
 	var details []byte
 	if d := bytes.TrimSpace(in.Details); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
-		p.check(d[0] == '{' && len(d) <= maxDetailsLen, prefix+"details", "must be a JSON object of at most 16 KiB")
+		p.Check(d[0] == '{' && len(d) <= maxDetailsLen, prefix+"details", "must be a JSON object of at most 16 KiB")
 		details = d
 	}
-	if len(p.fields) > before {
+	if p.Len() > before {
 		return store.NewEvent{}, false
 	}
 	return store.NewEvent{Type: in.Type, Severity: sev, Timestamp: ts.UTC(), Source: in.Source, Asset: strings.ToLower(in.Asset),
@@ -182,32 +184,6 @@ func timestampProblem(ts, now time.Time) string {
 		return "is before the year 2000"
 	}
 	return ""
-}
-
-// validAsset accepts an IP address or a host name.
-func validAsset(s string) bool {
-	if _, err := netip.ParseAddr(s); err == nil {
-		return true
-	}
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	for _, label := range strings.Split(s, ".") {
-		if label == "" || len(label) > 63 {
-			return false
-		}
-		for _, c := range []byte(label) {
-			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// validLabel accepts 1 to n bytes of printable text.
-func validLabel(s string, n int) bool {
-	return len(s) <= n && validName(s)
 }
 
 type ingestView struct {
@@ -254,21 +230,21 @@ func newEventView(e store.Event) eventView {
 	if details == nil {
 		details = json.RawMessage("null")
 	}
-	return eventView{ID: e.ID, Type: e.Type, Severity: alerting.Severities[e.Severity], Timestamp: timestamp(e.Timestamp),
+	return eventView{ID: e.ID, Type: e.Type, Severity: e.Severity.String(), Timestamp: timestamp.Format(e.Timestamp),
 		Source: e.Source, Asset: e.Asset, Message: e.Message, Indicator: optString(e.Indicator), Details: details,
-		AlertID: optString(e.AlertID), ReceivedAt: timestamp(e.ReceivedAt)}
+		AlertID: optString(e.AlertID), ReceivedAt: timestamp.Format(e.ReceivedAt)}
 }
 
 // parseSeverities reads a comma list of severity names.
-func parseSeverities(p *problems, v string) []int {
+func parseSeverities(p *valid.Problems, v string) []event.Severity {
 	if v == "" {
 		return nil
 	}
-	var out []int
+	var out []event.Severity
 	for _, name := range strings.Split(v, ",") {
-		i := alerting.SeverityIndex(strings.TrimSpace(name))
-		if i < 0 {
-			p.add("severity", "must be a comma list of "+strings.Join(alerting.Severities, ", "))
+		i, ok := event.ParseSeverity(strings.TrimSpace(name))
+		if !ok {
+			p.Add("severity", "must be a comma list of "+strings.Join(event.SeverityNames(), ", "))
 			return nil
 		}
 		out = append(out, i)
@@ -276,13 +252,13 @@ func parseSeverities(p *problems, v string) []int {
 	return out
 }
 
-func parseTime(p *problems, field, v string) *time.Time {
+func parseTime(p *valid.Problems, field, v string) *time.Time {
 	if v == "" {
 		return nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		p.add(field, "must be an RFC 3339 timestamp")
+		p.Add(field, "must be an RFC 3339 timestamp")
 		return nil
 	}
 	return &t
@@ -294,13 +270,13 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	var p problems
+	var p valid.Problems
 	f := store.EventFilter{Page: page, Severities: parseSeverities(&p, q.Get("severity"))}
 	if v := q.Get("type"); v != "" {
 		for _, t := range strings.Split(v, ",") {
 			t = strings.TrimSpace(t)
-			if !slices.Contains(alerting.Types, t) {
-				p.add("type", "must be a comma list of "+strings.Join(alerting.Types, ", "))
+			if !slices.Contains(event.Types, t) {
+				p.Add("type", "must be a comma list of "+strings.Join(event.Types, ", "))
 				break
 			}
 			f.Types = append(f.Types, t)
@@ -313,23 +289,23 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 		f.To = &end
 	}
 	if f.From != nil && f.To != nil && f.From.After(*f.To) {
-		p.add("from", "must not be after to")
+		p.Add("from", "must not be after to")
 	}
 	switch q.Get("sort") {
 	case "", "timestamp":
 	case "severity":
 		f.SortBySeverity = true
 	default:
-		p.add("sort", "must be timestamp or severity")
+		p.Add("sort", "must be timestamp or severity")
 	}
 	switch q.Get("order") {
 	case "", "desc":
 	case "asc":
 		f.Ascending = true
 	default:
-		p.add("order", "must be asc or desc")
+		p.Add("order", "must be asc or desc")
 	}
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return err
 	}
 	events, total, err := a.Store.Events(r.Context(), principalFrom(r.Context()).OrgID, f)

@@ -3,6 +3,8 @@ package handlers
 import (
 	"encoding/json"
 	"strings"
+
+	"garrison/valid"
 )
 
 // scanEvent reads one event object in a single pass over its bytes: the
@@ -17,7 +19,7 @@ func scanEvent(raw []byte, prefix string) (eventInput, error) {
 		if name == "" {
 			name = "body"
 		}
-		return in, invalid(name, "must be an event object")
+		return in, valid.Field(name, "must be an event object")
 	}
 	i++
 	for {
@@ -56,14 +58,14 @@ func scanEvent(raw []byte, prefix string) (eventInput, error) {
 			in.Details = value
 			continue
 		default:
-			return in, invalid(prefix+key, "is not a known field")
+			return in, valid.Field(prefix+key, "is not a known field")
 		}
 		switch value[0] {
 		case '"':
 			*dst = jsonString(value)
 		case 'n': // null leaves the field as it was, as encoding/json does
 		default:
-			return in, invalid(prefix+key, "must be a string")
+			return in, valid.Field(prefix+key, "must be a string")
 		}
 	}
 }

@@ -2,13 +2,14 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"garrison/credential"
 	"garrison/store"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 const inviteTTL = 7 * 24 * time.Hour
@@ -41,8 +42,8 @@ func (a *API) newInviteView(inv store.Invite) inviteView {
 	case !a.Now().Before(inv.ExpiresAt):
 		status = "expired"
 	}
-	return inviteView{ID: inv.ID, Email: inv.Email, Role: inv.Role, Status: status, ExpiresAt: timestamp(inv.ExpiresAt),
-		AcceptedAt: optTimestamp(inv.AcceptedAt), CreatedAt: timestamp(inv.CreatedAt)}
+	return inviteView{ID: inv.ID, Email: inv.Email, Role: inv.Role, Status: status, ExpiresAt: timestamp.Format(inv.ExpiresAt),
+		AcceptedAt: timestamp.Optional(inv.AcceptedAt), CreatedAt: timestamp.Format(inv.CreatedAt)}
 }
 
 type inviteRequest struct {
@@ -61,10 +62,10 @@ func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
 	if req.Role == "" {
 		req.Role = store.RoleMember
 	}
-	var p problems
-	p.check(validEmail(req.Email), "email", "must be a valid e-mail address")
-	p.check(validRole(req.Role), "role", "must be admin or member")
-	if err := p.err(); err != nil {
+	var p valid.Problems
+	p.Check(valid.Email(req.Email), "email", "must be a valid e-mail address")
+	p.Check(validRole(req.Role), "role", "must be admin or member")
+	if err := p.Err(); err != nil {
 		return err
 	}
 	pr := principalFrom(r.Context())
@@ -79,9 +80,6 @@ func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
 	inv, err := a.Store.CreateInvite(r.Context(), store.Invite{OrgID: pr.OrgID, Email: req.Email, Role: req.Role,
 		TokenHash: hash, InvitedBy: pr.User.ID, ExpiresAt: a.Now().Add(inviteTTL)},
 		a.inviteMail(req.Email, org.Name, req.Role, token))
-	if errors.Is(err, store.ErrConflict) {
-		return conflict("This e-mail address already has a Garrison account")
-	}
 	if err != nil {
 		return err
 	}
@@ -136,12 +134,9 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !validRole(req.Role) {
-		return invalid("role", "must be admin or member")
+		return valid.Field("role", "must be admin or member")
 	}
 	u, err := a.Store.SetMemberRole(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), req.Role)
-	if errors.Is(err, store.ErrLastAdmin) {
-		return conflict("The organization's last admin cannot be demoted; promote another member first")
-	}
 	if err != nil {
 		return err
 	}
@@ -152,9 +147,6 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	err := a.Store.DeleteMember(r.Context(), principalFrom(r.Context()).OrgID, id)
-	if errors.Is(err, store.ErrLastAdmin) {
-		return conflict("The organization's last admin cannot be removed; promote another member first")
-	}
 	if err != nil {
 		return err
 	}

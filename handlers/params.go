@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"garrison/store"
+	"garrison/valid"
 )
 
 // List sizes: decisions.md.
@@ -17,17 +18,17 @@ const (
 // validation_error; limit is clamped to maxLimit.
 func parsePage(r *http.Request) (store.Page, error) {
 	q := r.URL.Query()
-	var p problems
+	var p valid.Problems
 	page := store.Page{Limit: defaultLimit}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		p.check(err == nil && n >= 0, "limit", "must be a non-negative integer")
+		p.Check(err == nil && n >= 0, "limit", "must be a non-negative integer")
 		page.Limit = min(n, maxLimit)
 	}
 	if v := q.Get("offset"); v != "" {
 		n, err := strconv.Atoi(v)
-		p.check(err == nil && n >= 0, "offset", "must be a non-negative integer")
+		p.Check(err == nil && n >= 0, "offset", "must be a non-negative integer")
 		page.Offset = n
 	}
-	return page, p.err()
+	return page, p.Err()
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"garrison/store"
-	"garrison/wire"
 )
 
 type dataBody struct {
@@ -59,10 +58,3 @@ func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page)
 	}
 	writeJSON(w, http.StatusOK, listBody{Success: true, Data: items, Pagination: pg})
 }
-
-// The API's formats (package wire), under the short names used here.
-var (
-	timestamp    = wire.Timestamp
-	optTimestamp = wire.OptTimestamp
-	validText    = wire.ValidText
-)

@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"time"
 
-	"garrison/alerting"
 	"garrison/store"
+
+	"garrison/event"
+	"garrison/timestamp"
 )
 
 type threatView struct {
@@ -33,8 +35,8 @@ func (a *API) listThreats(w http.ResponseWriter, r *http.Request) error {
 		if assets == nil {
 			assets = []string{}
 		}
-		views[i] = threatView{Indicator: t.Indicator, Type: t.Type, Severity: alerting.Severities[t.MaxSeverity], Count: t.Count,
-			AffectedAssets: assets, FirstSeen: timestamp(t.FirstSeen), LastSeen: timestamp(t.LastSeen)}
+		views[i] = threatView{Indicator: t.Indicator, Type: t.Type, Severity: t.MaxSeverity.String(), Count: t.Count,
+			AffectedAssets: assets, FirstSeen: timestamp.Format(t.FirstSeen), LastSeen: timestamp.Format(t.LastSeen)}
 	}
 	writeList(w, views, total, page)
 	return nil
@@ -47,11 +49,8 @@ type countsView struct {
 }
 
 func newCountsView(c store.EventCounts) countsView {
-	v := countsView{Total: c.Total, BySeverity: map[string]int{}, ByType: map[string]int{}}
-	for i, name := range alerting.Severities {
-		v.BySeverity[name] = c.BySeverity[i]
-	}
-	for _, t := range alerting.Types {
+	v := countsView{Total: c.Total, BySeverity: c.BySeverity.ByName(), ByType: map[string]int{}}
+	for _, t := range event.Types {
 		v.ByType[t] = c.ByType[t]
 	}
 	return v

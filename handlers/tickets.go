@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
 
 	"garrison/agents"
 	"garrison/store"
+	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // ticketPriority is the priority of a ticket whose submitter gives none.
@@ -50,8 +51,8 @@ type ticketView struct {
 func newTicketView(t store.Ticket) ticketView {
 	v := ticketView{ID: t.ID, Subject: t.Subject, Description: t.Description, Priority: t.Priority, Status: t.Status,
 		Assignee: optString(t.Assignee), CreatedBy: t.CreatedBy, AITriage: t.Triage, AIResolutionSteps: t.ResolutionSteps,
-		TriageStatus: "pending", TriageRunID: optString(t.TriageRunID), CreatedAt: timestamp(t.CreatedAt),
-		UpdatedAt: timestamp(t.UpdatedAt), ResolvedAt: optTimestamp(t.ResolvedAt)}
+		TriageStatus: "pending", TriageRunID: optString(t.TriageRunID), CreatedAt: timestamp.Format(t.CreatedAt),
+		UpdatedAt: timestamp.Format(t.UpdatedAt), ResolvedAt: timestamp.Optional(t.ResolvedAt)}
 	switch {
 	case t.Triage != nil:
 		v.TriageStatus = "completed"
@@ -137,13 +138,13 @@ func (a *API) submitTicket(w http.ResponseWriter, r *http.Request) error {
 	if req.Priority == "" {
 		req.Priority = ticketPriority
 	}
-	var p problems
-	p.check(req.Subject != "" && len(req.Subject) <= store.MaxTicketSubject && validText(req.Subject) && !strings.Contains(req.Subject, "\n"),
+	var p valid.Problems
+	p.Check(req.Subject != "" && len(req.Subject) <= store.MaxTicketSubject && valid.Text(req.Subject) && !strings.Contains(req.Subject, "\n"),
 		"subject", "is required: one line of at most 200 bytes")
-	p.check(strings.TrimSpace(req.Description) != "" && len(req.Description) <= store.MaxTicketText && validText(req.Description),
+	p.Check(strings.TrimSpace(req.Description) != "" && len(req.Description) <= store.MaxTicketText && valid.Text(req.Description),
 		"description", "is required: text of at most 10000 bytes")
-	p.check(slices.Contains(store.TicketPriorities, req.Priority), "priority", "must be low, medium or high")
-	if err := p.err(); err != nil {
+	p.Check(slices.Contains(store.TicketPriorities, req.Priority), "priority", "must be low, medium or high")
+	if err := p.Err(); err != nil {
 		return err
 	}
 	pr := principalFrom(r.Context())
@@ -169,7 +170,7 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 	pr := principalFrom(r.Context())
 	f := store.TicketFilter{Page: page, Status: r.URL.Query().Get("status"), VisibleTo: ticketViewer(pr)}
 	if f.Status != "" && !slices.Contains(store.TicketStatuses, f.Status) {
-		return invalid("status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
+		return valid.Field("status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
 	}
 	tickets, total, err := a.Store.Tickets(r.Context(), pr.OrgID, f)
 	if err != nil {
@@ -207,13 +208,13 @@ func (a *API) writeTicketDetail(w http.ResponseWriter, r *http.Request, t store.
 	v := ticketDetailView{ticketView: newTicketView(t), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
 		EscalationLog: []escalationView{}}
 	for _, m := range msgs {
-		v.Thread = append(v.Thread, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp(m.At)})
+		v.Thread = append(v.Thread, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp.Format(m.At)})
 	}
 	for _, c := range changes {
-		v.StatusHistory = append(v.StatusHistory, ticketChangeView{c.Field, optString(c.OldValue), optString(c.NewValue), c.Actor, c.Note, timestamp(c.At)})
+		v.StatusHistory = append(v.StatusHistory, ticketChangeView{c.Field, optString(c.OldValue), optString(c.NewValue), c.Actor, c.Note, timestamp.Format(c.At)})
 	}
 	for _, e := range escalations {
-		v.EscalationLog = append(v.EscalationLog, escalationView{e.Reason, e.Confidence, e.Actor, timestamp(e.At)})
+		v.EscalationLog = append(v.EscalationLog, escalationView{e.Reason, e.Confidence, e.Actor, timestamp.Format(e.At)})
 	}
 	writeData(w, http.StatusOK, v)
 	return nil
@@ -231,23 +232,23 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	var p problems
+	var p valid.Problems
 	u := store.TicketUpdate{Status: req.Status, Priority: req.Priority, Note: req.Note}
 	if req.Assignee != nil {
 		var assignee string
 		if !bytes.Equal(req.Assignee, []byte("null")) && json.Unmarshal(req.Assignee, &assignee) != nil {
-			p.add("assignee", "must be a user id or null")
+			p.Add("assignee", "must be a user id or null")
 		}
 		u.Assignee = &assignee
 	}
-	p.check(req.Status == nil || slices.Contains(store.TicketStatuses, *req.Status), "status",
+	p.Check(req.Status == nil || slices.Contains(store.TicketStatuses, *req.Status), "status",
 		"must be one of "+strings.Join(store.TicketStatuses, ", "))
-	p.check(req.Priority == nil || slices.Contains(store.TicketPriorities, *req.Priority), "priority", "must be low, medium or high")
-	p.check(len(req.Note) <= 2000 && validText(req.Note), "note", "must be at most 2000 bytes of text")
+	p.Check(req.Priority == nil || slices.Contains(store.TicketPriorities, *req.Priority), "priority", "must be low, medium or high")
+	p.Check(len(req.Note) <= 2000 && valid.Text(req.Note), "note", "must be at most 2000 bytes of text")
 	if req.Status == nil && req.Priority == nil && req.Assignee == nil {
-		p.add("status", "or priority or assignee is required")
+		p.Add("status", "or priority or assignee is required")
 	}
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return err
 	}
 	pr := principalFrom(r.Context())
@@ -274,9 +275,6 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	t, err := a.Store.UpdateTicket(r.Context(), pr.OrgID, r.PathValue("id"), u)
-	if errors.Is(err, store.ErrNoSuchAssignee) {
-		return invalid("assignee", "must be the id of a user of this organization")
-	}
 	if err != nil {
 		return err
 	}
@@ -292,8 +290,8 @@ func (a *API) addTicketMessage(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if strings.TrimSpace(req.Body) == "" || len(req.Body) > store.MaxTicketText || !validText(req.Body) {
-		return invalid("body", "is required: text of at most 10000 bytes")
+	if strings.TrimSpace(req.Body) == "" || len(req.Body) > store.MaxTicketText || !valid.Text(req.Body) {
+		return valid.Field("body", "is required: text of at most 10000 bytes")
 	}
 	t, err := a.visibleTicket(r)
 	if err != nil {
@@ -307,7 +305,7 @@ func (a *API) addTicketMessage(w http.ResponseWriter, r *http.Request) error {
 	if err := a.Store.AddTicketMessage(r.Context(), pr.OrgID, t.ID, m); err != nil {
 		return err
 	}
-	writeData(w, http.StatusCreated, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp(a.Now())})
+	writeData(w, http.StatusCreated, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp.Format(a.Now())})
 	return nil
 }
 
@@ -340,7 +338,7 @@ func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
 	}
 	views := make([]notificationView, len(list))
 	for i, n := range list {
-		views[i] = notificationView{n.ID, n.Kind, n.Title, n.Body, n.Ref, n.Audience, timestamp(n.CreatedAt)}
+		views[i] = notificationView{n.ID, n.Kind, n.Title, n.Body, n.Ref, n.Audience, timestamp.Format(n.CreatedAt)}
 	}
 	writeList(w, views, total, page)
 	return nil

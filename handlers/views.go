@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"garrison/store"
+	"garrison/timestamp"
 )
 
 // userView is a user as the API shows it: never the hash or token_version.
@@ -20,8 +21,8 @@ type userView struct {
 
 func newUserView(u store.User) userView {
 	return userView{ID: u.ID, Email: u.Email, Name: u.Name, Role: u.Role, Org: u.OrgName, OrgID: u.OrgID,
-		Plan: u.Plan, EmailVerified: u.EmailVerifiedAt != nil, VerifiedAt: optTimestamp(u.EmailVerifiedAt),
-		CreatedAt: timestamp(u.CreatedAt)}
+		Plan: u.Plan, EmailVerified: u.EmailVerifiedAt != nil, VerifiedAt: timestamp.Optional(u.EmailVerifiedAt),
+		CreatedAt: timestamp.Format(u.CreatedAt)}
 }
 
 type orgView struct {
@@ -33,5 +34,5 @@ type orgView struct {
 }
 
 func newOrgView(o store.Org) orgView {
-	return orgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Members: o.Members, CreatedAt: timestamp(o.CreatedAt)}
+	return orgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Members: o.Members, CreatedAt: timestamp.Format(o.CreatedAt)}
 }

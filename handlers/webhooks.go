@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"garrison/store"
+	"garrison/valid"
 )
 
 // Webhook sources.
@@ -24,7 +25,7 @@ func (a *API) webhook(w http.ResponseWriter, r *http.Request) error {
 	case sourceSuricata:
 		events, dns, err = a.decodeEVE(r)
 	default:
-		return invalid("source", "must be native or suricata")
+		return valid.Field("source", "must be native or suricata")
 	}
 	if err != nil {
 		return err

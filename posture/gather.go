@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"garrison/store"
+
+	"garrison/event"
 )
 
 const day = 24 * time.Hour
@@ -20,7 +22,7 @@ func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (
 	if f.Week, err = st.CountEventsSince(ctx, orgID, now.Add(-7*day)); err != nil {
 		return f, err
 	}
-	f.HighEvents7d = f.Week.BySeverity[3] + f.Week.BySeverity[4]
+	f.HighEvents7d = f.Week.BySeverity.AtLeast(event.High)
 	if f.Identity, err = st.IdentityFacts(ctx, orgID, now); err != nil {
 		return f, err
 	}
@@ -33,8 +35,9 @@ func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (
 
 // DayRisk maps a day's events by severity to 0..100: severity-weighted
 // counts, saturating (docs/api.md).
-func DayRisk(bySeverity [5]int) int {
-	weighted := 10*float64(bySeverity[4]) + 5*float64(bySeverity[3]) + 2*float64(bySeverity[2]) + 0.5*float64(bySeverity[1])
+func DayRisk(bySeverity event.Counts) int {
+	weighted := 10*float64(bySeverity[event.Critical]) + 5*float64(bySeverity[event.High]) +
+		2*float64(bySeverity[event.Medium]) + 0.5*float64(bySeverity[event.Low])
 	return int(math.Round(100 * (1 - math.Exp(-weighted/50))))
 }
 

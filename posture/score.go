@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"garrison/store"
-	"garrison/wire"
+
+	"garrison/event"
+	"garrison/timestamp"
 )
 
 // Sub-score weights of the security score; a sub-score that cannot be
@@ -46,7 +48,7 @@ type Score struct {
 
 // Facts is everything the score is computed from.
 type Facts struct {
-	OpenAlerts   [5]int
+	OpenAlerts   event.Counts
 	Week         store.EventCounts // the last seven days, whole hours
 	HighEvents7d int
 	Identity     store.IdentityFacts
@@ -77,11 +79,10 @@ func Compute(f Facts) Score {
 	subs := map[string]*SubScore{}
 
 	th := &SubScore{}
-	sevNames := []string{"info", "low", "medium", "high", "critical"}
-	perOpen := []int{0, 1, 3, 10, 25}
-	for sev := 4; sev >= 1; sev-- {
-		th.penalise("open_"+sevNames[sev]+"_alerts", f.OpenAlerts[sev], min(60, f.OpenAlerts[sev]*perOpen[sev]),
-			fmt.Sprintf("each open %s alert costs %d", sevNames[sev], perOpen[sev]))
+	perOpen := event.Counts{event.Low: 1, event.Medium: 3, event.High: 10, event.Critical: 25}
+	for sev := event.Critical; sev >= event.Low; sev-- {
+		th.penalise("open_"+sev.String()+"_alerts", f.OpenAlerts[sev], min(60, f.OpenAlerts[sev]*perOpen[sev]),
+			fmt.Sprintf("each open %s alert costs %d", sev, perOpen[sev]))
 	}
 	th.penalise("high_or_critical_events_7d", f.HighEvents7d, min(20, f.HighEvents7d/10),
 		"one point per ten high or critical events in the last seven days, at most 20")
@@ -138,7 +139,7 @@ func Compute(f Facts) Score {
 	if weights > 0 {
 		total = int(math.Round(weighted / weights))
 	}
-	return Score{Score: total, Grade: grade(total), SubScores: subs, Computed: wire.Timestamp(f.Now),
+	return Score{Score: total, Grade: grade(total), SubScores: subs, Computed: timestamp.Format(f.Now),
 		Formula: "Each sub-score starts at 100 and loses the penalties of its inputs (floored at 0). The score is the weighted " +
 			"mean of the assessed sub-scores (threats 35%, vulnerabilities 20%, compliance 15%, identity 15%, network 15%), " +
 			"re-weighted over those assessed."}

@@ -267,7 +267,7 @@ func (sc RunScope) where() (string, []any) {
 }
 
 // CancelRun cancels a queued or running run in scope and returns it. A run
-// that already ended is ErrConflict, with the run. A cancelled triage run
+// that already ended is ErrRunEnded, with the run. A cancelled triage run
 // sends its ticket to the human queue.
 func (s *Store) CancelRun(ctx context.Context, sc RunScope, id string) (AgentRun, error) {
 	now := ms(s.now())
@@ -290,7 +290,7 @@ func (s *Store) CancelRun(ctx context.Context, sc RunScope, id string) (AgentRun
 	}
 	run, err := s.Run(ctx, sc, id)
 	if err == nil && run.Status != RunCancelled {
-		return run, ErrConflict
+		return run, ErrRunEnded
 	}
 	return run, err
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"garrison/alerting"
+
+	"garrison/event"
 )
 
 // alertMemory is what ingest needs to decide alerts without writing
@@ -24,7 +26,7 @@ type alertMemory struct {
 // window's lower-severity events so far, or what a batch adds to one.
 type windowStat struct {
 	n, first, last int64
-	sev            int
+	sev            event.Severity
 }
 
 func (w *windowStat) add(o windowStat) {
@@ -85,10 +87,10 @@ func (o *orgAlertMemory) window(ctx context.Context, q *sql.Stmt, orgID string, 
 	var w windowStat
 	var first, last, sev sql.NullInt64
 	end := k.window + int64(alerting.BurstWindow.Milliseconds())
-	if err := q.QueryRowContext(ctx, orgID, k.asset, k.window, end, k.typ, alerting.SeverityHigh).Scan(&w.n, &first, &last, &sev); err != nil {
+	if err := q.QueryRowContext(ctx, orgID, k.asset, k.window, end, k.typ, event.High).Scan(&w.n, &first, &last, &sev); err != nil {
 		return windowStat{}, fmt.Errorf("recount burst window: %w", err)
 	}
-	w.first, w.last, w.sev = first.Int64, last.Int64, int(sev.Int64)
+	w.first, w.last, w.sev = first.Int64, last.Int64, event.Severity(sev.Int64)
 	o.windows[k] = w // what is committed: safe to keep even if this ingest fails
 	return w, nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"garrison/event"
 )
 
 // Alert statuses.
@@ -17,7 +19,7 @@ const (
 // Alert is a distillation of events that needs a human.
 type Alert struct {
 	ID                string
-	Severity          int
+	Severity          event.Severity
 	Category          string
 	Title             string
 	Asset             string
@@ -45,7 +47,7 @@ type AlertChange struct {
 // AlertFilter selects alerts.
 type AlertFilter struct {
 	Status     string
-	Severities []int
+	Severities []event.Severity
 	Page       Page
 }
 
@@ -142,7 +144,7 @@ func (s *Store) AlertHistory(ctx context.Context, orgID, id string) ([]AlertChan
 
 // SetAlertStatus resolves or reopens an alert, recording who, when and why.
 // Reopening while another alert with the same fingerprint is open is
-// ErrConflict: new events already go to that one.
+// ErrAlertDuplicate: new events already go to that one.
 func (s *Store) SetAlertStatus(ctx context.Context, orgID, id, status, note, actor string) (Alert, error) {
 	if err := s.setAlertStatus(ctx, orgID, id, status, note, actor); err != nil {
 		return Alert{}, err
@@ -166,7 +168,7 @@ func (s *Store) setAlertStatus(ctx context.Context, orgID, id, status, note, act
 			WHERE id = ? AND org_id = ? RETURNING fingerprint`, status, note, resolvedAt, resolvedBy, now, id, orgID).Scan(&fingerprint)
 		switch {
 		case isUniqueViolation(err):
-			return ErrConflict
+			return ErrAlertDuplicate
 		case errors.Is(err, sql.ErrNoRows):
 			return ErrNotFound
 		case err != nil:

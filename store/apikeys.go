@@ -38,7 +38,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.OrgID, k.Name, k.Scope, k.Hash, k.Prefix,
 			nullString(k.CreatedBy), nullMS(k.ExpiresAt), ms(now))
 		if isUniqueViolation(err) {
-			return ErrConflict
+			return ErrDuplicateKey
 		}
 		if err != nil {
 			return fmt.Errorf("create api key: %w", err)

@@ -8,10 +8,30 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// Sentinel errors: the only errors callers are meant to test for.
+// The store's sentinel errors, all of them: the only errors callers are
+// meant to test for. handlers.writeError maps each to its answer.
 var (
+	// ErrNotFound: no such row in the caller's organization.
 	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
+	// ErrEmailTaken: another account already has the e-mail address.
+	ErrEmailTaken = errors.New("e-mail address already has an account")
+	// ErrInvalidToken: a reset, verification or invite token that is unknown,
+	// used, expired or voided.
+	ErrInvalidToken = errors.New("invalid or expired token")
+	// ErrLastAdmin: the change would leave an organization without an admin.
+	ErrLastAdmin = errors.New("an organization must keep at least one admin")
+	// ErrSessionEnded: the session token was revoked already (a concurrent
+	// refresh or logout).
+	ErrSessionEnded = errors.New("session already ended")
+	// ErrDuplicateKey: a new API key collided with a stored one.
+	ErrDuplicateKey = errors.New("api key already exists")
+	// ErrAlertDuplicate: reopening the alert would give its fingerprint two
+	// open alerts.
+	ErrAlertDuplicate = errors.New("another open alert has the same fingerprint")
+	// ErrRunEnded: the agent run already finished and cannot be cancelled.
+	ErrRunEnded = errors.New("agent run already ended")
+	// ErrNoSuchAssignee: the assignee is not a user of the organization.
+	ErrNoSuchAssignee = errors.New("assignee is not a member of the organization")
 )
 
 // isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY constraint

@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"garrison/alerting"
 	"strings"
 	"time"
+
+	"garrison/alerting"
+
+	"garrison/event"
 )
 
 // Event is a stored security event.
@@ -14,7 +17,7 @@ type Event struct {
 	ID         string
 	OrgID      string
 	Type       string
-	Severity   int
+	Severity   event.Severity
 	Timestamp  time.Time
 	Source     string
 	Asset      string
@@ -27,7 +30,7 @@ type Event struct {
 
 // EventFilter selects events. From and To are inclusive; nil is open.
 type EventFilter struct {
-	Severities     []int
+	Severities     []event.Severity
 	Types          []string
 	From, To       *time.Time
 	SortBySeverity bool
@@ -42,7 +45,7 @@ var eventColumns = fmt.Sprintf(`id, org_id, type, severity, ts, source, asset, m
 	COALESCE(alert_id, (SELECT w.alert_id FROM alert_windows w WHERE w.org_id = events.org_id AND w.asset = events.asset
 		AND w.type = events.type AND w.window = events.ts - (events.ts %% %[1]d + %[1]d) %% %[1]d
 		AND events.severity < %[2]d AND events.seq <= w.upto_seq), ''), received_at`,
-	alerting.BurstWindow.Milliseconds(), alerting.SeverityHigh)
+	alerting.BurstWindow.Milliseconds(), event.High)
 
 func scanEvents(rows *sql.Rows) ([]Event, error) {
 	defer rows.Close()
@@ -209,7 +212,7 @@ func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit in
 				AND e.ts >= w.window AND e.ts < w.window + ?4
 			WHERE w.alert_id = ?1 AND w.org_id = ?2 AND e.type = w.type AND e.severity < ?5
 				AND e.alert_id IS NULL AND e.seq <= w.upto_seq)
-		ORDER BY ts DESC LIMIT ?3`, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), alerting.SeverityHigh)
+		ORDER BY ts DESC LIMIT ?3`, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), event.High)
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}

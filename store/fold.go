@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"garrison/event"
 )
 
 // The fold keeps the data derived from events (hourly, asset, indicator and
@@ -147,7 +149,7 @@ func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (int64, error) {
 type foldedEvent struct {
 	seq, ts                                   int64
 	org, typ, source, asset, indicator, alert string
-	sev                                       int
+	sev                                       event.Severity
 }
 
 // span is the count, time range and worst severity of some events, and
@@ -169,7 +171,7 @@ type (
 		org  string
 		hour int64
 		typ  string
-		sev  int
+		sev  event.Severity
 	}
 	orgKey   struct{ org, name string }
 	assetDay struct {

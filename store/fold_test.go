@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"garrison/event"
 )
 
 // The fold's tests run on the real schema.
@@ -294,7 +296,7 @@ func TestFoldUnderConcurrentIngest(t *testing.T) {
 		wg.Go(func() {
 			for i := range 10 {
 				batch := lows(7, fmt.Sprintf("ws-%d", i%3), start.Add(time.Duration(w*i)*time.Second))
-				batch = append(batch, NewEvent{Type: "threat_detected", Severity: 3 + i%2, Timestamp: start.Add(time.Duration(i) * time.Minute),
+				batch = append(batch, NewEvent{Type: "threat_detected", Severity: event.High + event.Severity(i%2), Timestamp: start.Add(time.Duration(i) * time.Minute),
 					Source: "ids", Asset: "db-1", Message: "Exploit attempt", Indicator: "sig-" + fmt.Sprint(i%2)})
 				if _, err := s.Ingest(context.Background(), "org_a", batch, nil); err != nil {
 					t.Error(err)

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"garrison/alerting"
+
+	"garrison/event"
 )
 
-// NewEvent is one security event to ingest. Severity is 0 (info) to 4 (critical).
+// NewEvent is one security event to ingest.
 type NewEvent struct {
 	Type      string
-	Severity  int
+	Severity  event.Severity
 	Timestamp time.Time
 	Source    string
 	Asset     string

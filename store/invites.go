@@ -18,7 +18,7 @@ func (s *Store) CreateInvite(ctx context.Context, inv Invite, m Mail) (Invite, e
 			return fmt.Errorf("check invitee: %w", err)
 		}
 		if member {
-			return ErrConflict
+			return ErrEmailTaken
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO invites (id, org_id, email, role, token_hash, invited_by, expires_at, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, inv.ID, inv.OrgID, inv.Email, inv.Role, inv.TokenHash,

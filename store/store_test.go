@@ -102,7 +102,7 @@ func TestRevokeSessionOnce(t *testing.T) {
 	if err := s.RevokeSession(context.Background(), "j", exp); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RevokeSession(context.Background(), "j", exp); !errors.Is(err, ErrConflict) {
+	if err := s.RevokeSession(context.Background(), "j", exp); !errors.Is(err, ErrSessionEnded) {
 		t.Fatalf("second revocation: %v", err)
 	}
 }

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"garrison/event"
 )
 
 // Threat is the events sharing one indicator.
 type Threat struct {
 	Indicator   string
 	Type        string
-	MaxSeverity int
+	MaxSeverity event.Severity
 	Count       int
 	FirstSeen   time.Time
 	LastSeen    time.Time
@@ -65,7 +67,7 @@ type Tally struct {
 // EventCounts holds event counts by severity (index) and by type.
 type EventCounts struct {
 	Total      int
-	BySeverity [5]int
+	BySeverity event.Counts
 	ByType     map[string]int
 }
 
@@ -83,7 +85,8 @@ func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.T
 	defer rows.Close()
 	for rows.Next() {
 		var typ string
-		var sev, n int
+		var sev event.Severity
+		var n int
 		if err := rows.Scan(&typ, &sev, &n); err != nil {
 			return c, fmt.Errorf("count events: %w", err)
 		}
@@ -97,7 +100,7 @@ func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.T
 // DailyCount is one day of events by severity.
 type DailyCount struct {
 	Day        time.Time
-	BySeverity [5]int
+	BySeverity event.Counts
 }
 
 // DailyCounts returns per-day severity counts from the day holding since;
@@ -115,7 +118,8 @@ func (s *Store) DailyCounts(ctx context.Context, orgID string, since time.Time) 
 	var out []DailyCount
 	for rows.Next() {
 		var day int64
-		var sev, n int
+		var sev event.Severity
+		var n int
 		if err := rows.Scan(&day, &sev, &n); err != nil {
 			return nil, fmt.Errorf("daily counts: %w", err)
 		}
@@ -160,18 +164,19 @@ func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally
 }
 
 // OpenAlertCounts returns open alerts by severity (index).
-func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) ([5]int, error) {
+func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) (event.Counts, error) {
 	if err := s.settle(ctx); err != nil {
-		return [5]int{}, err
+		return event.Counts{}, err
 	}
-	var out [5]int
+	var out event.Counts
 	rows, err := s.reader.QueryContext(ctx, `SELECT severity, n FROM alert_counts WHERE org_id = ? AND status = 'open'`, orgID)
 	if err != nil {
 		return out, fmt.Errorf("open alerts: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var sev, n int
+		var sev event.Severity
+		var n int
 		if err := rows.Scan(&sev, &n); err != nil {
 			return out, fmt.Errorf("open alerts: %w", err)
 		}

@@ -420,9 +420,6 @@ func (s *Store) UpdateTicket(ctx context.Context, orgID, id string, u TicketUpda
 	return s.Ticket(ctx, orgID, id)
 }
 
-// ErrNoSuchAssignee: the assignee is not a user of the organization.
-var ErrNoSuchAssignee = errors.New("assignee is not a member of the organization")
-
 // AddTicketMessage appends a message to the organization's ticket.
 func (s *Store) AddTicketMessage(ctx context.Context, orgID, id string, m TicketMessage) error {
 	now := ms(s.now())

@@ -1,17 +1,7 @@
 package store
 
 import (
-	"errors"
 	"time"
-)
-
-// More sentinel errors, for rules the store enforces inside its transactions.
-var (
-	// ErrInvalidToken: a reset, verification or invite token that is unknown,
-	// used, expired or voided.
-	ErrInvalidToken = errors.New("invalid or expired token")
-	// ErrLastAdmin: the change would leave an organization without an admin.
-	ErrLastAdmin = errors.New("an organization must keep at least one admin")
 )
 
 // Plans, roles and API-key scopes.

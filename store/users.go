@@ -42,7 +42,7 @@ func scanUser(row interface{ Scan(...any) error }, extra ...any) (User, error) {
 
 // Register creates a user. Without an invite it also creates the organization,
 // whose first user is its admin. The verification token and its mail are
-// written in the same transaction. A taken e-mail is ErrConflict; a bad
+// written in the same transaction. A taken e-mail is ErrEmailTaken; a bad
 // invite is ErrInvalidToken.
 func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 	now := s.now()
@@ -54,7 +54,7 @@ func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 			return fmt.Errorf("check e-mail: %w", err)
 		}
 		if exists {
-			return ErrConflict
+			return ErrEmailTaken
 		}
 		orgID, role := "", RoleAdmin
 		if a.InviteHash != nil {
@@ -82,7 +82,7 @@ func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, role, a.PasswordHash, ms(now)); err != nil {
 			if isUniqueViolation(err) {
-				return ErrConflict
+				return ErrEmailTaken
 			}
 			return fmt.Errorf("create user: %w", err)
 		}
@@ -150,13 +150,13 @@ func (s *Store) EndSessions(ctx context.Context, userID string) error {
 }
 
 // RevokeSession denylists one session token until it would have expired.
-// A token revoked already is ErrConflict, so two concurrent refreshes of one
+// A token revoked already is ErrSessionEnded, so two concurrent refreshes of one
 // token cannot both succeed.
 func (s *Store) RevokeSession(ctx context.Context, jti string, expires time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, ms(expires))
 		if err := expectOne(res, err, "revoke session"); errors.Is(err, ErrNotFound) {
-			return ErrConflict
+			return ErrSessionEnded
 		} else if err != nil {
 			return err
 		}
@@ -179,12 +179,12 @@ func expectOne(res sql.Result, err error, what string) error {
 	return nil
 }
 
-// ChangeEmail gives a user a new address; one another user has is ErrConflict.
+// ChangeEmail gives a user a new address; one another user has is ErrEmailTaken.
 func (s *Store) ChangeEmail(ctx context.Context, userID, email string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET email = ? WHERE id = ?`, normalizeEmail(email), userID)
 		if isUniqueViolation(err) {
-			return ErrConflict
+			return ErrEmailTaken
 		}
 		return expectOne(res, err, "change e-mail")
 	})

@@ -1,0 +1,82 @@
+package valid
+
+import (
+	"net/mail"
+	"net/netip"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text accepts UTF-8 text without control characters other than newlines
+// and tabs: what notes, descriptions and messages may hold.
+func Text(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxName is the longest name, in characters.
+const MaxName = 100
+
+// Name accepts 1 to MaxName printable characters without surrounding
+// space: names of people, organizations, keys and sources.
+func Name(s string) bool { return Label(s, MaxName) }
+
+// Label accepts 1 to n printable characters (and at most 4n bytes) without
+// surrounding space.
+func Label(s string, n int) bool {
+	if s == "" || len(s) > 4*n || strings.TrimSpace(s) != s || !utf8.ValidString(s) {
+		return false
+	}
+	count := 0
+	for _, r := range s {
+		if count++; count > n || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Email accepts a bare address (no display name) of sane length whose
+// domain has a dot.
+func Email(s string) bool {
+	if len(s) > 254 {
+		return false
+	}
+	addr, err := mail.ParseAddress(s)
+	return err == nil && addr.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+}
+
+// Host accepts an IP address or a host name: labels of letters, digits,
+// '-' and '_', at most 63 bytes each and 253 in all.
+func Host(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	return DomainName(s)
+}
+
+// DomainName accepts a host name (not an IP address literal check: see Host).
+func DomainName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, c := range []byte(label) {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
