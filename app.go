@@ -14,6 +14,7 @@ import (
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/handlers"
+	"garrison/ingest"
 	"garrison/llm"
 	"garrison/ratelimit"
 	"garrison/store"
@@ -82,20 +83,22 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				narrator = model
 			}
 			a.api = handlers.New(handlers.Deps{
-				Store:       st,
-				Log:         log,
-				Now:         opts.now,
-				Auth:        &authenticator{store: st, jwt: codec, now: opts.now, log: log},
-				Sessions:    codec,
-				Passwords:   credential.NewHasher(opts.passwordIterations),
-				BaseURL:     cfg.baseURL,
-				DefaultPlan: cfg.defaultPlan,
-				MailQueued:  a.mailer.Notify,
-				Limits:      a.limits,
-				Blocklist:   blocked,
-				OpenAPI:     openAPIDocument,
-				Agents:      a.runner,
-				Narrator:    narrator,
+				Store:          st,
+				Log:            log,
+				Now:            opts.now,
+				Auth:           &authenticator{store: st, jwt: codec, now: opts.now, log: log},
+				Sessions:       codec,
+				Passwords:      credential.NewHasher(opts.passwordIterations),
+				BaseURL:        cfg.baseURL,
+				DefaultPlan:    cfg.defaultPlan,
+				MailQueued:     a.mailer.Notify,
+				Limits:         a.limits,
+				Blocklist:      blocked,
+				OpenAPI:        openAPIDocument,
+				Agents:         a.runner,
+				Narrator:       narrator,
+				Ingest:         ingest.New(st, opts.now, blocked),
+				IngestInflight: cfg.ingestInflight,
 			})
 			a.mailer.prepare = a.api.ProcessResetRequests
 			a.handler = a.api.Handler()

@@ -7,9 +7,11 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"garrison/handlers"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -41,6 +43,7 @@ type config struct {
 	llmModel        string
 	llmAPIKey       string // from GARRISON_LLM_API_KEY only: flags show in ps
 	llmTimeout      time.Duration
+	ingestInflight  int64 // bytes
 }
 
 // envName is the environment variable of a flag: --jwt-ttl is GARRISON_JWT_TTL.
@@ -121,6 +124,8 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		"(empty: deterministic agent summaries only; key in GARRISON_LLM_API_KEY)")
 	fs.StringVar(&c.llmModel, "llm-model", "", "model name to ask at --llm-url")
 	fs.DurationVar(&c.llmTimeout, "llm-timeout", 30*time.Second, "how long one model answer may take before the deterministic text is used")
+	inflight := fs.String("ingest-inflight", "64MiB", "most bytes of ingest bodies held at once; past it ingest answers 503 with Retry-After "+
+		"(a size such as 64MiB, 1GiB or 500000)")
 	limits := fs.String("limits", "", "rate-limit overrides, a comma list of name=N/window with names "+
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
 	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")
@@ -128,6 +133,9 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		return config{}, err
 	}
 	var err error
+	if c.ingestInflight, err = parseSize(*inflight); err != nil {
+		return config{}, fmt.Errorf("--ingest-inflight: %w", err)
+	}
 	if c.limits, err = ratelimit.ParseLimits(*limits); err != nil {
 		return config{}, err
 	}
@@ -171,6 +179,9 @@ func (c config) validate() error {
 	if c.agentWorkers < 1 || c.agentWorkers > 16 {
 		problems = append(problems, "--agent-workers must be from 1 to 16")
 	}
+	if c.ingestInflight < handlers.MaxIngestBodyBytes {
+		problems = append(problems, "--ingest-inflight must be at least 16MiB, the size of one ingest body")
+	}
 	if c.agentTimeout <= 0 || c.llmTimeout <= 0 {
 		problems = append(problems, "--agent-timeout and --llm-timeout must be positive")
 	}
@@ -186,4 +197,25 @@ func (c config) validate() error {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// parseSize reads a byte count: a whole number with an optional KiB, MiB or
+// GiB suffix.
+func parseSize(v string) (int64, error) {
+	units := []struct {
+		suffix string
+		factor int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	factor := int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, factor = n, u.factor
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/factor {
+		return 0, fmt.Errorf("%q is not a size such as 64MiB", v)
+	}
+	return n * factor, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"garrison/posture"
 	"garrison/store"
+	"garrison/valid"
 
 	"garrison/event"
 )
@@ -24,7 +25,9 @@ type promptOnly struct {
 	Prompt string `json:"prompt"`
 }
 
-func (p *promptOnly) Validate() []Problem { return checkText(nil, "prompt", p.Prompt, promptLimit) }
+func (p *promptOnly) Validate(problems *valid.Problems) {
+	checkText(problems, "prompt", p.Prompt, promptLimit)
+}
 
 const day = 24 * time.Hour
 

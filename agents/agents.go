@@ -26,15 +26,9 @@ type Agent struct {
 	analyze     func(ctx context.Context, env *Env, run store.AgentRun, p Params) (Report, error)
 }
 
-// Params are an agent's request parameters. Validate names each bad field.
+// Params are an agent's request parameters. Validate records each bad field.
 type Params interface {
-	Validate() []Problem
-}
-
-// Problem is one invalid parameter.
-type Problem struct {
-	Field   string
-	Message string
+	Validate(p *valid.Problems)
 }
 
 // NewParams returns an empty parameter value to decode a request into.
@@ -91,9 +85,6 @@ func Slugs() []string {
 const promptLimit = 4000
 
 // checkText validates an optional free-text field.
-func checkText(problems []Problem, field, v string, limit int) []Problem {
-	if len(v) > limit || !valid.Text(v) {
-		return append(problems, Problem{field, "must be text of at most " + strconv.Itoa(limit) + " bytes"})
-	}
-	return problems
+func checkText(p *valid.Problems, field, v string, limit int) {
+	p.Check(len(v) <= limit && valid.Text(v), field, "must be text of at most "+strconv.Itoa(limit)+" bytes")
 }

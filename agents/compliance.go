@@ -9,6 +9,7 @@ import (
 
 	"garrison/posture"
 	"garrison/store"
+	"garrison/valid"
 )
 
 var complianceAgent = Agent{
@@ -27,12 +28,9 @@ type complianceParams struct {
 	Framework string `json:"framework"`
 }
 
-func (p *complianceParams) Validate() []Problem {
-	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
-	if p.Framework != "" && !slices.Contains(frameworks, p.Framework) {
-		problems = append(problems, Problem{"framework", "must be one of " + strings.Join(frameworks, ", ")})
-	}
-	return problems
+func (p *complianceParams) Validate(problems *valid.Problems) {
+	checkText(problems, "prompt", p.Prompt, promptLimit)
+	problems.Check(p.Framework == "" || slices.Contains(frameworks, p.Framework), "framework", "must be one of "+strings.Join(frameworks, ", "))
 }
 
 // controlCheck is one control the organization's data can evidence.

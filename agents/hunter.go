@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"garrison/store"
+	"garrison/valid"
 )
 
 var mspHunter = Agent{
@@ -26,13 +27,10 @@ type hunterParams struct {
 	Region   string `json:"region"`
 }
 
-func (p *hunterParams) Validate() []Problem {
-	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
-	problems = checkText(problems, "region", p.Region, 100)
-	if p.Vertical != "" && !slices.Contains(verticals, p.Vertical) {
-		problems = append(problems, Problem{"vertical", "must be one of " + strings.Join(verticals, ", ")})
-	}
-	return problems
+func (p *hunterParams) Validate(problems *valid.Problems) {
+	checkText(problems, "prompt", p.Prompt, promptLimit)
+	checkText(problems, "region", p.Region, 100)
+	problems.Check(p.Vertical == "" || slices.Contains(verticals, p.Vertical), "vertical", "must be one of "+strings.Join(verticals, ", "))
 }
 
 // regulatedVerticals carry compliance obligations, the strongest MSP buying signal.

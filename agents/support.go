@@ -10,6 +10,7 @@ import (
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/triage"
+	"garrison/valid"
 )
 
 // TechSupportSlug is the agent that triages submitted tickets.
@@ -34,15 +35,13 @@ type supportParams struct {
 // check the caller may see it.
 func (p *supportParams) TicketRef() string { return p.TicketID }
 
-func (p *supportParams) Validate() []Problem {
-	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
-	problems = checkText(problems, "subject", p.Subject, store.MaxTicketSubject)
-	problems = checkText(problems, "description", p.Description, store.MaxTicketText)
-	problems = checkText(problems, "ticket_id", p.TicketID, 64)
-	if p.TicketID == "" && strings.TrimSpace(p.Prompt+p.Subject+p.Description) == "" {
-		problems = append(problems, Problem{"ticket_id", "or a prompt, subject or description is required"})
-	}
-	return problems
+func (p *supportParams) Validate(problems *valid.Problems) {
+	checkText(problems, "prompt", p.Prompt, promptLimit)
+	checkText(problems, "subject", p.Subject, store.MaxTicketSubject)
+	checkText(problems, "description", p.Description, store.MaxTicketText)
+	checkText(problems, "ticket_id", p.TicketID, 64)
+	problems.Check(p.TicketID != "" || strings.TrimSpace(p.Prompt+p.Subject+p.Description) != "",
+		"ticket_id", "or a prompt, subject or description is required")
 }
 
 // triageTicket classifies the problem. With a ticket_id it triages that

@@ -12,6 +12,7 @@ import (
 
 	"garrison/attack"
 	"garrison/store"
+	"garrison/valid"
 
 	"garrison/event"
 	"garrison/timestamp"
@@ -64,16 +65,15 @@ func targetKind(t string) string {
 	return ""
 }
 
-func (p *threatParams) Validate() []Problem {
+func (p *threatParams) Validate(problems *valid.Problems) {
 	p.Target = strings.TrimSpace(p.Target)
-	problems := checkText(nil, "prompt", p.Prompt, promptLimit)
+	checkText(problems, "prompt", p.Prompt, promptLimit)
 	switch {
 	case p.Target == "":
-		problems = append(problems, Problem{"target", "is required: a domain, IP address, file hash, CVE id or vendor"})
+		problems.Add("target", "is required: a domain, IP address, file hash, CVE id or vendor")
 	case targetKind(p.Target) == "":
-		problems = append(problems, Problem{"target", "must be a domain, IP address, MD5/SHA-1/SHA-256 hash, CVE id or vendor name"})
+		problems.Add("target", "must be a domain, IP address, MD5/SHA-1/SHA-256 hash, CVE id or vendor name")
 	}
-	return problems
 }
 
 func enabled(b *bool) bool { return b == nil || *b }

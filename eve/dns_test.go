@@ -142,7 +142,7 @@ func TestDNSErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse([]byte(tt.rec))
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "line 1: ") {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "Invalid request: line 1 is not") {
 				t.Errorf("err = %v, want line 1 and %q", err, tt.wantErr)
 			}
 		})

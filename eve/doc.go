@@ -6,9 +6,9 @@
 //
 // [Parse] takes either a JSON array of objects or JSON lines (one object per
 // line; blank lines ignored; CRLF and a leading UTF-8 BOM tolerated). It is
-// all or nothing: the first bad record stops it with a [*LineError] whose
-// Line is the 1-based line number, or the 1-based element index for an
-// array. A record is bad when it is not valid JSON, not an object, has no
+// all or nothing: the first bad record stops it with a [*valid.Error] whose
+// field is "line N": the 1-based line number, or the 1-based element index
+// for an array. A record is bad when it is not valid JSON, not an object, has no
 // parseable timestamp or event_type, or is of a type listed below without
 // the fields marked essential. Records of other types are counted in
 // [Result.Skipped]. At most [MaxRecords] records are accepted

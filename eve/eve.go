@@ -1,17 +1,19 @@
 package eve
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"garrison/event"
+	"garrison/valid"
 )
 
 // MaxRecords caps the records (non-blank lines or array elements) one call
 // accepts, so a single webhook body cannot turn into unbounded work.
 const MaxRecords = 10000
 
-// ErrTooManyRecords is wrapped in the LineError of the first record past
+// ErrTooManyRecords is the cause of the error for the first record past
 // MaxRecords.
 var ErrTooManyRecords = fmt.Errorf("too many records: at most %d per request", MaxRecords)
 
@@ -42,31 +44,41 @@ type Result struct {
 	Skipped int // records Garrison does not use (http, tls, flow without a block, stats, ...)
 }
 
-// LineError reports the first bad record; the caller is expected to store
-// nothing of the input. Line is the 1-based line of a JSON-lines payload or
-// the 1-based element index of a JSON array.
-type LineError struct {
-	Line int
-	Err  error
+// lineError is the first bad record: line is the 1-based line of a
+// JSON-lines payload or the 1-based element index of a JSON array.
+type lineError struct {
+	line int
+	err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
 
-func (e *LineError) Unwrap() error { return e.Err }
+func (e *lineError) Unwrap() error { return e.err }
+
+// refusal is the valid.Error of a bad record: the field is "line N", the
+// cause the parser's error.
+func refusal(err error) error {
+	var le *lineError
+	if !errors.As(err, &le) {
+		le = &lineError{line: 1, err: err}
+	}
+	return &valid.Error{Problems: []valid.Problem{{Field: fmt.Sprintf("line %d", le.line),
+		Message: "is not a usable EVE record: " + le.err.Error()}}, Cause: le.err}
+}
 
 // Parse turns a Suricata EVE payload (JSON lines or a JSON array of objects)
 // into Garrison events and DNS telemetry. It is all or nothing: on error the
-// Result is empty and the error is a *LineError.
+// Result is empty and the error is a *valid.Error naming the record's line.
 func Parse(data []byte) (Result, error) {
 	var p parser
 	err := eachRecord(data, func(line int, r record) error {
 		if err := p.add(r); err != nil {
-			return &LineError{Line: line, Err: err}
+			return &lineError{line: line, err: err}
 		}
 		return nil
 	})
 	if err != nil {
-		return Result{}, err
+		return Result{}, refusal(err)
 	}
 	return p.result(), nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"garrison/valid"
 )
 
 func FuzzParse(f *testing.F) {
@@ -26,9 +28,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Parse(data)
 		if err != nil {
-			var le *LineError
-			if !errors.As(err, &le) || le.Line < 1 {
-				t.Fatalf("error %v (%T) is not a *LineError with a line", err, err)
+			var ve *valid.Error
+			if !errors.As(err, &ve) || len(ve.Fields()) != 1 || !strings.HasPrefix(ve.Fields()[0], "line ") {
+				t.Fatalf("error %v (%T) is not a *valid.Error naming a line", err, err)
 			}
 			if len(res.Events)+len(res.DNS)+res.Skipped != 0 {
 				t.Fatalf("error %v with a non-empty result", err)

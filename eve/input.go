@@ -9,7 +9,7 @@ import (
 )
 
 // eachRecord calls fn for every record of a JSON-lines or JSON-array
-// payload, in order. Every error it returns is a *LineError.
+// payload, in order. Every error it returns is a *lineError.
 func eachRecord(data []byte, fn func(line int, r record) error) error {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a BOM some shippers add
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
@@ -34,11 +34,11 @@ func eachLine(data []byte, fn func(int, record) error) error {
 			continue
 		}
 		if records++; records > MaxRecords {
-			return &LineError{Line: line, Err: ErrTooManyRecords}
+			return &lineError{line: line, err: ErrTooManyRecords}
 		}
 		r, err := decodeLine(cur)
 		if err != nil {
-			return &LineError{Line: line, Err: err}
+			return &lineError{line: line, err: err}
 		}
 		if err := fn(line, r); err != nil {
 			return err
@@ -67,31 +67,31 @@ func eachElement(data []byte, fn func(int, record) error) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil { // the '['
-		return &LineError{Line: 1, Err: fmt.Errorf("malformed JSON: %w", err)}
+		return &lineError{line: 1, err: fmt.Errorf("malformed JSON: %w", err)}
 	}
 	n := 0
 	for dec.More() {
 		n++
 		if n > MaxRecords {
-			return &LineError{Line: n, Err: ErrTooManyRecords}
+			return &lineError{line: n, err: ErrTooManyRecords}
 		}
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return &LineError{Line: n, Err: fmt.Errorf("malformed JSON: %w", err)}
+			return &lineError{line: n, err: fmt.Errorf("malformed JSON: %w", err)}
 		}
 		r, err := asRecord(v)
 		if err != nil {
-			return &LineError{Line: n, Err: err}
+			return &lineError{line: n, err: err}
 		}
 		if err := fn(n, r); err != nil {
 			return err
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the ']'
-		return &LineError{Line: n + 1, Err: fmt.Errorf("malformed JSON array: %w", err)}
+		return &lineError{line: n + 1, err: fmt.Errorf("malformed JSON array: %w", err)}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return &LineError{Line: n + 1, Err: errors.New("malformed JSON: data after the end of the array")}
+		return &lineError{line: n + 1, err: errors.New("malformed JSON: data after the end of the array")}
 	}
 	return nil
 }

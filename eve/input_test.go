@@ -2,9 +2,12 @@ package eve
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/valid"
 )
 
 const okAlert = `{"timestamp":"2018-03-24T14:37:19.037299-0600","event_type":"alert","src_ip":"203.0.113.5","dest_ip":"10.0.0.1","alert":{"signature":"s","severity":2}}`
@@ -41,11 +44,11 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := Parse([]byte(tt.in))
-			var le *LineError
-			if !errors.As(err, &le) {
-				t.Fatalf("err = %v (%T), want *LineError", err, err)
+			var ve *valid.Error
+			if !errors.As(err, &ve) {
+				t.Fatalf("err = %v (%T), want *valid.Error", err, err)
 			}
-			if le.Line != tt.line || !strings.Contains(err.Error(), tt.contains) {
+			if ve.Fields()[0] != fmt.Sprintf("line %d", tt.line) || !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("err = %q, want line %d containing %q", err, tt.line, tt.contains)
 			}
 			if len(res.Events)+len(res.DNS)+res.Skipped != 0 {
@@ -55,10 +58,10 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestLineErrorFormat(t *testing.T) {
+func TestRefusalFormat(t *testing.T) {
 	cause := errors.New("boom")
-	err := error(&LineError{Line: 7, Err: cause})
-	if err.Error() != "line 7: boom" || !errors.Is(err, cause) {
+	err := refusal(&lineError{line: 7, err: cause})
+	if err.Error() != "Invalid request: line 7 is not a usable EVE record: boom" || !errors.Is(err, cause) {
 		t.Errorf("Error() = %q, Is = %v", err.Error(), errors.Is(err, cause))
 	}
 }
@@ -83,8 +86,8 @@ func TestRecordCap(t *testing.T) {
 	}{{"lines", lines(MaxRecords + 1)}, {"array", array(MaxRecords + 1)}} {
 		t.Run(tt.name+" over the cap", func(t *testing.T) {
 			_, err := Parse([]byte(tt.in))
-			var le *LineError
-			if !errors.Is(err, ErrTooManyRecords) || !errors.As(err, &le) || le.Line != MaxRecords+1 {
+			var ve *valid.Error
+			if !errors.Is(err, ErrTooManyRecords) || !errors.As(err, &ve) || ve.Fields()[0] != fmt.Sprintf("line %d", MaxRecords+1) {
 				t.Fatalf("err = %v, want ErrTooManyRecords at line %d", err, MaxRecords+1)
 			}
 			if !strings.Contains(err.Error(), "at most 10000") {

@@ -138,9 +138,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, 
 		return err
 	}
 	var bad valid.Problems
-	for _, pr := range params.Validate() {
-		bad.Add(pr.Field, pr.Message)
-	}
+	params.Validate(&bad)
 	if err := bad.Err(); err != nil {
 		return err
 	}

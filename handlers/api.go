@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"garrison/blocklist"
+	"garrison/ingest"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -61,13 +62,23 @@ type Deps struct {
 	Agents AgentRuntime
 	// Narrator phrases the daily summary's facts; nil keeps the plain text.
 	Narrator Narrator
+	// Ingest parses and stores sensor data.
+	Ingest *ingest.Ingester
+	// IngestInflight bounds the bytes of ingest bodies held at once
+	// (default DefaultIngestInflight).
+	IngestInflight int64
 }
+
+// DefaultIngestInflight is the default of Deps.IngestInflight: four bodies
+// of the largest size.
+const DefaultIngestInflight = 4 * MaxIngestBodyBytes
 
 // API serves every route of Garrison.
 type API struct {
 	Deps
-	routes    []Route
-	summaries narrations // the model's daily summaries, per organization
+	routes       []Route
+	summaries    narrations // the model's daily summaries, per organization
+	ingestBudget inflight
 }
 
 // Route is one method and path of the API with the access it demands.
@@ -89,7 +100,13 @@ func New(d Deps) *API {
 	if d.Blocklist == nil {
 		d.Blocklist = blocklist.New()
 	}
-	a := &API{Deps: d}
+	if d.Ingest == nil {
+		d.Ingest = ingest.New(d.Store, d.Now, d.Blocklist)
+	}
+	if d.IngestInflight <= 0 {
+		d.IngestInflight = DefaultIngestInflight
+	}
+	a := &API{Deps: d, ingestBudget: inflight{limit: d.IngestInflight}}
 	a.routes = a.table()
 	return a
 }

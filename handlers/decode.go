@@ -37,7 +37,13 @@ func readBody(r *http.Request) ([]byte, error) {
 
 // readBodyAs is readBody for bodies that may come as any of the media types.
 func readBodyAs(r *http.Request, mediaTypes ...string) ([]byte, error) {
-	body, err := io.ReadAll(r.Body)
+	return readBodyFrom(r, &bytes.Buffer{}, mediaTypes...)
+}
+
+// readBodyFrom is readBodyAs reading into buf, which may be sized already.
+func readBodyFrom(r *http.Request, buf *bytes.Buffer, mediaTypes ...string) ([]byte, error) {
+	_, err := buf.ReadFrom(r.Body)
+	body := buf.Bytes()
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

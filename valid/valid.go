@@ -16,10 +16,14 @@ type Problem struct {
 	Message string
 }
 
-// Error refuses input for its content. It holds at least one Problem.
+// Error refuses input for its content. It holds at least one Problem;
+// Cause, when set, is the parser's own error, for errors.Is and the log.
 type Error struct {
 	Problems []Problem
+	Cause    error
 }
+
+func (e *Error) Unwrap() error { return e.Cause }
 
 func (e *Error) Error() string {
 	parts := make([]string, len(e.Problems))

@@ -94,6 +94,7 @@ type outcome struct {
 	retryAfter string
 	err        error
 	retries    int
+	seconds    float64 // from the first send to the last answer
 }
 
 // fire sends n copies of body at once (one goroutine each, released
@@ -106,6 +107,7 @@ func fire(ctx context.Context, cl *http.Client, url, token string, body []byte, 
 	for i := range n {
 		wg.Go(func() {
 			<-start
+			began := time.Now()
 			o := post(ctx, cl, url, token, body)
 			for tries := 0; retry && o.status == http.StatusServiceUnavailable && tries < 10; tries++ {
 				wait, err := strconv.Atoi(o.retryAfter)
@@ -120,6 +122,7 @@ func fire(ctx context.Context, cl *http.Client, url, token string, body []byte, 
 				o = post(ctx, cl, url, token, body)
 				o.retries = r
 			}
+			o.seconds = time.Since(began).Seconds()
 			out[i] = o
 		})
 	}

@@ -1,0 +1,88 @@
+package ingest
+
+import (
+	"context"
+	"time"
+
+	"garrison/blocklist"
+	"garrison/store"
+	"garrison/valid"
+)
+
+// Batch is what one body holds for the store.
+type Batch struct {
+	Events  []store.NewEvent
+	DNS     []store.DNSQuery
+	Skipped int // EVE records Garrison does not use (http, tls, stats, …)
+}
+
+// Kinds of body, by where they are sent.
+const (
+	KindEvents   = "events"   // POST /api/events: one event or {"events":[…]}
+	KindNative   = "native"   // POST /api/webhooks/native: that, or {"events":[…],"dns":[…]}
+	KindSuricata = "suricata" // POST /api/webhooks/suricata: EVE JSON
+)
+
+// MediaTypes are the content types each kind of body may be sent as.
+var MediaTypes = map[string][]string{
+	KindEvents:   {"application/json"},
+	KindNative:   {"application/json"},
+	KindSuricata: {"application/json", "application/x-ndjson", "application/jsonl", "application/json-seq", "text/plain"},
+}
+
+// Parse turns a body of the kind into a batch, checking every record
+// against now; blocked (nil: none) classifies DNS queries. An unknown kind
+// is refused as the webhook source.
+func Parse(kind string, body []byte, now time.Time, blocked *blocklist.List) (Batch, error) {
+	classify := func(domain string) string {
+		if blocked == nil {
+			return ""
+		}
+		category, _ := blocked.Match(domain)
+		return category
+	}
+	switch kind {
+	case KindEvents:
+		return parseNative(body, shape{}, now, classify)
+	case KindNative:
+		return parseNative(body, shape{dns: true, defaultSource: SourceNative}, now, classify)
+	case KindSuricata:
+		return parseEVE(body, now, classify)
+	}
+	return Batch{}, valid.Field("source", "must be native or suricata")
+}
+
+// Receipt is what a stored body added.
+type Receipt struct {
+	IDs        []string // the new events, in body order
+	DNSQueries int
+	Skipped    int
+}
+
+// Ingester parses bodies and stores them, all or nothing.
+type Ingester struct {
+	store   *store.Store
+	now     func() time.Time
+	blocked *blocklist.List
+}
+
+// New builds an Ingester; blocked classifies DNS queries (nil: no lists).
+func New(st *store.Store, now func() time.Time, blocked *blocklist.List) *Ingester {
+	if blocked == nil {
+		blocked = blocklist.New()
+	}
+	return &Ingester{store: st, now: now, blocked: blocked}
+}
+
+// Ingest parses a body of the kind and stores it for the organization.
+func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte) (Receipt, error) {
+	b, err := Parse(kind, body, in.now(), in.blocked)
+	if err != nil {
+		return Receipt{}, err
+	}
+	ids, err := in.store.Ingest(ctx, orgID, b.Events, b.DNS)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return Receipt{IDs: ids, DNSQueries: len(b.DNS), Skipped: b.Skipped}, nil
+}
