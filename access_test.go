@@ -16,7 +16,7 @@ type caller struct {
 	user  bool            // a session token rather than an API key
 }
 
-func callers(e *testEnv) (admin account, cs []caller) {
+func callers(e *testEnv) (admin acct, cs []caller) {
 	admin = e.register("ann@acme.test", "Acme")
 	member := e.member(admin, "bob@acme.test", "member")
 	return admin, []caller{
@@ -142,8 +142,8 @@ func TestEveryRouteAccess(t *testing.T) {
 	}
 }
 
-// TestScopeMatrix: read, write and admin keys against a read, a write and an
-// admin action, succeeding or refused with the scope named.
+// TestScopeMatrix: read, write and admin keys and users against read, write
+// and admin actions, succeeding or refused with the scope (spec §5) or role named.
 func TestScopeMatrix(t *testing.T) {
 	e := newTestEnv(t)
 	_, cs := callers(e)
@@ -157,6 +157,8 @@ func TestScopeMatrix(t *testing.T) {
 	}{
 		{"read: GET /org", "GET", "/api/org", nil, handlers.Read, http.StatusOK},
 		{"read: GET /org/members", "GET", "/api/org/members", nil, handlers.Read, http.StatusOK},
+		{"write: POST /events", "POST", "/api/events", map[string]string{"type": "threat_detected", "severity": "low",
+			"timestamp": "2026-11-21T11:00:00Z", "source": "ids", "asset": "ws-1", "message": "m"}, handlers.Write, http.StatusCreated},
 		{"admin: POST /api-keys", "POST", "/api/api-keys", map[string]string{"name": "k", "scope": "read"}, handlers.Admin, http.StatusCreated},
 		{"admin: POST /org/invites", "POST", "/api/org/invites", nil, handlers.Admin, 0},
 		{"admin: GET /api-keys", "GET", "/api/api-keys", nil, handlers.Admin, http.StatusOK},

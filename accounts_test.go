@@ -1,7 +1,6 @@
 package main
 
 import (
-	"garrison/credential"
 	"net/http"
 	"strings"
 	"testing"
@@ -116,25 +115,6 @@ func TestLogin(t *testing.T) {
 	})
 }
 
-func TestLoginUpgradesOldHashes(t *testing.T) {
-	e := newTestEnv(t)
-	a := e.register("ann@acme.test", "Acme")
-	u, _ := e.app.store.UserByID(t.Context(), a.id)
-	if !strings.Contains(u.PasswordHash, "$1000$") {
-		t.Fatalf("hash %q", u.PasswordHash)
-	}
-	// A server started with a higher work factor rehashes at the next login.
-	b := e.app.api.Passwords
-	e.app.api.Passwords = credential.NewHasher(2000)
-	defer func() { e.app.api.Passwords = b }()
-	e.login(a.email, testPassword).must(t, http.StatusOK)
-	u, _ = e.app.store.UserByID(t.Context(), a.id)
-	if !strings.Contains(u.PasswordHash, "$2000$") {
-		t.Fatalf("hash not upgraded: %q", u.PasswordHash)
-	}
-	e.login(a.email, testPassword).must(t, http.StatusOK)
-}
-
 func TestResetFlow(t *testing.T) {
 	e := newTestEnv(t)
 	a := e.register("ann@acme.test", "Acme")
@@ -152,7 +132,7 @@ func TestResetFlow(t *testing.T) {
 	if queued != 3 || len(e.mails(a.email)) != 1 {
 		t.Fatalf("queued %d requests, %d mails before the worker", queued, len(e.mails(a.email)))
 	}
-	if err := e.app.api.ProcessResetRequests(t.Context()); err != nil {
+	if err := e.app.mailer.ProcessResetRequests(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.mails("nobody@acme.test")) != 0 {

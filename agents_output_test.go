@@ -9,7 +9,7 @@ import (
 
 // seedAgentData gives an organization events, alerts and DNS telemetry
 // that each agent has something specific to say about.
-func seedAgentData(t testing.TB, e *testEnv, admin account) string {
+func seedAgentData(t testing.TB, e *testEnv, admin acct) string {
 	t.Helper()
 	key := e.apiKey(admin, "write")
 	seedDashboard(t, e, key)
@@ -121,7 +121,7 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 	acct := e.runToEnd(admin.token, "account-manager", nil)["output"].(map[string]any)
 	if acct["plan"] != "starter" || acct["open_alerts"].(map[string]any)["critical"] != 1.0 ||
 		acct["tickets"].(map[string]any)["open"].(float64) < 1 || acct["compliance"].(map[string]any)["checks_passed"] != 7.0 {
-		t.Fatalf("account manager: %v", acct)
+		t.Fatalf("acct manager: %v", acct)
 	}
 	// Score 74 (C) is the one renewal-risk point; DNS reports, no alert is
 	// overdue and one check fails, so nothing to upsell.
@@ -129,7 +129,7 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 	if acct["security_score"].(map[string]any)["score"] != 74.0 || risk["level"] != "low" ||
 		strings.Join(toStrings(risk["reasons"]), ";") != "security score 74 is below 75" || len(acct["upsell_signals"].([]any)) != 0 ||
 		acct["risk_trend"].(map[string]any)["trend"] != "stable" {
-		t.Fatalf("account manager: %v", acct)
+		t.Fatalf("acct manager: %v", acct)
 	}
 	quiet := e.register("zoe@quiet.test", "Quiet")
 	upsell := e.runToEnd(quiet.token, "account-manager", nil)["output"].(map[string]any)["upsell_signals"].([]any)

@@ -467,7 +467,7 @@ func TestAgentRunTimeout(t *testing.T) {
 		t.Fatalf("timed-out run: %v", run)
 	}
 	// A triage that fails leaves the ticket to a human.
-	tk := e.submitTicket(admin.token, "Locked out", "My account is locked out after too many password attempts.", "")
+	tk := e.submitTicket(admin.token, "Locked out", "My acct is locked out after too many password attempts.", "")
 	got := e.awaitTriage(admin.token, tk["id"].(string))
 	log := got["escalation_log"].([]any)
 	if got["status"] != "escalated" || got["triage_status"] != "failed" || len(log) != 1 ||

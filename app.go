@@ -10,12 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"garrison/account"
 	"garrison/agents"
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/handlers"
 	"garrison/ingest"
 	"garrison/llm"
+	"garrison/mail"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -33,7 +35,7 @@ type app struct {
 	limits  *handlers.RateLimits
 	handler http.Handler
 	jwt     *jwtCodec
-	mailer  *mailer
+	mailer  *mail.Mailer
 	runner  *agents.Runner
 	log     *slog.Logger
 	now     func() time.Time
@@ -74,7 +76,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 		if codec, err = newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, opts.now); err == nil {
 			a := &app{store: st, jwt: codec, log: log, now: opts.now,
 				limits: handlers.NewRateLimits(cfg.limits, cfg.trustedProxies, limiterOpts...)}
-			a.mailer = newMailer(st, cfg, log)
+			a.mailer = mail.New(mail.Config{BaseURL: cfg.baseURL, SMTPAddr: cfg.smtpAddr, From: cfg.smtpFrom,
+				Username: cfg.smtpUsername, Password: cfg.smtpPassword}, st, log, opts.now)
 			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
 			a.runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: opts.now, Workers: cfg.agentWorkers,
 				Timeout: cfg.agentTimeout, LLM: model})
@@ -86,12 +89,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Store:          st,
 				Log:            log,
 				Now:            opts.now,
-				Auth:           &authenticator{store: st, jwt: codec, now: opts.now, log: log},
 				Sessions:       codec,
-				Passwords:      credential.NewHasher(opts.passwordIterations),
-				BaseURL:        cfg.baseURL,
-				DefaultPlan:    cfg.defaultPlan,
-				MailQueued:     a.mailer.Notify,
+				Accounts:       account.New(st, credential.NewHasher(opts.passwordIterations), a.mailer, opts.now, log, cfg.defaultPlan),
 				Limits:         a.limits,
 				Blocklist:      blocked,
 				OpenAPI:        openAPIDocument,
@@ -100,7 +99,6 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Ingest:         ingest.New(st, opts.now, blocked),
 				IngestInflight: cfg.ingestInflight,
 			})
-			a.mailer.prepare = a.api.ProcessResetRequests
 			a.handler = a.api.Handler()
 			return a, nil
 		}

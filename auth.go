@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/rand"
@@ -11,13 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"garrison/credential"
 	"garrison/handlers"
 	"garrison/store"
 )
@@ -36,10 +33,8 @@ const (
 	iatLeeway = 60 * time.Second
 )
 
-var (
-	errTokenMalformed = errors.New("malformed or forged token")
-	errTokenExpired   = errors.New("token expired")
-)
+// errTokenMalformed is every refusal of a token that is not genuine.
+var errTokenMalformed = errors.New("malformed or forged token")
 
 // claims of a session token. auth_time is when the password was last
 // given; pur keeps tokens of other purposes from ever passing as sessions.
@@ -74,7 +69,7 @@ func newJWTCodec(secret []byte, ttl, maxSession time.Duration, now func() time.T
 	return &jwtCodec{key: key, ttl: ttl, maxSession: maxSession, now: now}, nil
 }
 
-// Issue signs a session token for u (handlers.SessionIssuer).
+// Issue signs a session token for u (handlers.SessionCodec).
 func (j *jwtCodec) Issue(u store.User, authTime time.Time) (handlers.SessionToken, error) {
 	now := j.now()
 	exp := now.Add(j.ttl)
@@ -92,7 +87,7 @@ func (j *jwtCodec) Issue(u store.User, authTime time.Time) (handlers.SessionToke
 	return handlers.SessionToken{Token: signingInput + "." + j.sign(signingInput), ExpiresAt: time.Unix(exp.Unix(), 0).UTC()}, nil
 }
 
-// MaxSession implements handlers.SessionIssuer.
+// MaxSession implements handlers.SessionCodec.
 func (j *jwtCodec) MaxSession() time.Duration { return j.maxSession }
 
 func (j *jwtCodec) sign(signingInput string) string {
@@ -104,8 +99,17 @@ func (j *jwtCodec) sign(signingInput string) string {
 var strictBase64 = base64.RawURLEncoding.Strict()
 
 // Verify checks a token's form, signature, purpose and lifetime, in that
-// order: nothing in an unsigned payload is looked at.
-func (j *jwtCodec) Verify(token string) (claims, error) {
+// order: nothing in an unsigned payload is looked at (handlers.SessionCodec).
+func (j *jwtCodec) Verify(token string) (handlers.SessionClaims, error) {
+	c, err := j.verify(token)
+	if err != nil {
+		return handlers.SessionClaims{}, err
+	}
+	return handlers.SessionClaims{UserID: c.Sub, OrgID: c.Org, TokenID: c.JTI, Version: c.Ver,
+		ExpiresAt: time.Unix(c.Exp, 0).UTC(), AuthTime: time.Unix(c.AuthTime, 0).UTC()}, nil
+}
+
+func (j *jwtCodec) verify(token string) (claims, error) {
 	if len(token) > maxTokenLen {
 		return claims{}, errTokenMalformed
 	}
@@ -147,7 +151,7 @@ func (j *jwtCodec) Verify(token string) (claims, error) {
 		return claims{}, errTokenMalformed
 	}
 	if !now.Before(time.Unix(c.Exp, 0)) {
-		return claims{}, errTokenExpired
+		return claims{}, handlers.ErrSessionExpired
 	}
 	return c, nil
 }
@@ -176,68 +180,4 @@ func loadSecret(dataDir string) ([]byte, error) {
 		return nil, fmt.Errorf("jwt secret %s holds %d bytes; at least %d are required", path, len(secret), minSecretBytes)
 	}
 	return secret, nil
-}
-
-// authenticator turns a bearer credential into a handlers.Principal.
-type authenticator struct {
-	store *store.Store
-	jwt   *jwtCodec
-	now   func() time.Time
-	log   *slog.Logger
-}
-
-// keyTouchInterval bounds how often last_used_at is written: a write per
-// request would serialise every API-key call on the single writer.
-const keyTouchInterval = time.Minute
-
-// Authenticate implements handlers.Authenticator.
-func (a *authenticator) Authenticate(ctx context.Context, value string) (handlers.Principal, error) {
-	if credential.LooksLikeAPIKey(value) {
-		return a.apiKey(ctx, value)
-	}
-	c, err := a.jwt.Verify(value)
-	if errors.Is(err, errTokenExpired) {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgTokenExpired)
-	}
-	if err != nil {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidToken)
-	}
-	u, revoked, err := a.store.SessionUser(ctx, c.Sub, c.JTI)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && u.OrgID != c.Org) {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidToken)
-	}
-	if err != nil {
-		return handlers.Principal{}, err
-	}
-	if revoked || u.TokenVersion != c.Ver {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgTokenInvalidated)
-	}
-	return handlers.Principal{Kind: handlers.KindSession, OrgID: u.OrgID, Plan: u.Plan, User: u, TokenID: c.JTI,
-		ExpiresAt: time.Unix(c.Exp, 0).UTC(), AuthTime: time.Unix(c.AuthTime, 0).UTC()}, nil
-}
-
-func (a *authenticator) apiKey(ctx context.Context, value string) (handlers.Principal, error) {
-	if !credential.WellFormedAPIKey(value) {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidAPIKey)
-	}
-	k, err := a.store.APIKeyByHash(ctx, credential.Hash(value))
-	if errors.Is(err, store.ErrNotFound) {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidAPIKey)
-	}
-	if err != nil {
-		return handlers.Principal{}, err
-	}
-	now := a.now()
-	if k.RevokedAt != nil {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgInvalidAPIKey)
-	}
-	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
-		return handlers.Principal{}, handlers.Unauthorized(handlers.MsgAPIKeyExpired)
-	}
-	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= keyTouchInterval {
-		if err := a.store.TouchAPIKey(ctx, k.ID, now); err != nil {
-			a.log.WarnContext(ctx, "record api key use", "key_id", k.ID, "err", err)
-		}
-	}
-	return handlers.Principal{Kind: handlers.KindAPIKey, OrgID: k.OrgID, Plan: k.Plan, KeyID: k.ID, Scope: k.Scope}, nil
 }

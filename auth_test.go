@@ -141,18 +141,18 @@ func TestTokenVersionInvalidation(t *testing.T) {
 	invalidated := "Token invalidated. Please log in again."
 	tests := []struct {
 		name  string
-		bump  func(e *testEnv, a account)
+		bump  func(e *testEnv, a acct)
 		extra int // how many tokens the bump itself hands out, still valid
 	}{
-		{"change-password", func(e *testEnv, a account) {
+		{"change-password", func(e *testEnv, a acct) {
 			r := e.do("POST", "/api/auth/change-password", a.token, map[string]string{
 				"current_password": testPassword, "new_password": "a brand new passphrase"}).must(e.t, http.StatusOK)
 			e.do("GET", "/api/auth/me", r.str("token"), nil).must(e.t, http.StatusOK)
 		}, 1},
-		{"logout-all", func(e *testEnv, a account) {
+		{"logout-all", func(e *testEnv, a acct) {
 			e.do("POST", "/api/auth/logout-all", a.token, nil).must(e.t, http.StatusOK)
 		}, 0},
-		{"reset", func(e *testEnv, a account) {
+		{"reset", func(e *testEnv, a acct) {
 			e.do("POST", "/api/auth/reset-confirm", "", map[string]string{
 				"token": e.resetToken(a.email), "new_password": "a brand new passphrase"}).must(e.t, http.StatusOK)
 		}, 0},

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"garrison/handlers"
+	"garrison/account"
 	"garrison/store"
 )
 
@@ -39,11 +39,8 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 	if *expiresAt != "" {
 		expiry = expiresAt
 	}
-	spec, err := handlers.ParseAPIKeySpec(*name, *scope, expiry, time.Now())
-	if err != nil {
-		return err
-	}
-	k, secret, err := handlers.CreateAPIKey(ctx, st, admin.OrgID, admin.ID, spec)
+	k, secret, err := account.CreateKey(ctx, st, account.NewKey{OrgID: admin.OrgID, CreatedBy: admin.ID,
+		Name: *name, Scope: *scope, ExpiresAt: expiry}, time.Now())
 	if err != nil {
 		return err
 	}

@@ -251,22 +251,22 @@ func (r response) wantFields(t testing.TB, fields ...string) {
 
 const testPassword = "correct horse battery"
 
-type account struct {
+type acct struct {
 	token string
 	id    string
 	orgID string
 	email string
 }
 
-// register makes an account (and organization unless an invite is given).
-func (e *testEnv) register(email, org string) account {
+// register makes an acct (and organization unless an invite is given).
+func (e *testEnv) register(email, org string) acct {
 	e.t.Helper()
 	body := map[string]any{"email": email, "password": testPassword, "name": "Test User"}
 	if org != "" {
 		body["org"] = org
 	}
 	r := e.do("POST", "/api/auth/register", "", body).must(e.t, http.StatusCreated)
-	return account{token: r.str("token"), id: r.str("user", "id"), orgID: r.str("user", "org_id"), email: email}
+	return acct{token: r.str("token"), id: r.str("user", "id"), orgID: r.str("user", "org_id"), email: email}
 }
 
 func (e *testEnv) login(email, password string) response {
@@ -275,16 +275,16 @@ func (e *testEnv) login(email, password string) response {
 }
 
 // apiKey creates a key of the given scope as the admin.
-func (e *testEnv) apiKey(admin account, scope string) string {
+func (e *testEnv) apiKey(admin acct, scope string) string {
 	e.t.Helper()
 	r := e.do("POST", "/api/api-keys", admin.token, map[string]string{"name": "test " + scope, "scope": scope}).
 		must(e.t, http.StatusCreated)
 	return r.str("data", "key")
 }
 
-// verify confirms an account's e-mail address with the token mailed at
+// verify confirms an acct's e-mail address with the token mailed at
 // registration, unless it is confirmed already.
-func (e *testEnv) verify(a account) {
+func (e *testEnv) verify(a acct) {
 	e.t.Helper()
 	if e.do("GET", "/api/auth/me", a.token, nil).must(e.t, http.StatusOK).data()["email_verified"] == true {
 		return
@@ -299,14 +299,14 @@ func (e *testEnv) verify(a account) {
 }
 
 // member invites and registers a member into admin's organization.
-func (e *testEnv) member(admin account, email, role string) account {
+func (e *testEnv) member(admin acct, email, role string) acct {
 	e.t.Helper()
 	e.verify(admin)
 	inv := e.do("POST", "/api/org/invites", admin.token, map[string]string{"email": email, "role": role}).
 		must(e.t, http.StatusCreated)
 	r := e.do("POST", "/api/auth/register", "", map[string]any{"email": email, "password": testPassword,
 		"name": "Member", "invite_token": inv.str("data", "token")}).must(e.t, http.StatusCreated)
-	return account{token: r.str("token"), id: r.str("user", "id"), orgID: r.str("user", "org_id"), email: email}
+	return acct{token: r.str("token"), id: r.str("user", "id"), orgID: r.str("user", "org_id"), email: email}
 }
 
 var tokenInLink = regexp.MustCompile(`token=([A-Za-z0-9_-]+)`)
@@ -330,7 +330,7 @@ func (e *testEnv) mailToken(to string) string {
 func (e *testEnv) resetToken(email string) string {
 	e.t.Helper()
 	e.do("POST", "/api/auth/reset-request", "", map[string]string{"email": email}).must(e.t, http.StatusOK)
-	if err := e.app.api.ProcessResetRequests(context.Background()); err != nil {
+	if err := e.app.mailer.ProcessResetRequests(context.Background()); err != nil {
 		e.t.Fatal(err)
 	}
 	return e.mailToken(email)

@@ -37,7 +37,7 @@ func TestTicketTriage(t *testing.T) {
 	e := newTestEnv(t)
 	admin := e.register("ann@acme.test", "Acme")
 	sub := e.submitTicket(admin.token, "Locked out of my account",
-		"I typed my password wrong a few times and now my account is locked out. I can't log in to Windows.", "")
+		"I typed my password wrong a few times and now my acct is locked out. I can't log in to Windows.", "")
 	if sub["status"] != "open" || sub["triage_status"] != "pending" || sub["ai_triage"] != nil || sub["priority"] != "medium" ||
 		!strings.HasPrefix(sub["id"].(string), "tkt_") || !strings.HasPrefix(sub["triage_run_id"].(string), "run_") {
 		t.Fatalf("submitted ticket: %v", sub)

@@ -65,12 +65,6 @@ func (p Principal) level() Access {
 	return Read
 }
 
-// Authenticator checks a bearer credential. Errors are Unauthorized(...)
-// with one of the Msg* messages.
-type Authenticator interface {
-	Authenticate(ctx context.Context, credential string) (Principal, error)
-}
-
 func principalFrom(ctx context.Context) Principal {
 	p, _ := ctx.Value(principalKey).(Principal)
 	return p

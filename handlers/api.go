@@ -13,47 +13,23 @@ import (
 	"strings"
 	"time"
 
+	"garrison/account"
 	"garrison/blocklist"
 	"garrison/ingest"
 	"garrison/ratelimit"
 	"garrison/store"
 )
 
-// SessionToken is a freshly issued session token.
-type SessionToken struct {
-	Token     string
-	ExpiresAt time.Time
-}
-
-// SessionIssuer signs session tokens; authTime is when the user last gave
-// their password, which bounds how long refreshes can go on.
-type SessionIssuer interface {
-	Issue(u store.User, authTime time.Time) (SessionToken, error)
-	// MaxSession is how long after authTime a refresh is still allowed.
-	MaxSession() time.Duration
-}
-
-// PasswordHasher is what the API needs of credential.Hasher.
-type PasswordHasher interface {
-	Hash(ctx context.Context, password string) (string, error)
-	Verify(ctx context.Context, password, encoded string) (ok, rehash bool, err error)
-	// VerifyNobody spends what Verify spends, for an account that does not exist.
-	VerifyNobody(ctx context.Context, password string) error
-}
-
 // Deps is everything the API needs from outside.
 type Deps struct {
-	Store       *store.Store
-	Log         *slog.Logger
-	Now         func() time.Time
-	Auth        Authenticator
-	Sessions    SessionIssuer
-	Passwords   PasswordHasher
-	BaseURL     string // for links in mail; never taken from the Host header
-	DefaultPlan string
-	// MailQueued wakes the mail sender after something was queued.
-	MailQueued func()
-	Limits     *RateLimits
+	Store *store.Store
+	Log   *slog.Logger
+	Now   func() time.Time
+	// Sessions issues and verifies session tokens (the JWT of auth.go).
+	Sessions SessionCodec
+	// Accounts holds the rules of identity.
+	Accounts *account.Accounts
+	Limits   *RateLimits
 	// Blocklist classifies DNS queries; nil means the embedded lists.
 	Blocklist *blocklist.List
 	// OpenAPI is the OpenAPI 3.1 document served at GET /api/openapi.json.
@@ -79,6 +55,7 @@ type API struct {
 	routes       []Route
 	summaries    narrations // the model's daily summaries, per organization
 	ingestBudget inflight
+	auth         authenticator
 }
 
 // Route is one method and path of the API with the access it demands.
@@ -91,9 +68,6 @@ type Route struct {
 
 // New builds the API handler.
 func New(d Deps) *API {
-	if d.MailQueued == nil {
-		d.MailQueued = func() {}
-	}
 	if d.Limits == nil {
 		d.Limits = NewRateLimits(ratelimit.Defaults(), nil)
 	}
@@ -107,6 +81,7 @@ func New(d Deps) *API {
 		d.IngestInflight = DefaultIngestInflight
 	}
 	a := &API{Deps: d, ingestBudget: inflight{limit: d.IngestInflight}}
+	a.auth = authenticator{store: d.Store, sessions: d.Sessions, now: d.Now, log: d.Log}
 	a.routes = a.table()
 	return a
 }
@@ -226,5 +201,5 @@ func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, err
 	if err != nil {
 		return Principal{}, err
 	}
-	return a.Auth.Authenticate(ctx, value)
+	return a.auth.authenticate(ctx, value)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -98,6 +99,8 @@ var answers = []struct {
 		Message: "The run has already ended; only queued and running runs can be cancelled"}},
 	{store.ErrNoSuchAssignee, Error{Status: http.StatusBadRequest, Code: CodeValidation,
 		Message: "Invalid request: assignee must be the id of a user of this organization", Fields: []string{"assignee"}}},
+	{account.ErrUnverifiedSender, Error{Status: http.StatusForbidden, Code: CodeEmailUnverified,
+		Message: "Confirm your e-mail address (POST /api/auth/verify-email) before inviting others"}},
 	{store.ErrInvalidToken, Error{Status: http.StatusBadRequest, Code: CodeValidation,
 		Message: "Invalid request: token is invalid, expired or already used", Fields: []string{"token"}}},
 }

@@ -1,18 +1,13 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
-	"strings"
-	"time"
 
-	"garrison/credential"
+	"garrison/account"
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/valid"
 )
-
-const inviteTTL = 7 * 24 * time.Hour
 
 func (a *API) getOrg(w http.ResponseWriter, r *http.Request) error {
 	org, err := a.Store.Org(r.Context(), principalFrom(r.Context()).OrgID)
@@ -51,39 +46,20 @@ type inviteRequest struct {
 	Role  string `json:"role"`
 }
 
-func validRole(role string) bool { return role == store.RoleAdmin || role == store.RoleMember }
-
 func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
 	var req inviteRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	req.Email = strings.ToLower(strings.TrimSpace(req.Email))
-	if req.Role == "" {
-		req.Role = store.RoleMember
+	p := principalFrom(r.Context())
+	in := account.Invitation{OrgID: p.OrgID, Email: req.Email, Role: req.Role}
+	if p.Kind == KindSession {
+		in.InvitedBy, in.SenderVerified = p.User.ID, p.User.EmailVerifiedAt != nil
 	}
-	var p valid.Problems
-	p.Check(valid.Email(req.Email), "email", "must be a valid e-mail address")
-	p.Check(validRole(req.Role), "role", "must be admin or member")
-	if err := p.Err(); err != nil {
-		return err
-	}
-	pr := principalFrom(r.Context())
-	if err := a.requireVerifiedSender(r.Context(), pr); err != nil {
-		return err
-	}
-	org, err := a.Store.Org(r.Context(), pr.OrgID)
+	inv, token, err := a.Accounts.Invite(r.Context(), in)
 	if err != nil {
 		return err
 	}
-	token, hash := credential.NewToken()
-	inv, err := a.Store.CreateInvite(r.Context(), store.Invite{OrgID: pr.OrgID, Email: req.Email, Role: req.Role,
-		TokenHash: hash, InvitedBy: pr.User.ID, ExpiresAt: a.Now().Add(inviteTTL)},
-		a.inviteMail(req.Email, org.Name, req.Role, token))
-	if err != nil {
-		return err
-	}
-	a.MailQueued()
 	view := a.newInviteView(inv)
 	view.Token = token
 	writeData(w, http.StatusCreated, view)
@@ -99,11 +75,7 @@ func (a *API) listInvites(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	views := make([]inviteView, len(invites))
-	for i, inv := range invites {
-		views[i] = a.newInviteView(inv)
-	}
-	writeList(w, views, total, page)
+	writeList(w, mapSlice(invites, a.newInviteView), total, page)
 	return nil
 }
 
@@ -116,11 +88,7 @@ func (a *API) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	views := make([]userView, len(members))
-	for i, u := range members {
-		views[i] = newUserView(u)
-	}
-	writeList(w, views, total, page)
+	writeList(w, mapSlice(members, newUserView), total, page)
 	return nil
 }
 
@@ -133,7 +101,7 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if !validRole(req.Role) {
+	if !account.ValidRole(req.Role) {
 		return valid.Field("role", "must be admin or member")
 	}
 	u, err := a.Store.SetMemberRole(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), req.Role)
@@ -146,8 +114,7 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	err := a.Store.DeleteMember(r.Context(), principalFrom(r.Context()).OrgID, id)
-	if err != nil {
+	if err := a.Store.DeleteMember(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
 		return err
 	}
 	writeData(w, http.StatusOK, struct {
@@ -155,23 +122,4 @@ func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
 		Removed bool   `json:"removed"`
 	}{id, true})
 	return nil
-}
-
-// requireVerifiedSender keeps unconfirmed accounts from making Garrison mail
-// arbitrary addresses: a user must have confirmed their own address, an API
-// key's organization must have a confirmed admin.
-func (a *API) requireVerifiedSender(ctx context.Context, p Principal) error {
-	verified := p.Kind == KindSession && p.User.EmailVerifiedAt != nil
-	if p.Kind == KindAPIKey {
-		n, err := a.Store.VerifiedAdmins(ctx, p.OrgID)
-		if err != nil {
-			return err
-		}
-		verified = n > 0
-	}
-	if verified {
-		return nil
-	}
-	return &Error{Status: http.StatusForbidden, Code: CodeEmailUnverified,
-		Message: "Confirm your e-mail address (POST /api/auth/verify-email) before inviting others"}
 }

@@ -58,3 +58,12 @@ func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page)
 	}
 	writeJSON(w, http.StatusOK, listBody{Success: true, Data: items, Pagination: pg})
 }
+
+// mapSlice turns each item into its view.
+func mapSlice[T, V any](items []T, view func(T) V) []V {
+	out := make([]V, len(items))
+	for i, it := range items {
+		out[i] = view(it)
+	}
+	return out
+}

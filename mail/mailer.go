@@ -1,4 +1,10 @@
-package main
+// Package mail is all the mail Garrison sends: the text of every message,
+// turning queued password-reset requests into tokens and mails, and the
+// mailer that delivers the outbox over SMTP or, without a server, into the
+// log. Messages are committed to the outbox in the same transaction as
+// whatever they announce, so a crash or an SMTP outage delays mail but
+// never loses it.
+package mail
 
 import (
 	"context"
@@ -22,43 +28,53 @@ const (
 	smtpTimeout     = 20 * time.Second
 )
 
-// mailer delivers the outbox: over SMTP when configured, otherwise into the
-// log. Messages are committed to the outbox before anything is answered, so
-// a crash or an SMTP outage delays mail but never loses it.
-type mailer struct {
-	store *store.Store
-	smtp  *smtpSender // nil: log only
-	log   *slog.Logger
-	wake  chan struct{}
-	// prepare turns queued requests into outbox mail before each round.
-	prepare func(context.Context) error
+// Config is the mailer's own configuration.
+type Config struct {
+	// BaseURL is the public URL of the server: links in mail are built on
+	// it, never on a request's Host header.
+	BaseURL string
+	// SMTPAddr is the relay's host:port; empty writes mail to the log.
+	SMTPAddr string
+	From     string
+	Username string // SMTP AUTH PLAIN when set
+	Password string
 }
 
-func newMailer(s *store.Store, cfg config, log *slog.Logger) *mailer {
-	m := &mailer{store: s, log: log, wake: make(chan struct{}, 1)}
-	if cfg.smtpAddr != "" {
-		m.smtp = &smtpSender{addr: cfg.smtpAddr, from: cfg.smtpFrom, username: cfg.smtpUsername, password: cfg.smtpPassword}
+// Mailer composes and delivers mail.
+type Mailer struct {
+	baseURL string
+	store   *store.Store
+	smtp    *smtpSender // nil: log only
+	log     *slog.Logger
+	now     func() time.Time
+	wake    chan struct{}
+}
+
+// New builds a mailer over the store's outbox.
+func New(cfg Config, st *store.Store, log *slog.Logger, now func() time.Time) *Mailer {
+	m := &Mailer{baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), store: st, log: log, now: now, wake: make(chan struct{}, 1)}
+	if cfg.SMTPAddr != "" {
+		m.smtp = &smtpSender{addr: cfg.SMTPAddr, from: cfg.From, username: cfg.Username, password: cfg.Password}
 	}
 	return m
 }
 
-// Notify wakes the mailer; it never blocks.
-func (m *mailer) Notify() {
+// Notify wakes the mailer after something was queued; it never blocks.
+func (m *Mailer) Notify() {
 	select {
 	case m.wake <- struct{}{}:
 	default:
 	}
 }
 
-// Run delivers until ctx is done.
-func (m *mailer) Run(ctx context.Context) {
+// Run turns reset requests into mail and delivers the outbox until ctx is
+// done.
+func (m *Mailer) Run(ctx context.Context) {
 	t := time.NewTicker(mailRetryEvery)
 	defer t.Stop()
 	for {
-		if m.prepare != nil {
-			if err := m.prepare(ctx); err != nil && ctx.Err() == nil {
-				m.log.Warn("prepare mail", "err", err)
-			}
+		if err := m.ProcessResetRequests(ctx); err != nil && ctx.Err() == nil {
+			m.log.Warn("prepare reset mail", "err", err)
 		}
 		m.flush(ctx)
 		select {
@@ -71,7 +87,7 @@ func (m *mailer) Run(ctx context.Context) {
 }
 
 // flush makes one delivery attempt for every pending message.
-func (m *mailer) flush(ctx context.Context) {
+func (m *Mailer) flush(ctx context.Context) {
 	seen := map[int64]bool{}
 	for ctx.Err() == nil {
 		pending, err := m.store.PendingMail(ctx, mailBatch)
@@ -97,7 +113,7 @@ func (m *mailer) flush(ctx context.Context) {
 	}
 }
 
-func (m *mailer) deliver(ctx context.Context, msg store.Mail) (string, error) {
+func (m *Mailer) deliver(ctx context.Context, msg store.Mail) (string, error) {
 	if m.smtp == nil {
 		m.log.Info("mail (no SMTP server configured)", "to", msg.To, "subject", msg.Subject, "body", msg.Body)
 		return store.MailLogged, nil

@@ -1,0 +1,285 @@
+// Package account holds the rules of identity: registering, passwords and
+// their recovery, e-mail confirmation, invitations and API keys. Handlers
+// and the admin CLI call it; it validates its own input (a *valid.Error
+// names each bad field) and keeps everything in the store.
+package account
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"garrison/credential"
+	"garrison/mail"
+	"garrison/store"
+	"garrison/valid"
+)
+
+// Lifetimes of single-use tokens.
+const (
+	verifyTokenTTL = time.Hour
+	inviteTTL      = 7 * 24 * time.Hour
+)
+
+// Errors callers answer in their own terms.
+var (
+	// ErrBadLogin: unknown address or wrong password, never saying which.
+	ErrBadLogin = errors.New("invalid email or password")
+	// ErrUnverifiedSender: an account that has not confirmed its own address
+	// may not make Garrison mail others.
+	ErrUnverifiedSender = errors.New("confirm your e-mail address before inviting others")
+)
+
+// Passwords is what the rules need of credential.Hasher.
+type Passwords interface {
+	Hash(ctx context.Context, password string) (string, error)
+	Verify(ctx context.Context, password, encoded string) (ok, rehash bool, err error)
+	// VerifyNobody spends what Verify spends, for an account that does not exist.
+	VerifyNobody(ctx context.Context, password string) error
+}
+
+// Accounts applies the rules over the store.
+type Accounts struct {
+	store       *store.Store
+	passwords   Passwords
+	mail        *mail.Mailer
+	now         func() time.Time
+	log         *slog.Logger
+	defaultPlan string
+}
+
+// New builds the account rules; new organizations get defaultPlan.
+func New(st *store.Store, passwords Passwords, mailer *mail.Mailer, now func() time.Time, log *slog.Logger, defaultPlan string) *Accounts {
+	return &Accounts{store: st, passwords: passwords, mail: mailer, now: now, log: log, defaultPlan: defaultPlan}
+}
+
+// NormalEmail is the one form addresses are compared in.
+func NormalEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func checkPassword(p *valid.Problems, field, password string) {
+	if msg := credential.PasswordProblem(password); msg != "" {
+		p.Add(field, msg)
+	}
+}
+
+// Registration is a request for an account.
+type Registration struct {
+	Email, Password, Name string
+	Org                   string // optional: the new organization's name
+	InviteToken           string // optional: join the inviting organization instead
+}
+
+// Register creates the account (and its organization, unless invited),
+// queues the confirmation mail and returns the new user.
+func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, error) {
+	r.Email = NormalEmail(r.Email)
+	var p valid.Problems
+	p.Check(valid.Email(r.Email), "email", "must be a valid e-mail address")
+	checkPassword(&p, "password", r.Password)
+	p.Check(valid.Name(r.Name), "name", "must be 1 to 100 printable characters")
+	p.Check(r.Org == "" || valid.Name(r.Org), "org", "must be 1 to 100 printable characters")
+	p.Check(r.InviteToken == "" || r.Org == "", "org", "cannot be given with invite_token: the invite names the organization")
+	if err := p.Err(); err != nil {
+		return store.User{}, err
+	}
+	orgName := r.Org
+	if orgName == "" {
+		orgName = r.Email[strings.LastIndexByte(r.Email, '@')+1:]
+	}
+	hash, err := a.passwords.Hash(ctx, r.Password)
+	if err != nil {
+		return store.User{}, err
+	}
+	token, tokenHash := credential.NewToken()
+	acc := store.NewAccount{
+		Email: r.Email, Name: r.Name, PasswordHash: hash, OrgName: orgName, Plan: a.defaultPlan,
+		Verify:     store.UserToken{Hash: tokenHash, Purpose: store.PurposeVerify, ExpiresAt: a.now().Add(verifyTokenTTL)},
+		VerifyMail: a.mail.Verify(r.Email, token),
+	}
+	if r.InviteToken != "" {
+		acc.InviteHash = credential.Hash(r.InviteToken)
+	}
+	u, err := a.store.Register(ctx, acc)
+	if errors.Is(err, store.ErrInvalidToken) {
+		return u, valid.Field("invite_token", "is invalid, expired, already used, or for another e-mail address")
+	}
+	if err != nil {
+		return u, err
+	}
+	a.mail.Notify()
+	return u, nil
+}
+
+// Login checks an address and password. Unknown addresses cost the same
+// time as wrong passwords, and both are ErrBadLogin. A hash made with
+// fewer iterations than today's is upgraded on the way.
+func (a *Accounts) Login(ctx context.Context, email, password string) (store.User, error) {
+	var p valid.Problems
+	p.Check(email != "", "email", "is required")
+	p.Check(password != "", "password", "is required")
+	if err := p.Err(); err != nil {
+		return store.User{}, err
+	}
+	u, err := a.store.UserByEmail(ctx, email)
+	if errors.Is(err, store.ErrNotFound) {
+		if err := a.passwords.VerifyNobody(ctx, password); err != nil {
+			return store.User{}, err
+		}
+		return store.User{}, ErrBadLogin
+	}
+	if err != nil {
+		return store.User{}, err
+	}
+	ok, rehash, err := a.passwords.Verify(ctx, password, u.PasswordHash)
+	if err != nil {
+		return store.User{}, err
+	}
+	if !ok {
+		return store.User{}, ErrBadLogin
+	}
+	if rehash {
+		if hash, err := a.passwords.Hash(ctx, password); err == nil {
+			if err := a.store.SetPassword(ctx, u.ID, hash, false); err != nil {
+				a.log.WarnContext(ctx, "upgrade password hash", "user_id", u.ID, "err", err)
+			}
+		}
+	}
+	return u, nil
+}
+
+// ChangePassword replaces the user's password after checking the current
+// one; every session of the user ends. It returns the user as now stored.
+func (a *Accounts) ChangePassword(ctx context.Context, u store.User, current, next string) (store.User, error) {
+	var p valid.Problems
+	p.Check(current != "", "current_password", "is required")
+	checkPassword(&p, "new_password", next)
+	p.Check(next != current, "new_password", "must differ from the current password")
+	if err := p.Err(); err != nil {
+		return u, err
+	}
+	ok, _, err := a.passwords.Verify(ctx, current, u.PasswordHash)
+	if err != nil {
+		return u, err
+	}
+	if !ok {
+		return u, valid.Field("current_password", "is incorrect")
+	}
+	hash, err := a.passwords.Hash(ctx, next)
+	if err != nil {
+		return u, err
+	}
+	if err := a.store.SetPassword(ctx, u.ID, hash, true); err != nil {
+		return u, err
+	}
+	return a.store.UserByID(ctx, u.ID)
+}
+
+// RequestReset queues a reset for an address, existing or not; the mailer
+// turns it into a token and a mail, so this answers the same either way.
+func (a *Accounts) RequestReset(ctx context.Context, email string) error {
+	email = NormalEmail(email)
+	if !valid.Email(email) {
+		return valid.Field("email", "must be a valid e-mail address")
+	}
+	if err := a.store.QueueResetRequest(ctx, email); err != nil {
+		return err
+	}
+	a.mail.Notify()
+	return nil
+}
+
+var errTokenUnusable = valid.Field("token", "is invalid, expired or already used")
+
+// ConfirmReset sets a new password with a reset token; every session of
+// the user ends.
+func (a *Accounts) ConfirmReset(ctx context.Context, token, password string) error {
+	var p valid.Problems
+	p.Check(token != "", "token", "is required")
+	checkPassword(&p, "new_password", password)
+	if err := p.Err(); err != nil {
+		return err
+	}
+	// Refuse a bad token before hashing: anonymous callers get no free CPU.
+	tokenHash := credential.Hash(token)
+	usable, err := a.store.UserTokenValid(ctx, tokenHash, store.PurposeReset)
+	if err != nil {
+		return err
+	}
+	if !usable {
+		return errTokenUnusable
+	}
+	hash, err := a.passwords.Hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	err = a.store.ResetPassword(ctx, tokenHash, hash)
+	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
+		return errTokenUnusable
+	}
+	return err
+}
+
+// VerifyEmail confirms the address a verification token was sent to.
+func (a *Accounts) VerifyEmail(ctx context.Context, token string) (store.User, error) {
+	if token == "" {
+		return store.User{}, valid.Field("token", "is required")
+	}
+	u, err := a.store.VerifyEmail(ctx, credential.Hash(token))
+	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
+		return u, errTokenUnusable
+	}
+	return u, err
+}
+
+// ValidRole reports whether role is a user role.
+func ValidRole(role string) bool { return role == store.RoleAdmin || role == store.RoleMember }
+
+// Invitation is a request to invite someone into an organization.
+type Invitation struct {
+	OrgID     string
+	InvitedBy string // the user, or "" for an API key
+	// SenderVerified: the inviting user has confirmed their own address.
+	// For an API key, the organization needs a confirmed admin instead.
+	SenderVerified bool
+	Email, Role    string // Role defaults to member
+}
+
+// Invite records an invitation and queues its mail; the token is returned
+// this once.
+func (a *Accounts) Invite(ctx context.Context, in Invitation) (inv store.Invite, token string, err error) {
+	in.Email = NormalEmail(in.Email)
+	if in.Role == "" {
+		in.Role = store.RoleMember
+	}
+	var p valid.Problems
+	p.Check(valid.Email(in.Email), "email", "must be a valid e-mail address")
+	p.Check(ValidRole(in.Role), "role", "must be admin or member")
+	if err := p.Err(); err != nil {
+		return inv, "", err
+	}
+	if in.InvitedBy == "" && !in.SenderVerified {
+		n, err := a.store.VerifiedAdmins(ctx, in.OrgID)
+		if err != nil {
+			return inv, "", err
+		}
+		in.SenderVerified = n > 0
+	}
+	if !in.SenderVerified {
+		return inv, "", ErrUnverifiedSender
+	}
+	org, err := a.store.Org(ctx, in.OrgID)
+	if err != nil {
+		return inv, "", err
+	}
+	token, hash := credential.NewToken()
+	inv, err = a.store.CreateInvite(ctx, store.Invite{OrgID: in.OrgID, Email: in.Email, Role: in.Role,
+		TokenHash: hash, InvitedBy: in.InvitedBy, ExpiresAt: a.now().Add(inviteTTL)},
+		a.mail.Invite(in.Email, org.Name, in.Role, token))
+	if err != nil {
+		return inv, "", err
+	}
+	a.mail.Notify()
+	return inv, token, nil
+}

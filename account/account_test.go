@@ -1,0 +1,108 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"garrison/credential"
+	"garrison/mail"
+	"garrison/store"
+	"garrison/store/storetest"
+	"garrison/valid"
+)
+
+const testPassword = "correct horse battery staple"
+
+// countingHasher counts PBKDF2 derivations, the cost that must not differ
+// between known and unknown addresses.
+type countingHasher struct {
+	*credential.Hasher
+	derivations atomic.Int64
+}
+
+func (c *countingHasher) Hash(ctx context.Context, pw string) (string, error) {
+	c.derivations.Add(1)
+	return c.Hasher.Hash(ctx, pw)
+}
+
+func (c *countingHasher) Verify(ctx context.Context, pw, enc string) (bool, bool, error) {
+	c.derivations.Add(1)
+	return c.Hasher.Verify(ctx, pw, enc)
+}
+
+func (c *countingHasher) VerifyNobody(ctx context.Context, pw string) error {
+	c.derivations.Add(1)
+	return c.Hasher.VerifyNobody(ctx, pw)
+}
+
+func newAccounts(t *testing.T, st *store.Store, h Passwords) *Accounts {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	m := mail.New(mail.Config{BaseURL: "https://garrison.test"}, st, log, time.Now)
+	return New(st, h, m, time.Now, log, store.PlanStarter)
+}
+
+func TestLoginCostsTheSameForUnknownAddresses(t *testing.T) {
+	st := storetest.Open(t)
+	h := &countingHasher{Hasher: credential.NewHasher(1000)}
+	a := newAccounts(t, st, h)
+	if _, err := a.Register(t.Context(), Registration{Email: "ann@acme.test", Password: testPassword, Name: "Ann"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		email, password string
+		err             error
+	}{
+		{"ann@acme.test", "wrong password!!", ErrBadLogin},
+		{"nobody@acme.test", "wrong password!!", ErrBadLogin},
+		{"ann@acme.test", testPassword, nil},
+	} {
+		before := h.derivations.Load()
+		_, err := a.Login(t.Context(), tc.email, tc.password)
+		if !errors.Is(err, tc.err) {
+			t.Errorf("login %s: %v, want %v", tc.email, err, tc.err)
+		}
+		if n := h.derivations.Load() - before; n != 1 {
+			t.Errorf("login %s/%s derived %d keys, want 1", tc.email, tc.password, n)
+		}
+	}
+}
+
+func TestLoginUpgradesOldHashes(t *testing.T) {
+	st := storetest.Open(t)
+	u, err := newAccounts(t, st, credential.NewHasher(1000)).Register(t.Context(),
+		Registration{Email: "ann@acme.test", Password: testPassword, Name: "Ann"})
+	if err != nil || !strings.Contains(u.PasswordHash, "$1000$") {
+		t.Fatalf("hash %q, %v", u.PasswordHash, err)
+	}
+	// A server started with a higher work factor rehashes at the next login.
+	stronger := newAccounts(t, st, credential.NewHasher(2000))
+	if _, err := stronger.Login(t.Context(), "ann@acme.test", testPassword); err != nil {
+		t.Fatal(err)
+	}
+	u, _ = st.UserByID(t.Context(), u.ID)
+	if !strings.Contains(u.PasswordHash, "$2000$") {
+		t.Fatalf("hash not upgraded: %q", u.PasswordHash)
+	}
+	if _, err := stronger.Login(t.Context(), "ann@acme.test", testPassword); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResetConfirmRefusesBadTokenCheaply(t *testing.T) {
+	st := storetest.Open(t)
+	h := &countingHasher{Hasher: credential.NewHasher(1000)}
+	err := newAccounts(t, st, h).ConfirmReset(t.Context(), "guess", "a brand new passphrase")
+	var ve *valid.Error
+	if !errors.As(err, &ve) || ve.Fields()[0] != "token" {
+		t.Fatalf("refusal %v", err)
+	}
+	if n := h.derivations.Load(); n != 0 {
+		t.Fatalf("a bad token cost %d derivations", n)
+	}
+}

@@ -1,0 +1,33 @@
+package mail
+
+import (
+	"net/url"
+
+	"garrison/store"
+)
+
+// link builds a URL on the configured base, never on the request's Host.
+func (m *Mailer) link(path, token string) string {
+	return m.baseURL + path + "?" + url.Values{"token": {token}}.Encode()
+}
+
+// Verify is the mail that confirms a new account's address.
+func (m *Mailer) Verify(to, token string) store.Mail {
+	return store.Mail{To: to, Subject: "Confirm your Garrison e-mail address",
+		Body: "Welcome to Garrison.\n\nConfirm this address by opening the link below (valid for one hour):\n\n" +
+			m.link("/verify-email", token) + "\n\nor by sending the token to POST /api/auth/verify-email.\n"}
+}
+
+// Reset is the mail that carries a password-reset link.
+func (m *Mailer) Reset(to, token string) store.Mail {
+	return store.Mail{To: to, Subject: "Reset your Garrison password",
+		Body: "Someone asked to reset the password of this Garrison account.\n\nOpen the link below within one hour to choose a new password:\n\n" +
+			m.link("/reset-password", token) + "\n\nIf it was not you, ignore this message; the password stays as it is.\n"}
+}
+
+// Invite is the mail that invites someone into an organization.
+func (m *Mailer) Invite(to, orgName, role, token string) store.Mail {
+	return store.Mail{To: to, Subject: "You are invited to " + orgName + " on Garrison",
+		Body: "You have been invited to join " + orgName + " on Garrison as " + role + ".\n\nAccept by registering through the link below (valid for seven days):\n\n" +
+			m.link("/register", token) + "\n\nor by sending the token as invite_token to POST /api/auth/register.\n"}
+}

@@ -1,0 +1,51 @@
+// Package storetest opens a real store over Garrison's own schema in a
+// test's temporary directory, for the tests of every package above store.
+package storetest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"garrison/store"
+)
+
+var (
+	schemaOnce sync.Once
+	schema     string
+	schemaErr  error
+)
+
+// Schema is schema.sql at the root of the module.
+func Schema(t testing.TB) string {
+	t.Helper()
+	schemaOnce.Do(func() {
+		_, file, _, _ := runtime.Caller(0)
+		var b []byte
+		b, schemaErr = os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "schema.sql"))
+		schema = string(b)
+	})
+	if schemaErr != nil {
+		t.Fatal(schemaErr)
+	}
+	return schema
+}
+
+// Open opens a store in t.TempDir, running its background work until the
+// test ends, then closing it.
+func Open(t testing.TB, opts ...store.Option) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "garrison.db"), Schema(t), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return st
+}
