@@ -14,6 +14,7 @@ import (
 	"garrison/agents"
 	"garrison/blocklist"
 	"garrison/credential"
+	"garrison/dashboard"
 	"garrison/handlers"
 	"garrison/ingest"
 	"garrison/llm"
@@ -81,10 +82,6 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
 			a.runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: opts.now, Workers: cfg.agentWorkers,
 				Timeout: cfg.agentTimeout, LLM: model})
-			var narrator handlers.Narrator
-			if model != nil {
-				narrator = model
-			}
 			a.api = handlers.New(handlers.Deps{
 				Store:          st,
 				Log:            log,
@@ -95,7 +92,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Blocklist:      blocked,
 				OpenAPI:        openAPIDocument,
 				Agents:         a.runner,
-				Narrator:       narrator,
+				Dashboard:      dashboard.New(st, opts.now, blocked, model, log),
 				Ingest:         ingest.New(st, opts.now, blocked),
 				IngestInflight: cfg.ingestInflight,
 			})

@@ -52,7 +52,7 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 	subject, description := p.Subject, strings.TrimSpace(p.Description+"\n"+p.Prompt)
 	var ticket *store.Ticket
 	if p.TicketID != "" {
-		t, err := env.Store.Ticket(ctx, run.OrgID, p.TicketID)
+		t, err := env.Store.Ticket(ctx, store.TicketScope{OrgID: run.OrgID}, p.TicketID)
 		if errors.Is(err, store.ErrNotFound) {
 			return Report{}, &Failure{"Ticket " + p.TicketID + " does not exist in this organization."}
 		}

@@ -12,14 +12,13 @@ import (
 	"garrison/valid"
 )
 
-// AgentRuntime is what the API needs of the agents' runtime.
+// AgentRuntime is what the API needs of the agents' runtime (agents.Runner).
 type AgentRuntime interface {
+	Start(ctx context.Context, req agents.Request, spend func() error) (agents.Accepted, error)
 	// Notify wakes the workers after a run was queued.
 	Notify()
 	// Cancel stops a run being executed.
 	Cancel(runID string)
-	// Estimate is the seconds a run of the agent queued now needs to finish.
-	Estimate(ctx context.Context, agent string) (int, error)
 }
 
 type agentView struct {
@@ -59,26 +58,8 @@ func (a *API) listAgents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// agentFor resolves an agent slug; an unknown one is a 400 naming the six.
-func agentFor(slug, field string) (agents.Agent, error) {
-	ag, ok := agents.Lookup(slug)
-	if !ok {
-		return ag, &Error{Status: http.StatusBadRequest, Code: CodeValidation, Fields: []string{field},
-			Message: "Invalid agent " + quoteShort(slug) + ". Valid agents: " + strings.Join(agents.Slugs(), ", ")}
-	}
-	return ag, nil
-}
-
-// quoteShort quotes a client-supplied value for a message, cut to 64 bytes.
-func quoteShort(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "…"
-	}
-	return `"` + strings.ToValidUTF8(s, "") + `"`
-}
-
 func (a *API) executeAgent(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agentFor(r.PathValue("id"), "id")
+	ag, err := agents.Find(r.PathValue("id"), "id")
 	if err != nil {
 		return err
 	}
@@ -105,7 +86,7 @@ func (a *API) runAgent(w http.ResponseWriter, r *http.Request) error {
 	} else if json.Unmarshal(raw, &slug) != nil {
 		return valid.Field("agent", "must be a string")
 	}
-	ag, err := agentFor(slug, "agent")
+	ag, err := agents.Find(slug, "agent")
 	if err != nil {
 		return err
 	}
@@ -129,45 +110,21 @@ type runAccepted struct {
 // per-organization run budget, then a durable queued run and 202.
 func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, body []byte) error {
 	p := principalFrom(r.Context())
-	if !ag.AllowedOn(p.Plan) {
-		return &Error{Status: http.StatusForbidden, Code: CodePlanRequired,
-			Message: "The " + ag.Slug + " agent needs the " + ag.Plan + " plan or higher; this organization is on " + p.Plan}
+	if err := ag.Permit(p.Plan); err != nil {
+		return err
 	}
 	params := ag.NewParams()
 	if err := decodeJSON(body, params); err != nil {
 		return err
 	}
-	var bad valid.Problems
-	params.Validate(&bad)
-	if err := bad.Err(); err != nil {
-		return err
-	}
-	// A run on a ticket reads it: the caller must be able to see it.
-	if ref, ok := params.(interface{ TicketRef() string }); ok && ref.TicketRef() != "" {
-		if _, err := a.ticketFor(r.Context(), p, ref.TicketRef()); err != nil {
-			return err
-		}
-	}
-	if err := a.ChargeAgentRun(w, r, p.OrgID); err != nil {
-		return err
-	}
-	stored, err := json.Marshal(params)
+	spend := func() error { return a.ChargeAgentRun(w, r, p.OrgID) }
+	acc, err := a.Agents.Start(r.Context(), agents.Request{Agent: ag, Params: params, OrgID: p.OrgID, RequestedBy: actor(p),
+		Tickets: ticketCaller(p).Scope}, spend)
 	if err != nil {
 		return err
 	}
-	run, err := a.Store.QueueRun(r.Context(), store.NewRun{OrgID: p.OrgID, Agent: ag.Slug, Params: stored, RequestedBy: actor(p)})
-	if err != nil {
-		return err
-	}
-	a.Agents.Notify()
-	// The run is stored: from here on nothing may turn the answer into an error.
-	estimate, err := a.Agents.Estimate(r.Context(), ag.Slug)
-	if err != nil {
-		a.Log.Warn("estimate agent run", "run", run.ID, "err", err)
-		estimate = 1
-	}
-	writeData(w, http.StatusAccepted, runAccepted{AgentRunID: run.ID, Agent: run.Agent, Status: run.Status,
-		EstimatedCompletionSeconds: estimate, QueuedAt: timestamp.Format(run.QueuedAt)})
+	writeData(w, http.StatusAccepted, runAccepted{AgentRunID: acc.Run.ID, Agent: acc.Run.Agent, Status: acc.Run.Status,
+		EstimatedCompletionSeconds: acc.EstimatedCompletionSeconds, QueuedAt: timestamp.Format(acc.Run.QueuedAt)})
 	return nil
 }
 
@@ -210,7 +167,7 @@ func runScope(p Principal, agent string) store.RunScope {
 }
 
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agentFor(r.PathValue("id"), "id")
+	ag, err := agents.Find(r.PathValue("id"), "id")
 	if err != nil {
 		return err
 	}
@@ -231,7 +188,7 @@ func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agentFor(r.PathValue("id"), "id")
+	ag, err := agents.Find(r.PathValue("id"), "id")
 	if err != nil {
 		return err
 	}
@@ -244,7 +201,7 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) cancelRun(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agentFor(r.PathValue("id"), "id")
+	ag, err := agents.Find(r.PathValue("id"), "id")
 	if err != nil {
 		return err
 	}

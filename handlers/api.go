@@ -15,6 +15,7 @@ import (
 
 	"garrison/account"
 	"garrison/blocklist"
+	"garrison/dashboard"
 	"garrison/ingest"
 	"garrison/ratelimit"
 	"garrison/store"
@@ -36,8 +37,8 @@ type Deps struct {
 	OpenAPI []byte
 	// Agents runs queued agent runs.
 	Agents AgentRuntime
-	// Narrator phrases the daily summary's facts; nil keeps the plain text.
-	Narrator Narrator
+	// Dashboard composes the dashboard's panels.
+	Dashboard *dashboard.Board
 	// Ingest parses and stores sensor data.
 	Ingest *ingest.Ingester
 	// IngestInflight bounds the bytes of ingest bodies held at once
@@ -53,7 +54,6 @@ const DefaultIngestInflight = 4 * MaxIngestBodyBytes
 type API struct {
 	Deps
 	routes       []Route
-	summaries    narrations // the model's daily summaries, per organization
 	ingestBudget inflight
 	auth         authenticator
 }
@@ -73,6 +73,9 @@ func New(d Deps) *API {
 	}
 	if d.Blocklist == nil {
 		d.Blocklist = blocklist.New()
+	}
+	if d.Dashboard == nil {
+		d.Dashboard = dashboard.New(d.Store, d.Now, d.Blocklist, nil, d.Log)
 	}
 	if d.Ingest == nil {
 		d.Ingest = ingest.New(d.Store, d.Now, d.Blocklist)
@@ -158,6 +161,9 @@ func (a *API) endpoint(rt Route) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		r, err := a.admit(w, r, rt)
+		if err == nil {
+			err = checkQuery(r)
+		}
 		if err == nil {
 			err = rt.handle(w, r)
 		}

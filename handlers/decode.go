@@ -121,34 +121,42 @@ func jsonKind(t reflect.Type) string {
 	return "of another type"
 }
 
-// fieldNames caches, per struct type, the exact JSON name of each field.
-var fieldNames sync.Map // reflect.Type → map[string]reflect.Type
+// fieldInfo is what the strict decoder knows of a struct field: its type,
+// and whether JSON null is refused for it (tag option "notnull"), for
+// fields where null would silently mean something else.
+type fieldInfo struct {
+	typ     reflect.Type
+	notNull bool
+}
 
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+// fieldNames caches, per struct type, the exact JSON name of each field.
+var fieldNames sync.Map // reflect.Type → map[string]fieldInfo
+
+func jsonFields(t reflect.Type) map[string]fieldInfo {
 	if m, ok := fieldNames.Load(t); ok {
-		return m.(map[string]reflect.Type)
+		return m.(map[string]fieldInfo)
 	}
-	m := map[string]reflect.Type{}
+	m := map[string]fieldInfo{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
-		m[name] = f.Type
+		m[name] = fieldInfo{typ: f.Type, notNull: slices.Contains(strings.Split(opts, ","), "notnull")}
 	}
 	fieldNames.Store(t, m)
 	return m
 }
 
 // checkKeys walks body alongside the Go type and refuses any object key that
-// is not exactly a field's JSON name. Values of other shapes are left for
+// is not exactly a field's JSON name, and null for a notnull field. Values of other shapes are left for
 // the decoder to judge.
 func checkKeys(body []byte, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
@@ -162,12 +170,15 @@ func checkKeys(body []byte, t reflect.Type, path string) error {
 		}
 		fields := jsonFields(t)
 		for k, v := range obj {
-			ft, ok := fields[k]
+			f, ok := fields[k]
 			name := joinPath(path, k)
 			if !ok {
 				return valid.Field(name, "is not a known field")
 			}
-			if err := checkKeys(v, ft, name); err != nil {
+			if f.notNull && bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+				return valid.Field(name, "must not be null; leave it out instead")
+			}
+			if err := checkKeys(v, f.typ, name); err != nil {
 				return err
 			}
 		}

@@ -8,7 +8,9 @@ import (
 	"net/http"
 
 	"garrison/account"
+	"garrison/agents"
 	"garrison/store"
+	"garrison/ticket"
 	"garrison/valid"
 )
 
@@ -72,10 +74,6 @@ func forbidden(message string) error {
 	return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: message}
 }
 
-func conflict(message string) error {
-	return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: message}
-}
-
 func notFound() error {
 	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: notFoundMessage}
 }
@@ -99,6 +97,8 @@ var answers = []struct {
 		Message: "The run has already ended; only queued and running runs can be cancelled"}},
 	{store.ErrNoSuchAssignee, Error{Status: http.StatusBadRequest, Code: CodeValidation,
 		Message: "Invalid request: assignee must be the id of a user of this organization", Fields: []string{"assignee"}}},
+	{ticket.ErrMemberLimits, Error{Status: http.StatusForbidden, Code: CodeForbidden,
+		Message: "Members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest"}},
 	{account.ErrUnverifiedSender, Error{Status: http.StatusForbidden, Code: CodeEmailUnverified,
 		Message: "Confirm your e-mail address (POST /api/auth/verify-email) before inviting others"}},
 	{store.ErrInvalidToken, Error{Status: http.StatusBadRequest, Code: CodeValidation,
@@ -118,11 +118,17 @@ func answerFor(r *http.Request, err error) *Error {
 	var apiErr *Error
 	var invalid *valid.Error
 	var tooLarge *http.MaxBytesError
+	var planErr *agents.PlanError
+	var moveErr *ticket.MoveError
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr
 	case errors.As(err, &invalid):
 		return &Error{Status: http.StatusBadRequest, Code: CodeValidation, Message: invalid.Error(), Fields: invalid.Fields()}
+	case errors.As(err, &planErr):
+		return &Error{Status: http.StatusForbidden, Code: CodePlanRequired, Message: planErr.Error()}
+	case errors.As(err, &moveErr):
+		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: moveErr.Error()}
 	case errors.As(err, &tooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: tooLargeMessage}
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:

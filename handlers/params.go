@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"garrison/store"
 	"garrison/valid"
@@ -12,22 +13,40 @@ import (
 const (
 	defaultLimit = 50
 	maxLimit     = 200
+	// maxOffset bounds how deep a page may start: deeper pages are a scan.
+	maxOffset = 1_000_000
 )
 
-// parsePage reads limit and offset. Non-numeric or negative values are a
-// validation_error; limit is clamped to maxLimit.
-func parsePage(r *http.Request) (store.Page, error) {
+// queryValue returns a query parameter and whether it was given at all: a
+// parameter given empty (?limit=) is given, and judged like any value.
+func queryValue(r *http.Request, name string) (string, bool) {
 	q := r.URL.Query()
+	return q.Get(name), q.Has(name)
+}
+
+// checkQuery refuses a query string net/url would misread: it drops a pair
+// holding ';' without a word, so ?severity=critical;x would answer
+// unfiltered data.
+func checkQuery(r *http.Request) error {
+	if strings.Contains(r.URL.RawQuery, ";") {
+		return valid.Field("query", "must not contain ';'; separate parameters with '&' and list values with ','")
+	}
+	return nil
+}
+
+// parsePage reads limit and offset: non-negative integers, limit clamped
+// to maxLimit, offset at most maxOffset.
+func parsePage(r *http.Request) (store.Page, error) {
 	var p valid.Problems
 	page := store.Page{Limit: defaultLimit}
-	if v := q.Get("limit"); v != "" {
+	if v, ok := queryValue(r, "limit"); ok {
 		n, err := strconv.Atoi(v)
 		p.Check(err == nil && n >= 0, "limit", "must be a non-negative integer")
 		page.Limit = min(n, maxLimit)
 	}
-	if v := q.Get("offset"); v != "" {
+	if v, ok := queryValue(r, "offset"); ok {
 		n, err := strconv.Atoi(v)
-		p.Check(err == nil && n >= 0, "offset", "must be a non-negative integer")
+		p.Check(err == nil && n >= 0 && n <= maxOffset, "offset", "must be an integer from 0 to 1000000")
 		page.Offset = n
 	}
 	return page, p.Err()

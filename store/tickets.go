@@ -160,33 +160,49 @@ func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent strin
 	return t, nil
 }
 
-// Ticket returns one ticket of the organization.
-func (s *Store) Ticket(ctx context.Context, orgID, id string) (Ticket, error) {
-	t, err := scanTicket(s.reader.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND t.org_id = ?`, id, orgID))
+// TicketScope is the tickets a caller may see: an organization's, and of
+// those, when VisibleTo names a user, only the ones the user submitted or
+// is assigned. This is the one place the rule is written.
+type TicketScope struct {
+	OrgID     string
+	VisibleTo string
+}
+
+func (sc TicketScope) where() (string, []any) {
+	if sc.VisibleTo == "" {
+		return "t.org_id = ?", []any{sc.OrgID}
+	}
+	return "t.org_id = ? AND (t.created_by = ? OR t.assignee = ?)", []any{sc.OrgID, sc.VisibleTo, sc.VisibleTo}
+}
+
+// Ticket returns one ticket in scope.
+func (s *Store) Ticket(ctx context.Context, sc TicketScope, id string) (Ticket, error) {
+	return readTicket(ctx, s.reader, sc, id)
+}
+
+func readTicket(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, sc TicketScope, id string) (Ticket, error) {
+	where, args := sc.where()
+	t, err := scanTicket(q.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND `+where, append([]any{id}, args...)...))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		err = fmt.Errorf("ticket: %w", err)
 	}
 	return t, err
 }
 
-// TicketFilter selects tickets. VisibleTo limits them to those a user
-// submitted or is assigned.
+// TicketFilter selects tickets.
 type TicketFilter struct {
-	Status    string
-	VisibleTo string
-	Page      Page
+	Status string
+	Page   Page
 }
 
-// Tickets lists the organization's tickets, newest first.
-func (s *Store) Tickets(ctx context.Context, orgID string, f TicketFilter) ([]Ticket, int, error) {
-	where, args := "t.org_id = ?", []any{orgID}
+// Tickets lists the tickets in scope, newest first.
+func (s *Store) Tickets(ctx context.Context, sc TicketScope, f TicketFilter) ([]Ticket, int, error) {
+	where, args := sc.where()
 	if f.Status != "" {
 		where += " AND t.status = ?"
 		args = append(args, f.Status)
-	}
-	if f.VisibleTo != "" {
-		where += " AND (t.created_by = ? OR t.assignee = ?)"
-		args = append(args, f.VisibleTo, f.VisibleTo)
 	}
 	return readPage(ctx, s, pageQuery{what: "tickets", args: args,
 		count: `SELECT COUNT(*) FROM tickets t WHERE ` + where,
@@ -352,12 +368,14 @@ type TicketUpdate struct {
 	Check func(current Ticket) error
 }
 
-// UpdateTicket applies a change, recording each changed field in the
-// history; escalating also logs and notifies as triage does.
-func (s *Store) UpdateTicket(ctx context.Context, orgID, id string, u TicketUpdate) (Ticket, error) {
+// UpdateTicket applies a change to a ticket in scope, recording each
+// changed field in the history; escalating also logs and notifies as
+// triage does.
+func (s *Store) UpdateTicket(ctx context.Context, sc TicketScope, id string, u TicketUpdate) (Ticket, error) {
 	now := ms(s.now())
+	orgID := sc.OrgID
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND t.org_id = ?`, id, orgID))
+		t, err := readTicket(ctx, tx, sc, id)
 		if err != nil {
 			return err
 		}
@@ -417,14 +435,17 @@ func (s *Store) UpdateTicket(ctx context.Context, orgID, id string, u TicketUpda
 	if err != nil {
 		return Ticket{}, err
 	}
-	return s.Ticket(ctx, orgID, id)
+	return s.Ticket(ctx, sc, id)
 }
 
-// AddTicketMessage appends a message to the organization's ticket.
-func (s *Store) AddTicketMessage(ctx context.Context, orgID, id string, m TicketMessage) error {
+// AddTicketMessage appends a message to a ticket in scope.
+func (s *Store) AddTicketMessage(ctx context.Context, sc TicketScope, id string, m TicketMessage) error {
 	now := ms(s.now())
 	return s.write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE tickets SET updated_at = ? WHERE id = ? AND org_id = ?`, now, id, orgID)
+		if _, err := readTicket(ctx, tx, sc, id); err != nil {
+			return err
+		}
+		r, err := tx.ExecContext(ctx, `UPDATE tickets SET updated_at = ? WHERE id = ?`, now, id)
 		if err := expectOne(r, err, "touch ticket"); err != nil {
 			return err
 		}

@@ -1,0 +1,99 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"garrison/store"
+	"garrison/valid"
+)
+
+// PlanError refuses an agent the organization's plan does not include.
+type PlanError struct {
+	Agent, Needs, Has string
+}
+
+func (e *PlanError) Error() string {
+	return "The " + e.Agent + " agent needs the " + e.Needs + " plan or higher; this organization is on " + e.Has
+}
+
+// Find resolves an agent slug given in field; an unknown one is refused
+// naming the six.
+func Find(slug, field string) (Agent, error) {
+	ag, ok := Lookup(slug)
+	if !ok {
+		return ag, valid.Field(field, fmt.Sprintf("names no agent (got %s). Valid agents: %s", quoteShort(slug), strings.Join(Slugs(), ", ")))
+	}
+	return ag, nil
+}
+
+// quoteShort quotes a client-supplied value for a message, cut to 64 bytes.
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return `"` + strings.ToValidUTF8(s, "") + `"`
+}
+
+// Permit refuses an agent the plan does not include.
+func (a Agent) Permit(plan string) error {
+	if !a.AllowedOn(plan) {
+		return &PlanError{Agent: a.Slug, Needs: a.Plan, Has: plan}
+	}
+	return nil
+}
+
+// Request is a run to start: the agent, its decoded parameters, and who
+// asks.
+type Request struct {
+	Agent       Agent
+	Params      Params
+	OrgID       string
+	RequestedBy string
+	// Tickets is what the requester may see: a run that reads a ticket
+	// needs the requester to see it.
+	Tickets store.TicketScope
+}
+
+// Accepted is a queued run and when it should be done.
+type Accepted struct {
+	Run                        store.AgentRun
+	EstimatedCompletionSeconds int
+}
+
+// Start validates the parameters, spends one run of the organization's
+// budget (spend may refuse), stores the run as queued and wakes the
+// workers. A refused request spends nothing.
+func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Accepted, error) {
+	var p valid.Problems
+	req.Params.Validate(&p)
+	if err := p.Err(); err != nil {
+		return Accepted{}, err
+	}
+	if ref, ok := req.Params.(interface{ TicketRef() string }); ok && ref.TicketRef() != "" {
+		if _, err := r.cfg.Store.Ticket(ctx, req.Tickets, ref.TicketRef()); err != nil {
+			return Accepted{}, err
+		}
+	}
+	if err := spend(); err != nil {
+		return Accepted{}, err
+	}
+	stored, err := json.Marshal(req.Params)
+	if err != nil {
+		return Accepted{}, fmt.Errorf("encode run parameters: %w", err)
+	}
+	run, err := r.cfg.Store.QueueRun(ctx, store.NewRun{OrgID: req.OrgID, Agent: req.Agent.Slug, Params: stored, RequestedBy: req.RequestedBy})
+	if err != nil {
+		return Accepted{}, err
+	}
+	r.Notify()
+	// The run is stored: from here on nothing may turn the answer into an error.
+	estimate, err := r.Estimate(ctx, req.Agent.Slug)
+	if err != nil {
+		r.cfg.Log.Warn("estimate agent run", "run", run.ID, "err", err)
+		estimate = 1
+	}
+	return Accepted{Run: run, EstimatedCompletionSeconds: estimate}, nil
+}

@@ -1,0 +1,144 @@
+// Package ticket holds the rules of support tickets: what a submission
+// must hold, which statuses a ticket may move between, and what members
+// (as opposed to admins and API keys) may change. Who may see a ticket is
+// the store's TicketScope, written once.
+package ticket
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"garrison/store"
+	"garrison/valid"
+)
+
+// defaultPriority is the priority of a ticket whose submitter gives none.
+const defaultPriority = "medium"
+
+// maxNote bounds the note of a change.
+const maxNote = 2000
+
+// moves lists, per status, the statuses a ticket may move to. Resolved and
+// closed tickets are reopened before anything else.
+var moves = map[string][]string{
+	store.TicketOpen:       {store.TicketInProgress, store.TicketEscalated, store.TicketResolved, store.TicketClosed},
+	store.TicketInProgress: {store.TicketOpen, store.TicketEscalated, store.TicketResolved, store.TicketClosed},
+	store.TicketEscalated:  {store.TicketOpen, store.TicketInProgress, store.TicketResolved, store.TicketClosed},
+	store.TicketResolved:   {store.TicketOpen, store.TicketClosed},
+	store.TicketClosed:     {store.TicketOpen},
+}
+
+// memberStatuses are the statuses a member may set on a ticket they see;
+// open only to reopen a resolved or closed one.
+var memberStatuses = []string{store.TicketOpen, store.TicketResolved, store.TicketClosed}
+
+// ErrMemberLimits: members may only resolve, close or reopen their tickets.
+var ErrMemberLimits = errors.New("members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest")
+
+// MoveError refuses a status change the ticket's status does not allow.
+type MoveError struct {
+	From, To string
+}
+
+func (e *MoveError) Error() string {
+	return "A " + e.From + " ticket cannot move to " + e.To + "; allowed: " + strings.Join(moves[e.From], ", ")
+}
+
+// Caller is who acts on tickets: Scope is what they may see; Member limits
+// what they may change; Actor names them in the history.
+type Caller struct {
+	Scope  store.TicketScope
+	Member bool
+	Actor  string
+}
+
+// Submission is a new ticket.
+type Submission struct {
+	Subject, Description, Priority string
+}
+
+// Queue is what submitting needs of the agents: a wake-up for the triage run.
+type Queue interface{ Notify() }
+
+// Submit validates and stores a ticket with its triage run, spending one
+// run of the organization's budget first (spend may refuse), then wakes
+// the agents. A refused submission spends nothing.
+func Submit(ctx context.Context, st *store.Store, q Queue, c Caller, s Submission, triageAgent string, spend func() error) (store.Ticket, error) {
+	s.Subject = strings.TrimSpace(s.Subject)
+	if s.Priority == "" {
+		s.Priority = defaultPriority
+	}
+	var p valid.Problems
+	p.Check(s.Subject != "" && len(s.Subject) <= store.MaxTicketSubject && valid.Text(s.Subject) && !strings.Contains(s.Subject, "\n"),
+		"subject", "is required: one line of at most 200 bytes")
+	p.Check(strings.TrimSpace(s.Description) != "" && len(s.Description) <= store.MaxTicketText && valid.Text(s.Description),
+		"description", "is required: text of at most 10000 bytes")
+	p.Check(slices.Contains(store.TicketPriorities, s.Priority), "priority", "must be low, medium or high")
+	if err := p.Err(); err != nil {
+		return store.Ticket{}, err
+	}
+	if err := spend(); err != nil {
+		return store.Ticket{}, err
+	}
+	t, err := st.SubmitTicket(ctx, store.NewTicket{OrgID: c.Scope.OrgID, CreatedBy: c.Actor, Subject: s.Subject,
+		Description: s.Description, Priority: s.Priority}, triageAgent)
+	if err != nil {
+		return t, err
+	}
+	q.Notify()
+	return t, nil
+}
+
+// ValidStatus checks a status filter.
+func ValidStatus(p *valid.Problems, field, status string) {
+	p.Check(status == "" || slices.Contains(store.TicketStatuses, status), field, "must be one of "+strings.Join(store.TicketStatuses, ", "))
+}
+
+// Change is an update of a ticket; nil fields stay as they are. Assignee
+// "" unassigns.
+type Change struct {
+	Status, Priority, Assignee *string
+	Note                       string
+}
+
+// Update applies a change, checked against the ticket as it is inside the
+// store's transaction, so two updates cannot both pass on a stale read.
+func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change) (store.Ticket, error) {
+	var p valid.Problems
+	p.Check(ch.Status == nil || slices.Contains(store.TicketStatuses, *ch.Status), "status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
+	p.Check(ch.Priority == nil || slices.Contains(store.TicketPriorities, *ch.Priority), "priority", "must be low, medium or high")
+	p.Check(len(ch.Note) <= maxNote && valid.Text(ch.Note), "note", "must be at most 2000 bytes of text")
+	if ch.Status == nil && ch.Priority == nil && ch.Assignee == nil {
+		p.Add("status", "or priority or assignee is required")
+	}
+	if err := p.Err(); err != nil {
+		return store.Ticket{}, err
+	}
+	u := store.TicketUpdate{Status: ch.Status, Priority: ch.Priority, Assignee: ch.Assignee, Note: ch.Note, Actor: c.Actor}
+	u.Check = func(t store.Ticket) error {
+		if c.Member && (ch.Priority != nil || ch.Assignee != nil || (ch.Status != nil && !slices.Contains(memberStatuses, *ch.Status))) {
+			return ErrMemberLimits
+		}
+		// A member's "open" only reopens: it must not pull a ticket out of
+		// the human queue.
+		if c.Member && ch.Status != nil && *ch.Status == store.TicketOpen && t.Status != store.TicketOpen &&
+			t.Status != store.TicketResolved && t.Status != store.TicketClosed {
+			return ErrMemberLimits
+		}
+		if ch.Status != nil && *ch.Status != t.Status && !slices.Contains(moves[t.Status], *ch.Status) {
+			return &MoveError{From: t.Status, To: *ch.Status}
+		}
+		return nil
+	}
+	return st.UpdateTicket(ctx, c.Scope, id, u)
+}
+
+// Reply adds a message to a ticket's thread.
+func Reply(ctx context.Context, st *store.Store, c Caller, id string, m store.TicketMessage) error {
+	if strings.TrimSpace(m.Body) == "" || len(m.Body) > store.MaxTicketText || !valid.Text(m.Body) {
+		return valid.Field("body", "is required: text of at most 10000 bytes")
+	}
+	return st.AddTicketMessage(ctx, c.Scope, id, m)
+}
