@@ -70,7 +70,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 	secret, err := loadSecret(cfg.dataDir)
 	var blocked *blocklist.List
 	if err == nil {
-		blocked, err = loadBlocklist(cfg.dataDir)
+		blocked, err = blocklist.Load(cfg.dataDir)
 	}
 	if err == nil {
 		var codec *jwtCodec

@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
 	"garrison/account"
+	"garrison/blocklist"
+	"garrison/demo"
 	"garrison/store"
 )
 
@@ -84,7 +87,7 @@ func runDemoCommand(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	defer st.Close()
-	return runDemo(ctx, st, time.Now(), stdout)
+	return demo.Create(ctx, st, time.Now(), stdout)
 }
 
 // cliStore adds --data to a command's flags, parses them and opens the store.
@@ -94,4 +97,35 @@ func cliStore(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(
 		return nil, err
 	}
 	return openStore(ctx, *dataDir, time.Now)
+}
+
+func runBlocklist(_ context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "import" {
+		return errors.New("usage: garrison blocklist import --category NAME --file PATH [--data DIR]")
+	}
+	fs := newFlagSet("garrison blocklist import [flags]",
+		"Adds a domain list (plain domains, hosts-file or ||domain^ lines) under a category. Queries for\n"+
+			"its domains count as blocked from the next server start.", stderr)
+	dataDir := fs.String("data", "./data", "data directory")
+	category := fs.String("category", "", "category of the list, for example malware or tracker (required)")
+	file := fs.String("file", "", "the list to import; - reads standard input (required)")
+	if err := parseFlags(fs, args[1:], getenv); err != nil {
+		return err
+	}
+	var data []byte
+	var err error
+	if *file == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(*file)
+	}
+	if err != nil {
+		return fmt.Errorf("read list: %w", err)
+	}
+	added, err := blocklist.Save(*dataDir, *category, data)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Imported %d domains as %s; a running server uses them from its next start.\n", added, *category)
+	return nil
 }

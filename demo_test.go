@@ -7,19 +7,21 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"garrison/demo"
 )
 
 func TestDemo(t *testing.T) {
 	e := newTestEnv(t)
 	var out bytes.Buffer
-	if err := runDemo(context.Background(), e.app.store, e.clock.Now(), &out); err != nil {
+	if err := demo.Create(context.Background(), e.app.store, e.clock.Now(), &out); err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`password: (\S+)`).FindStringSubmatch(out.String())
-	if m == nil || !strings.Contains(out.String(), demoEmail) {
+	if m == nil || !strings.Contains(out.String(), demo.Email) {
 		t.Fatalf("credentials not printed: %s", out.String())
 	}
-	token := e.login(demoEmail, m[1]).must(t, http.StatusOK).str("token")
+	token := e.login(demo.Email, m[1]).must(t, http.StatusOK).str("token")
 
 	events := e.do("GET", "/api/events?limit=1", token, nil).must(t, http.StatusOK)
 	if events.body["pagination"].(map[string]any)["total"].(float64) < 30*150 {
@@ -58,7 +60,7 @@ func TestDemo(t *testing.T) {
 		e.awaitRun(token, agent, runs[0].(map[string]any)["agent_run_id"].(string), "completed")
 	}
 	out.Reset()
-	if err := runDemo(context.Background(), e.app.store, e.clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
+	if err := demo.Create(context.Background(), e.app.store, e.clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
 		t.Fatalf("second run: %v %s", err, out.String())
 	}
 	if again := e.do("GET", "/api/events?limit=1", token, nil).body["pagination"].(map[string]any)["total"]; again != events.body["pagination"].(map[string]any)["total"] {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"garrison/demo"
 	"garrison/handlers"
 )
 
@@ -39,7 +40,7 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	}
 	defer a.store.Close()
 	if cfg.demo {
-		if err := runDemo(ctx, a.store, a.now(), stderr); err != nil {
+		if err := demo.Create(ctx, a.store, a.now(), stderr); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,7 @@
-package main
+// Package demo creates the demo organization: an admin, thirty days of
+// events, alerts and DNS telemetry as a sensor would have sent them, a few
+// tickets and first agent runs, so a new appliance has something to show.
+package demo
 
 import (
 	"context"
@@ -17,10 +20,11 @@ import (
 	"garrison/event"
 )
 
+// The demo organization and its admin.
 const (
-	demoEmail = "demo@garrison.example"
-	demoOrg   = "Demo MSP"
-	demoDays  = 30
+	Email    = "demo@garrison.example"
+	demoOrg  = "Demo MSP"
+	demoDays = 30
 )
 
 // demoSignature is a detection the demo sensors raise, with the asset
@@ -49,11 +53,11 @@ var demoSignatures = []demoSignature{
 var demoBenignDomains = []string{"www.microsoft.com", "login.microsoftonline.com", "outlook.office365.com", "update.googleapis.com",
 	"www.google.com", "slack.com", "zoom.us", "github.com", "api.stripe.com", "cdn.jsdelivr.net", "time.windows.com"}
 
-// runDemo creates the demo organization with 30 days of activity, once, and
+// Create makes the demo organization with 30 days of activity, once, and
 // writes its credentials to out.
-func runDemo(ctx context.Context, st *store.Store, now time.Time, out io.Writer) error {
-	if _, err := st.UserByEmail(ctx, demoEmail); err == nil {
-		fmt.Fprintf(out, "The demo organization exists already: log in as %s (its password was printed when it was made).\n", demoEmail)
+func Create(ctx context.Context, st *store.Store, now time.Time, out io.Writer) error {
+	if _, err := st.UserByEmail(ctx, Email); err == nil {
+		fmt.Fprintf(out, "The demo organization exists already: log in as %s (its password was printed when it was made).\n", Email)
 		return nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -84,14 +88,14 @@ func runDemo(ctx context.Context, st *store.Store, now time.Time, out io.Writer)
 	if err := seedDemo(ctx, st, u.OrgID, blocked, now); err != nil {
 		return err
 	}
-	if err := st.ChangeEmail(ctx, u.ID, demoEmail); err != nil {
+	if err := st.ChangeEmail(ctx, u.ID, Email); err != nil {
 		return fmt.Errorf("publish the demo account: %w", err)
 	}
 	// Queued only once published: an abandoned staging copy runs nothing.
 	if err := seedDemoWork(ctx, st, u); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Demo organization %q is ready with %d days of activity.\n  e-mail:   %s\n  password: %s\n", demoOrg, demoDays, demoEmail, password)
+	fmt.Fprintf(out, "Demo organization %q is ready with %d days of activity.\n  e-mail:   %s\n  password: %s\n", demoOrg, demoDays, Email, password)
 	return nil
 }
 
