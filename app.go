@@ -114,6 +114,7 @@ const limiterSweepInterval = time.Minute
 // the returned wait blocks until they have.
 func (a *app) runBackground(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
+	wg.Go(func() { a.store.Maintain(ctx, a.log) })
 	wg.Go(func() { a.mailer.Run(ctx) })
 	wg.Go(func() { a.runner.Run(ctx) })
 	wg.Go(func() { a.limits.Run(ctx, limiterSweepInterval) })

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +192,16 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if err := s.shutdown(); err != nil {
 		t.Fatalf("serve returned %v", err)
+	}
+	// Every loop the app started ran under its context and was waited for:
+	// none is left running once serve has returned.
+	stacks := make([]byte, 1<<22)
+	stacks = stacks[:runtime.Stack(stacks, true)]
+	for _, loop := range []string{"store.(*Store).foldLoop", "store.(*Store).checkpointLoop", "mail.(*Mailer).Run",
+		"agents.(*Runner).Run", "ratelimit.(*Limiter).Run", "main.(*app).runBackground"} {
+		if bytes.Contains(stacks, []byte(loop)) {
+			t.Errorf("%s still runs after shutdown", loop)
+		}
 	}
 }
 

@@ -147,7 +147,7 @@ func answerFor(r *http.Request, err error) *Error {
 // writeError is the one place an error becomes a response.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	apiErr := answerFor(r, err)
-	if apiErr.Status >= 500 {
+	if apiErr.Status == http.StatusInternalServerError {
 		log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "err", err)
 	}

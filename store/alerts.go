@@ -73,9 +73,6 @@ func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
 
 // Alerts lists an organization's alerts, most recently active first.
 func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Alert, int, error) {
-	if err := s.settle(ctx); err != nil {
-		return nil, 0, err
-	}
 	where, args := "org_id = ?", []any{orgID}
 	if f.Status != "" {
 		where += " AND status = ?"
@@ -111,9 +108,6 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 
 // Alert returns one alert of the organization.
 func (s *Store) Alert(ctx context.Context, orgID, id string) (Alert, error) {
-	if err := s.settle(ctx); err != nil {
-		return Alert{}, err
-	}
 	a, err := scanAlert(s.reader.QueryRowContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE id = ? AND org_id = ?`, id, orgID))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Alert{}, fmt.Errorf("alert: %w", err)

@@ -125,9 +125,6 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // the filter. The total adds whole hours from the hourly rollup to exact
 // counts of the partial hours at either edge, so it never scans the range.
 func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Event, int, error) {
-	if err := s.settle(ctx); err != nil {
-		return nil, 0, err
-	}
 	b := f.bounds()
 	where, args := f.where(orgID, b)
 	dir := "DESC"

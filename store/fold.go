@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +21,8 @@ import (
 // events stored since its cursor and adds them up in one transaction with
 // the cursor, so a thousand events of one asset cost one upsert, and a
 // crash loses nothing: the next fold starts from the committed cursor.
-// Every read of derived data settles first, so nobody sees it behind.
+// Reads add the events past the cursor to what the fold wrote, in the same
+// snapshot, so they are exact without waiting for it or writing.
 type fold struct {
 	mu        sync.Mutex // one fold at a time
 	storedSeq atomic.Int64
@@ -37,6 +39,13 @@ const (
 	// foldChunk bounds one fold transaction, so ingest never waits long.
 	foldChunk = 20_000
 )
+
+// pendingEvents is the common table of the events of organization ?1 that
+// the fold has not reached: reads add them to the rollups in the same
+// snapshot. The sequence walk (NOT INDEXED) touches only the backlog,
+// which the fold keeps to about a second of ingest.
+const pendingEvents = `pending AS (SELECT * FROM events NOT INDEXED
+	WHERE seq > (SELECT events_seq FROM fold_state) AND org_id = ?1)`
 
 // stored notes that events up to seq are committed.
 func (f *fold) stored(seq int64) {
@@ -91,10 +100,13 @@ func (s *Store) settle(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) foldLoop(ctx context.Context, done chan<- struct{}) {
-	defer close(done)
+// foldFailureLogEvery bounds how often a failing fold is logged.
+const foldFailureLogEvery = time.Minute
+
+func (s *Store) foldLoop(ctx context.Context, log *slog.Logger) {
 	t := time.NewTicker(s.foldEvery)
 	defer t.Stop()
+	var lastLogged time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -102,8 +114,12 @@ func (s *Store) foldLoop(ctx context.Context, done chan<- struct{}) {
 		case <-t.C:
 		case <-s.fold.wake:
 		}
-		// An error here is met again, and reported, by the next reader.
-		s.settle(ctx)
+		// An error here is met again by the next round; reads do not wait
+		// for the fold, so they go on answering meanwhile.
+		if err := s.settle(ctx); err != nil && ctx.Err() == nil && time.Since(lastLogged) >= foldFailureLogEvery {
+			log.Warn("folding events into the rollups failed; will retry", "err", err)
+			lastLogged = time.Now()
+		}
 	}
 }
 

@@ -26,8 +26,8 @@ func realSchema(t testing.TB) string {
 
 var foldNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
-// openFolding opens a store whose background fold never runs in a test:
-// only reads and Close fold.
+// openFolding opens a store whose fold runs only when the test says (foldAll),
+// at Open and at Close.
 func openFolding(t testing.TB, path string, orgs ...string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), path, realSchema(t), WithFoldInterval(time.Hour), WithClock(func() time.Time { return foldNow }))
@@ -40,6 +40,14 @@ func openFolding(t testing.TB, path string, orgs ...string) *Store {
 		}
 	}
 	return s
+}
+
+// foldAll folds every stored event, as the background fold would.
+func foldAll(t testing.TB, s *Store) {
+	t.Helper()
+	if err := s.settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func ingest(t testing.TB, s *Store, org string, events ...NewEvent) {
@@ -120,7 +128,7 @@ func TestFoldRecoversAfterCrash(t *testing.T) {
 	defer s.Close()
 	start := foldNow.Add(-time.Hour).Truncate(10 * time.Minute)
 	ingest(t, s, "org_a", lows(6, "ws-1", start)...)
-	derived(t, s, "org_a") // folds the first batch
+	foldAll(t, s) // the first batch
 	batch := append(lows(8, "ws-1", start.Add(time.Minute)),
 		NewEvent{Type: "threat_detected", Severity: 4, Timestamp: start, Source: "ids", Asset: "db-1", Message: "Trojan beacon", Indicator: "evil.example"},
 		NewEvent{Type: "threat_detected", Severity: 3, Timestamp: start.Add(time.Second), Source: "ids", Asset: "db-1", Message: "Trojan beacon", Indicator: "evil.example"})
@@ -197,7 +205,7 @@ func TestEventTotalCountsUnfolded(t *testing.T) {
 	defer s.Close()
 	start := foldNow.Add(-5 * time.Hour)
 	ingest(t, s, "org_a", lows(30, "ws-1", start)...)
-	derived(t, s, "org_a")
+	foldAll(t, s)
 	ingest(t, s, "org_a", lows(20, "ws-2", start.Add(2*time.Hour))...)
 	from, to := start.Add(-time.Hour), foldNow
 	f := EventFilter{From: &from, To: &to}
@@ -226,7 +234,7 @@ func TestThreatKeepsFirstAssets(t *testing.T) {
 			Source: "fw", Asset: fmt.Sprintf("host-%02d", i), Message: "blocked", Indicator: "203.0.113.9"})
 	}
 	ingest(t, s, "org_a", events[:10]...) // host-00 to 09 report first
-	derived(t, s, "org_a")
+	foldAll(t, s)
 	ingest(t, s, "org_a", events[10:]...) // of host-10 to 24, the earliest events are 24's
 	threats, _, err := s.Threats(context.Background(), "org_a", Page{Limit: 10})
 	if err != nil {

@@ -66,9 +66,9 @@ type burstKey struct {
 }
 
 // Ingest stores a batch of events and DNS queries in one transaction,
-// together with the alerts they raise or join: all or nothing. The
-// rollups and the counters of alerts the events join are folded in
-// afterwards (fold.go); every read of them folds first.
+// together with the alerts they raise or join: all or nothing. The event
+// rollups are folded in afterwards (fold.go); reads add the events not yet
+// folded to them.
 // It returns the new event ids in input order.
 func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns []DNSQuery) ([]string, error) {
 	now := s.now()
@@ -254,9 +254,10 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 	return last, nil
 }
 
-// writeAlerts inserts the alerts the batch raises, counting their events of
-// this batch (through lastSeq), and adds crossing windows' earlier events
-// to alerts already open. Events joining an open alert are counted by the fold.
+// writeAlerts inserts the alerts the batch raises and adds the batch's
+// events to the alerts they join (crossing burst windows bring their
+// earlier events too), marking each counted through lastSeq: an alert's
+// counters never wait for the fold.
 func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[string]*alertDelta, lastSeq int64, now time.Time) error {
 	var updates, inserts, windows [][]any
 	for _, d := range alerts {
@@ -264,12 +265,11 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 		if d.taken.n > 0 {
 			first, last, sev = min(first, d.taken.first), max(last, d.taken.last), max(sev, d.taken.sev)
 		}
-		switch {
-		case !d.exists:
+		if !d.exists {
 			inserts = append(inserts, []any{d.id, orgID, d.spec.Fingerprint, sev, d.spec.Category, d.spec.Title,
 				d.spec.Asset, d.spec.Indicator, d.spec.RecommendedAction, count, first, last, ms(now), ms(now), lastSeq})
-		case d.taken.n > 0:
-			updates = append(updates, []any{d.taken.n, sev, first, last, ms(now), d.id})
+		} else {
+			updates = append(updates, []any{count, sev, first, last, ms(now), lastSeq, d.id})
 		}
 		for _, w := range d.windows {
 			windows = append(windows, []any{orgID, w.asset, w.typ, w.window, d.id, lastSeq})
@@ -277,7 +277,7 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 	}
 	return execAll(ctx, tx,
 		batch{"update alert", `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
-			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`, updates},
+			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ?, counted_through = ? WHERE id = ?`, updates},
 		batch{"insert alert", `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
 			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at, counted_through)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`, inserts},

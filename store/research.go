@@ -42,9 +42,6 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 // AlertsMatching returns the organization's alerts, most recently active
 // first, whose asset is term or whose indicator or title contains it.
 func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit int) ([]Alert, error) {
-	if err := s.settle(ctx); err != nil {
-		return nil, err
-	}
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts
 		WHERE org_id = ?1 AND (asset = ?2 COLLATE NOCASE OR instr(lower(indicator), lower(?2)) > 0
 			OR instr(lower(title), lower(?2)) > 0)
@@ -91,9 +88,6 @@ func (s *Store) DNSQueriesFor(ctx context.Context, orgID, domain string, since t
 // StaleOpenAlerts counts open high and critical alerts raised before the
 // given time: ones nobody has dealt with.
 func (s *Store) StaleOpenAlerts(ctx context.Context, orgID string, before time.Time) (int, error) {
-	if err := s.settle(ctx); err != nil {
-		return 0, err
-	}
 	var n int
 	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE org_id = ? AND status = 'open'
 		AND severity >= 3 AND created_at < ?`, orgID, ms(before)).Scan(&n); err != nil {

@@ -9,8 +9,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"runtime"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -26,9 +28,6 @@ type Store struct {
 	// so no write request pays for a checkpoint (the writer's automatic
 	// checkpoint is off).
 	checkpointer *sql.DB
-	stop         context.CancelFunc
-	stopped      chan struct{}
-	foldStopped  chan struct{}
 	alerts       alertMemory
 	fold         fold
 	foldEvery    time.Duration
@@ -49,8 +48,10 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // set it long.
 func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEvery = d } }
 
-// Open opens (creating if needed) the database at path and applies the
-// migrations in schema that are newer than the database.
+// Open opens (creating if needed) the database at path, applies the
+// migrations in schema that are newer than the database, and folds the
+// events a crash left unfolded. It starts no goroutine: Maintain does the
+// background work, for as long as its caller wants.
 func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
 	s := &Store{now: time.Now, foldEvery: foldInterval}
 	for _, o := range opts {
@@ -83,19 +84,27 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	}
 	checkpointer.SetMaxOpenConns(1)
 	s.writer, s.reader, s.checkpointer = writer, reader, checkpointer
-	if err := s.initFold(ctx); err != nil {
+	if err := s.initFold(ctx); err == nil {
+		err = s.settle(ctx)
+	}
+	if err != nil {
 		errors.Join(writer.Close(), reader.Close(), checkpointer.Close())
 		return nil, err
 	}
-	bg, stop := context.WithCancel(context.Background())
-	s.stop, s.stopped, s.foldStopped = stop, make(chan struct{}), make(chan struct{})
-	go s.checkpointLoop(bg)
-	go s.foldLoop(bg, s.foldStopped)
 	return s, nil
 }
 
+// Maintain folds stored events into the rollups and copies the WAL back
+// into the database, in the background, until ctx is done. A fold that
+// fails (a full disk) is logged and retried; reads are exact meanwhile.
+func (s *Store) Maintain(ctx context.Context, log *slog.Logger) {
+	var wg sync.WaitGroup
+	wg.Go(func() { s.checkpointLoop(ctx) })
+	wg.Go(func() { s.foldLoop(ctx, log) })
+	wg.Wait()
+}
+
 func (s *Store) checkpointLoop(ctx context.Context) {
-	defer close(s.stopped)
 	t := time.NewTicker(checkpointInterval)
 	defer t.Stop()
 	for {
@@ -120,12 +129,9 @@ func dsn(path, txlock string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
-// Close stops the background work, folds what is left, copies the WAL back
-// one last time and closes the pools.
+// Close folds what is left, copies the WAL back one last time and closes
+// the pools. Maintain must have returned.
 func (s *Store) Close() error {
-	s.stop()
-	<-s.stopped
-	<-s.foldStopped
 	foldErr := s.settle(context.Background())
 	_, err := s.checkpointer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	if err != nil {

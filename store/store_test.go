@@ -5,10 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -162,6 +165,9 @@ func TestCheckpointsOffTheWritePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	maintained, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Maintain(maintained, slog.New(slog.NewTextHandler(io.Discard, nil))) })
 	size := func(p string) int64 {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -188,6 +194,8 @@ func TestCheckpointsOffTheWritePath(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	stop()
+	wg.Wait()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

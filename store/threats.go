@@ -2,8 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"garrison/event"
@@ -23,39 +24,84 @@ type Threat struct {
 // maxThreatAssets bounds the assets listed per threat.
 const maxThreatAssets = 20
 
-// Threats lists indicators, most recently seen first.
+// Threats lists indicators, most recently seen first, each with the first
+// maxThreatAssets assets that reported it. Indicators the events not yet
+// folded touch are merged in the same snapshot, as the fold will merge them.
 func (s *Store) Threats(ctx context.Context, orgID string, p Page) ([]Threat, int, error) {
-	if err := s.settle(ctx); err != nil {
-		return nil, 0, err
-	}
+	var out []Threat
 	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM threat_indicators WHERE org_id = ?`, orgID).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count threats: %w", err)
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT indicator, type, max_severity, n, first_seen, last_seen,
-		(SELECT group_concat(asset, char(10)) FROM (SELECT asset FROM threat_assets a
-			WHERE a.org_id = t.org_id AND a.indicator = t.indicator ORDER BY asset LIMIT ?))
-		FROM threat_indicators t WHERE org_id = ? ORDER BY last_seen DESC, indicator LIMIT ? OFFSET ?`,
-		maxThreatAssets, orgID, p.Limit, p.Offset)
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `WITH `+pendingEvents+` SELECT
+				(SELECT COUNT(*) FROM threat_indicators WHERE org_id = ?1) +
+				(SELECT COUNT(DISTINCT indicator) FROM pending WHERE indicator != '' AND indicator NOT IN
+					(SELECT indicator FROM threat_indicators WHERE org_id = ?1))`, orgID).Scan(&total); err != nil {
+			return fmt.Errorf("count threats: %w", err)
+		}
+		// The page is the folded indicators the backlog leaves alone, read
+		// through the index, and the ones it touches, merged.
+		rows, err := tx.QueryContext(ctx, `WITH `+pendingEvents+`,
+			touched AS (SELECT indicator, MAX(severity) AS sev, COUNT(*) AS n, MIN(ts) AS first, MAX(ts) AS last,
+				(SELECT p2.type FROM pending p2 WHERE p2.indicator = p.indicator ORDER BY p2.seq LIMIT 1) AS type
+				FROM pending p WHERE indicator != '' GROUP BY indicator)
+			SELECT indicator, type, sev, n, first, last FROM (
+				SELECT * FROM (SELECT indicator, type, max_severity AS sev, n, first_seen AS first, last_seen AS last
+					FROM threat_indicators WHERE org_id = ?1 AND indicator NOT IN (SELECT indicator FROM touched)
+					ORDER BY last_seen DESC, indicator LIMIT ?2)
+				UNION ALL
+				SELECT u.indicator, COALESCE(t.type, u.type), MAX(COALESCE(t.max_severity, 0), u.sev), COALESCE(t.n, 0) + u.n,
+					MIN(COALESCE(t.first_seen, u.first), u.first), MAX(COALESCE(t.last_seen, u.last), u.last)
+				FROM touched u LEFT JOIN threat_indicators t ON t.org_id = ?1 AND t.indicator = u.indicator)
+			ORDER BY last DESC, indicator LIMIT ?3 OFFSET ?4`, orgID, p.Limit+p.Offset, p.Limit, p.Offset)
+		if err != nil {
+			return fmt.Errorf("list threats: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t Threat
+			var first, last int64
+			if err := rows.Scan(&t.Indicator, &t.Type, &t.MaxSeverity, &t.Count, &first, &last); err != nil {
+				return fmt.Errorf("list threats: %w", err)
+			}
+			t.FirstSeen, t.LastSeen = fromMS(first), fromMS(last)
+			out = append(out, t)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("list threats: %w", err)
+		}
+		for i := range out {
+			if out[i].Assets, err = threatAssets(ctx, tx, orgID, out[i].Indicator); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, total, err
+}
+
+// threatAssets is an indicator's first maxThreatAssets assets: those the
+// fold recorded, then the backlog's in the order the fold will add them
+// (first sighting, then name); shown by name.
+func threatAssets(ctx context.Context, tx *sql.Tx, orgID, indicator string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `WITH `+pendingEvents+` SELECT asset, 0, 0 FROM threat_assets WHERE org_id = ?1 AND indicator = ?2
+		UNION ALL SELECT asset, 1, MIN(ts) FROM pending WHERE indicator = ?2 AND asset NOT IN
+			(SELECT asset FROM threat_assets WHERE org_id = ?1 AND indicator = ?2) GROUP BY asset
+		ORDER BY 2, 3, 1 LIMIT ?3`, orgID, indicator, maxThreatAssets)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list threats: %w", err)
+		return nil, fmt.Errorf("threat assets: %w", err)
 	}
 	defer rows.Close()
-	var out []Threat
+	var assets []string
 	for rows.Next() {
-		var t Threat
-		var first, last int64
-		var assets *string
-		if err := rows.Scan(&t.Indicator, &t.Type, &t.MaxSeverity, &t.Count, &first, &last, &assets); err != nil {
-			return nil, 0, fmt.Errorf("list threats: %w", err)
+		var a string
+		var pending int
+		var first int64
+		if err := rows.Scan(&a, &pending, &first); err != nil {
+			return nil, fmt.Errorf("threat assets: %w", err)
 		}
-		t.FirstSeen, t.LastSeen = fromMS(first), fromMS(last)
-		if assets != nil {
-			t.Assets = strings.Split(*assets, "\n")
-		}
-		out = append(out, t)
+		assets = append(assets, a)
 	}
-	return out, total, rows.Err()
+	slices.Sort(assets)
+	return assets, rows.Err()
 }
 
 // Tally is a count under a name.
@@ -71,14 +117,14 @@ type EventCounts struct {
 	ByType     map[string]int
 }
 
-// CountEventsSince sums the hourly rollup from the hour holding since.
+// CountEventsSince counts events from the hour holding since: the hourly
+// rollup plus the events not folded into it yet.
 func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.Time) (EventCounts, error) {
-	if err := s.settle(ctx); err != nil {
-		return EventCounts{}, err
-	}
 	c := EventCounts{ByType: map[string]int{}}
-	rows, err := s.reader.QueryContext(ctx, `SELECT type, severity, SUM(n) FROM event_rollup
-		WHERE org_id = ? AND hour >= ? GROUP BY type, severity`, orgID, floorMS(ms(since), hourMS))
+	rows, err := s.reader.QueryContext(ctx, `WITH `+pendingEvents+` SELECT type, severity, SUM(n) FROM (
+			SELECT type, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
+			UNION ALL SELECT type, severity, 1 FROM pending WHERE ts >= ?2)
+		GROUP BY type, severity`, orgID, floorMS(ms(since), hourMS))
 	if err != nil {
 		return c, fmt.Errorf("count events: %w", err)
 	}
@@ -106,11 +152,10 @@ type DailyCount struct {
 // DailyCounts returns per-day severity counts from the day holding since;
 // days without events are absent.
 func (s *Store) DailyCounts(ctx context.Context, orgID string, since time.Time) ([]DailyCount, error) {
-	if err := s.settle(ctx); err != nil {
-		return nil, err
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT (hour / ?) * ?, severity, SUM(n) FROM event_rollup
-		WHERE org_id = ? AND hour >= ? GROUP BY 1, 2 ORDER BY 1`, dayMS, dayMS, orgID, floorMS(ms(since), dayMS))
+	rows, err := s.reader.QueryContext(ctx, `WITH `+pendingEvents+` SELECT (hour / ?3) * ?3, severity, SUM(n) FROM (
+			SELECT hour, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
+			UNION ALL SELECT ts, severity, 1 FROM pending WHERE ts >= ?2)
+		GROUP BY 1, 2 ORDER BY 1`, orgID, floorMS(ms(since), dayMS), dayMS)
 	if err != nil {
 		return nil, fmt.Errorf("daily counts: %w", err)
 	}
@@ -133,20 +178,25 @@ func (s *Store) DailyCounts(ctx context.Context, orgID string, since time.Time) 
 
 // TopAssets returns the assets with the most events from the day holding since.
 func (s *Store) TopAssets(ctx context.Context, orgID string, since time.Time, limit int) ([]Tally, error) {
-	return s.tallies(ctx, `SELECT asset, SUM(n) AS total FROM asset_rollup WHERE org_id = ? AND day >= ?
-		GROUP BY asset ORDER BY total DESC, asset LIMIT ?`, orgID, floorMS(ms(since), dayMS), limit)
+	return s.tallies(ctx, `WITH `+pendingEvents+` SELECT asset, SUM(n) AS total FROM (
+			SELECT asset, n FROM asset_rollup WHERE org_id = ?1 AND day >= ?2
+			UNION ALL SELECT asset, 1 FROM pending WHERE ts >= ?2)
+		GROUP BY asset ORDER BY total DESC, asset LIMIT ?3`, orgID, floorMS(ms(since), dayMS), limit)
 }
 
-// TopIndicators returns the indicators seen since, by their event count.
+// TopIndicators returns the indicators seen since, by their event count
+// over all time.
 func (s *Store) TopIndicators(ctx context.Context, orgID string, since time.Time, limit int) ([]Tally, error) {
-	return s.tallies(ctx, `SELECT indicator, n FROM threat_indicators WHERE org_id = ? AND last_seen >= ?
-		ORDER BY n DESC, indicator LIMIT ?`, orgID, ms(since), limit)
+	// An indicator last folded before since may have been seen since among
+	// the events not folded yet: it counts too.
+	return s.tallies(ctx, `WITH `+pendingEvents+` SELECT indicator, SUM(n) AS total FROM (
+			SELECT indicator, n, last_seen FROM threat_indicators WHERE org_id = ?1
+				AND (last_seen >= ?2 OR indicator IN (SELECT indicator FROM pending WHERE ts >= ?2))
+			UNION ALL SELECT indicator, 1, ts FROM pending WHERE indicator != '')
+		GROUP BY indicator HAVING MAX(last_seen) >= ?2 ORDER BY total DESC, indicator LIMIT ?3`, orgID, ms(since), limit)
 }
 
 func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally, error) {
-	if err := s.settle(ctx); err != nil {
-		return nil, err
-	}
 	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("tallies: %w", err)
@@ -163,11 +213,8 @@ func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally
 	return out, rows.Err()
 }
 
-// OpenAlertCounts returns open alerts by severity (index).
+// OpenAlertCounts returns open alerts by severity.
 func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) (event.Counts, error) {
-	if err := s.settle(ctx); err != nil {
-		return event.Counts{}, err
-	}
 	var out event.Counts
 	rows, err := s.reader.QueryContext(ctx, `SELECT severity, n FROM alert_counts WHERE org_id = ? AND status = 'open'`, orgID)
 	if err != nil {
@@ -207,11 +254,10 @@ type Source struct {
 
 // Sources lists the organization's event sources, most recent first.
 func (s *Store) Sources(ctx context.Context, orgID string) ([]Source, error) {
-	if err := s.settle(ctx); err != nil {
-		return nil, err
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT source, n, first_seen, last_seen FROM event_sources
-		WHERE org_id = ? ORDER BY last_seen DESC LIMIT 100`, orgID)
+	rows, err := s.reader.QueryContext(ctx, `WITH `+pendingEvents+` SELECT source, SUM(n), MIN(first_seen), MAX(last_seen) FROM (
+			SELECT source, n, first_seen, last_seen FROM event_sources WHERE org_id = ?1
+			UNION ALL SELECT source, 1, ts, ts FROM pending)
+		GROUP BY source ORDER BY MAX(last_seen) DESC, source LIMIT 100`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("sources: %w", err)
 	}

@@ -99,7 +99,7 @@ type outcome struct {
 
 // fire sends n copies of body at once (one goroutine each, released
 // together) and waits for every answer. With retry, a 503 is sent again
-// after its Retry-After, up to 10 times.
+// after its Retry-After, for up to 5 minutes.
 func fire(ctx context.Context, cl *http.Client, url, token string, body []byte, n int, retry bool) []outcome {
 	out := make([]outcome, n)
 	start := make(chan struct{})
@@ -109,7 +109,7 @@ func fire(ctx context.Context, cl *http.Client, url, token string, body []byte, 
 			<-start
 			began := time.Now()
 			o := post(ctx, cl, url, token, body)
-			for tries := 0; retry && o.status == http.StatusServiceUnavailable && tries < 10; tries++ {
+			for retry && o.status == http.StatusServiceUnavailable && time.Since(began) < 5*time.Minute {
 				wait, err := strconv.Atoi(o.retryAfter)
 				if err != nil || wait < 1 {
 					wait = 1

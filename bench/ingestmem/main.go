@@ -157,14 +157,13 @@ func run() int {
 			break
 		}
 	}
+	ok := !slices.ContainsFunc(results, func(r result) bool { return r.Verdict == "FAIL" })
 	if !srv.alive() {
 		fmt.Fprintf(os.Stderr, "server died (%v); its output:\n%s\n", srv.waitErr, srv.output())
-	} else if out := strings.TrimSpace(srv.output()); out != "" {
-		fmt.Printf("\nserver log (warnings and errors):\n%s\n", lastLines(out, 20))
+	} else if out := strings.TrimSpace(srv.output()); out != "" && !ok { // the log may say why
+		fmt.Printf("\nserver log (warnings and errors, last lines):\n%s\n", lastLines(out, 10))
 	}
-
 	printTable(results)
-	ok := !slices.ContainsFunc(results, func(r result) bool { return r.Verdict == "FAIL" })
 	if *jsonPath != "" {
 		report := map[string]any{"server_command": srv.cmdline, "extra_flags": *extra, "retry": *retry,
 			"time": time.Now().UTC().Format(time.RFC3339), "pass": ok, "results": results}
@@ -245,7 +244,7 @@ func measure(ctx context.Context, cl *http.Client, srv *server, token string, sc
 	} else { // nothing to miss: keep what was seen as information
 		r.Notes, r.Misses = append(r.Notes, r.Misses...), nil
 	}
-	if srv.alive() {
+	if srv.alive() && ctx.Err() == nil {
 		time.Sleep(settle)
 		r.AfterMiB = srv.rssMiB()
 	}

@@ -4,6 +4,8 @@ package storetest
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,15 +36,20 @@ func Schema(t testing.TB) string {
 	return schema
 }
 
-// Open opens a store in t.TempDir, running its background work until the
-// test ends, then closing it.
+// Open opens a store in t.TempDir, maintaining it in the background until
+// the test ends, then closing it.
 func Open(t testing.TB, opts ...store.Option) *store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "garrison.db"), Schema(t), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { st.Maintain(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) })
 	t.Cleanup(func() {
+		stop()
+		wg.Wait()
 		if err := st.Close(); err != nil {
 			t.Error(err)
 		}
