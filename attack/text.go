@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"garrison/event"
 )
 
 // Match is a technique suggested by event evidence, with the rule that
@@ -55,14 +57,13 @@ func ForText(text string) []Match {
 	return out
 }
 
-// eventTypeTechniques gives Garrison's event types (eve.Type*) a baseline;
-// threat_detected and policy_violation say nothing by themselves, so their
-// text decides.
+// eventTypeTechniques gives Garrison's event types a baseline; threats and
+// policy violations say nothing by themselves, so their text decides.
 var eventTypeTechniques = map[string][]string{
-	"dns_anomaly":        {"T1071.004"}, // odd DNS is the classic tunnelling / C2 channel
-	"blocked_connection": {"T1071"},     // a blocked flow is most often a callout the sensor knew
-	"threat_detected":    nil,
-	"policy_violation":   nil,
+	event.TypeDNS:     {"T1071.004"}, // odd DNS is the classic tunnelling / C2 channel
+	event.TypeBlocked: {"T1071"},     // a blocked flow is most often a callout the sensor knew
+	event.TypeThreat:  nil,
+	event.TypePolicy:  nil,
 }
 
 // ForEventType returns the baseline techniques for one of Garrison's event

@@ -11,7 +11,7 @@ import (
 )
 
 // sessionPayload is the answer of register, login, refresh and
-// change-password: at the top level and again under data (decisions.md).
+// change-password: at the top level and again under data (docs/api.md).
 type sessionPayload struct {
 	Token     string   `json:"token"`
 	ExpiresAt string   `json:"expires_at"`

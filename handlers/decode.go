@@ -93,8 +93,6 @@ func decodeError(err error) error {
 			return valid.Field("body", "must be a JSON object")
 		}
 		return valid.Field(typeErr.Field, "must be "+jsonKind(typeErr.Type))
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return valid.Field(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "is not a known field")
 	}
 	return valid.Field("body", "is not a valid JSON object")
 }

@@ -9,7 +9,7 @@ import (
 	"garrison/valid"
 )
 
-// List sizes: decisions.md.
+// List sizes (docs/api.md).
 const (
 	defaultLimit = 50
 	maxLimit     = 200

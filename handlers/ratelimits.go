@@ -13,7 +13,7 @@ import (
 	"garrison/ratelimit"
 )
 
-// RateLimits holds the buckets of spec §8 as resolved by decisions.md.
+// RateLimits holds the buckets of spec §8 as docs/api.md resolves them.
 type RateLimits struct {
 	auth, login, register, reset *ratelimit.Limiter // per client IP, /auth/* paths
 	ip                           *ratelimit.Limiter // JWT-authenticated and public traffic, per client IP

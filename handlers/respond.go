@@ -47,7 +47,7 @@ func writeData(w http.ResponseWriter, status int, v any) {
 	writeJSON(w, status, dataBody{Success: true, Data: v})
 }
 
-// writeList answers a page of items with the list envelope of decisions.md.
+// writeList answers a page of items with the list envelope of docs/api.md.
 func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page) {
 	if items == nil {
 		items = []T{}

@@ -18,8 +18,9 @@ import (
 // up in alerts. Ingest and alert status changes hold mu for their whole
 // transaction, so what is held here always matches what is committed.
 type alertMemory struct {
-	mu   sync.Mutex
-	orgs map[string]*orgAlertMemory
+	mu    sync.Mutex
+	orgs  map[string]*orgAlertMemory
+	limit int // windows and fingerprints held per organization
 }
 
 // windowStat counts events, their time range and worst severity: a burst
@@ -52,9 +53,10 @@ type orgAlertMemory struct {
 	newestWindow int64
 }
 
-// memoryLimit bounds the windows and fingerprints held per organization;
-// past it they are dropped and recounted from the database when touched.
-var memoryLimit = 50_000 // a variable so tests can reach it
+// defaultMemoryLimit bounds the windows and fingerprints held per
+// organization; past it they are dropped and recounted from the database
+// when touched.
+const defaultMemoryLimit = 50_000
 
 // org returns the organization's memory, reading where its stored events
 // end the first time. Callers hold mu and an open write transaction.
@@ -101,7 +103,7 @@ const recountWindow = `SELECT COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM eve
 	WHERE org_id = ? AND asset = ? AND ts >= ? AND ts < ? AND type = ? AND severity < ?`
 
 // commit records what a committed ingest added.
-func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, open map[string]string) {
+func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, open map[string]string, limit int) {
 	for k, add := range windows {
 		w := o.windows[k]
 		w.add(add)
@@ -111,11 +113,11 @@ func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, open map[string
 	for fp, id := range open {
 		o.open[fp] = id
 	}
-	if len(o.windows) > memoryLimit {
+	if len(o.windows) > limit {
 		clear(o.windows)
 		o.evictedBelow = o.newestWindow + 1
 	}
-	if len(o.open) > memoryLimit {
+	if len(o.open) > limit {
 		clear(o.open)
 	}
 }

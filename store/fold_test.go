@@ -30,7 +30,13 @@ var foldNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 // at Open and at Close.
 func openFolding(t testing.TB, path string, orgs ...string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), path, realSchema(t), WithFoldInterval(time.Hour), WithClock(func() time.Time { return foldNow }))
+	return openFoldingWith(t, path, nil, orgs...)
+}
+
+func openFoldingWith(t testing.TB, path string, opts []Option, orgs ...string) *Store {
+	t.Helper()
+	opts = append(opts, WithFoldInterval(time.Hour), WithClock(func() time.Time { return foldNow }))
+	s, err := Open(context.Background(), path, realSchema(t), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,9 +187,7 @@ func TestBurstWindowRecounted(t *testing.T) {
 		}
 	})
 	t.Run("evicted", func(t *testing.T) {
-		defer func(was int) { memoryLimit = was }(memoryLimit)
-		memoryLimit = 3
-		s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a")
+		s := openFoldingWith(t, filepath.Join(t.TempDir(), "g.db"), []Option{WithAlertMemoryLimit(3)}, "org_a")
 		defer s.Close()
 		ingest(t, s, "org_a", lows(9, "ws-1", start)...)
 		for i := range 4 { // newer windows push ws-1's out of memory

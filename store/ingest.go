@@ -106,7 +106,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 			opened[fp] = d.id
 		}
 	}
-	mem.commit(p.windows, opened)
+	mem.commit(p.windows, opened, s.alerts.limit)
 	if len(events) > 0 {
 		s.fold.stored(lastSeq)
 	}

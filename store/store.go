@@ -43,6 +43,11 @@ type Option func(*Store)
 // WithClock replaces the wall clock, for tests that drive time.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
+// WithAlertMemoryLimit sets how many burst windows and open-alert
+// fingerprints ingest holds in memory per organization before it drops
+// them and recounts from the database (default 50,000).
+func WithAlertMemoryLimit(n int) Option { return func(s *Store) { s.alerts.limit = n } }
+
 // WithFoldInterval sets how often stored events are folded when nobody
 // reads (default foldInterval); tests that need events left unfolded
 // set it long.
@@ -53,7 +58,7 @@ func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEv
 // events a crash left unfolded. It starts no goroutine: Maintain does the
 // background work, for as long as its caller wants.
 func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, foldEvery: foldInterval}
+	s := &Store{now: time.Now, foldEvery: foldInterval, alerts: alertMemory{limit: defaultMemoryLimit}}
 	for _, o := range opts {
 		o(s)
 	}

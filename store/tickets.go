@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Ticket statuses (decisions.md).
+// Ticket statuses (docs/api.md).
 const (
 	TicketOpen       = "open"
 	TicketInProgress = "in_progress"
