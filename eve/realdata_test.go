@@ -118,8 +118,8 @@ func TestRealStratosphere(t *testing.T) {
 	path := filepath.Join("..", "..", "shared", "data", "netsec", "suricata_eve_stratosphere.jsonl")
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		t.Skipf("SKIPPED: the full CCDC capture is read at run time from %s, a data tree beside the repository that this checkout lacks; "+
-			"the repository keeps only a slice of it (testdata/ccdc_sample.jsonl)", path)
+		t.Skipf("SKIPPED: the Stratosphere capture is GPL-2.0, so it is not copied into this repository; it is read at run time "+
+			"from %s, which this checkout lacks", path)
 	}
 	if err != nil {
 		t.Fatal(err)
