@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"garrison/handlers"
+	"garrison/handlers/apitest"
 )
 
 // signed builds a token with any header and claims, correctly signed with
@@ -22,7 +23,7 @@ func signed(j *jwtCodec, header string, claims map[string]any) string {
 }
 
 func TestVerifyChecksEachClaim(t *testing.T) {
-	clock := newFakeClock()
+	clock := apitest.NewClock()
 	j, _ := newJWTCodec([]byte(strings.Repeat("s", 32)), time.Hour, 24*time.Hour, clock.Now)
 	now := clock.Now().Unix()
 	good := func() map[string]any {
@@ -72,11 +73,11 @@ func TestVerifyChecksEachClaim(t *testing.T) {
 
 func TestTokenOfAnotherOrganizationRefused(t *testing.T) {
 	e := newTestEnv(t)
-	a := e.register("ann@acme.test", "Acme")
+	a := e.Register("ann@acme.test", "Acme")
 	now := e.clock.Now().Unix()
-	tok := signed(e.app.jwt, `{"alg":"HS256","typ":"JWT"}`, map[string]any{"sub": a.id, "org": "org_other", "ver": 0,
+	tok := signed(e.app.jwt, `{"alg":"HS256","typ":"JWT"}`, map[string]any{"sub": a.ID, "org": "org_other", "ver": 0,
 		"jti": "j1", "iat": now, "exp": now + 60, "auth_time": now, "pur": "session"})
-	e.do("GET", "/api/auth/me", tok, nil).wantError(t, http.StatusUnauthorized, "unauthorized", "Invalid token")
+	e.Do("GET", "/api/auth/me", tok, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Invalid token")
 }
 
 func TestEmptyAuthorizationIsAbsent(t *testing.T) {
@@ -97,8 +98,8 @@ func TestEmptyAuthorizationIsAbsent(t *testing.T) {
 
 func TestUncleanPathsAreJSON404(t *testing.T) {
 	e := newTestEnv(t)
-	a := e.register("ann@acme.test", "Acme")
+	a := e.Register("ann@acme.test", "Acme")
 	for _, p := range []string{"/api//org", "/api/./org", "/api/v1/../org", "/api/org/"} {
-		e.do("GET", p, a.token, nil).wantError(t, http.StatusNotFound, "not_found", "Resource not found")
+		e.Do("GET", p, a.Token, nil).WantError(t, http.StatusNotFound, "not_found", "Resource not found")
 	}
 }

@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"garrison/handlers/apitest"
 	"garrison/store"
 )
 
 // FuzzJWTVerify: Verify never panics, and accepts only tokens in the exact
 // form Issue produces, signed with the key.
 func FuzzJWTVerify(f *testing.F) {
-	clock := newFakeClock()
+	clock := apitest.NewClock()
 	codec, err := newJWTCodec([]byte(strings.Repeat("k", 32)), time.Hour, 24*time.Hour, clock.Now)
 	if err != nil {
 		f.Fatal(err)

@@ -7,16 +7,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
 func TestUnauthorizedMessages(t *testing.T) {
 	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	expiring := e.do("POST", "/api/api-keys", admin.token, map[string]string{
+	admin := e.Register("ann@acme.test", "Acme")
+	expiring := e.Do("POST", "/api/api-keys", admin.Token, map[string]string{
 		"name": "short", "scope": "read", "expires_at": e.clock.Now().Add(time.Hour).Format(time.RFC3339)}).
-		must(t, http.StatusCreated).str("data", "key")
-	revoked := e.do("POST", "/api/api-keys", admin.token, map[string]string{"name": "gone", "scope": "read"}).must(t, http.StatusCreated)
-	e.do("DELETE", "/api/api-keys/"+revoked.str("data", "id"), admin.token, nil).must(t, http.StatusOK)
+		Must(t, http.StatusCreated).Str("data", "key")
+	revoked := e.Do("POST", "/api/api-keys", admin.Token, map[string]string{"name": "gone", "scope": "read"}).Must(t, http.StatusCreated)
+	e.Do("DELETE", "/api/api-keys/"+revoked.Str("data", "id"), admin.Token, nil).Must(t, http.StatusOK)
 	e.clock.Advance(2 * time.Hour)
 
 	tests := []struct {
@@ -32,15 +34,15 @@ func TestUnauthorizedMessages(t *testing.T) {
 		{"garbage token", "Bearer not-a-jwt", "Invalid token"},
 		{"unknown key", "Bearer svc_live_" + strings.Repeat("A", 32), "Invalid API key"},
 		{"malformed key", "Bearer svc_live_short", "Invalid API key"},
-		{"revoked key", "Bearer " + revoked.str("data", "key"), "Invalid API key"},
+		{"revoked key", "Bearer " + revoked.Str("data", "key"), "Invalid API key"},
 		{"expired key", "Bearer " + expiring, "API key expired"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := e.doHeaders("GET", "/api/org", nil, map[string]string{"Authorization": tc.header})
-			r.wantError(t, http.StatusUnauthorized, "unauthorized", tc.want)
-			if !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
-				t.Errorf("WWW-Authenticate = %q", r.header.Get("WWW-Authenticate"))
+			r := e.DoHeaders("GET", "/api/org", nil, map[string]string{"Authorization": tc.header})
+			r.WantError(t, http.StatusUnauthorized, "unauthorized", tc.want)
+			if !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("WWW-Authenticate = %q", r.Header.Get("WWW-Authenticate"))
 			}
 		})
 	}
@@ -48,26 +50,26 @@ func TestUnauthorizedMessages(t *testing.T) {
 
 func TestCredentialInQueryStringIgnored(t *testing.T) {
 	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	e.do("GET", "/api/org?access_token="+admin.token, "", nil).
-		wantError(t, http.StatusUnauthorized, "unauthorized", "No authorization token provided")
+	admin := e.Register("ann@acme.test", "Acme")
+	e.Do("GET", "/api/org?access_token="+admin.Token, "", nil).
+		WantError(t, http.StatusUnauthorized, "unauthorized", "No authorization token provided")
 }
 
 func TestJWTExpiry(t *testing.T) {
 	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
+	admin := e.Register("ann@acme.test", "Acme")
 	e.clock.Advance(24*time.Hour - time.Second)
-	e.do("GET", "/api/auth/me", admin.token, nil).must(t, http.StatusOK)
+	e.Do("GET", "/api/auth/me", admin.Token, nil).Must(t, http.StatusOK)
 	e.clock.Advance(time.Second)
-	e.do("GET", "/api/auth/me", admin.token, nil).
-		wantError(t, http.StatusUnauthorized, "unauthorized", "Token expired. Please log in again.")
+	e.Do("GET", "/api/auth/me", admin.Token, nil).
+		WantError(t, http.StatusUnauthorized, "unauthorized", "Token expired. Please log in again.")
 }
 
 func TestJWTTTLFlag(t *testing.T) {
 	e := newTestEnv(t, func(c *config) { c.jwtTTL = time.Hour })
-	r := e.register("ann@acme.test", "Acme")
+	r := e.Register("ann@acme.test", "Acme")
 	e.clock.Advance(time.Hour)
-	e.do("GET", "/api/auth/me", r.token, nil).wantError(t, http.StatusUnauthorized, "unauthorized", "Token expired. Please log in again.")
+	e.Do("GET", "/api/auth/me", r.Token, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Token expired. Please log in again.")
 }
 
 // forge re-signs nothing: it swaps parts of a real token to build attacks.
@@ -79,8 +81,8 @@ func forge(header, payload map[string]any, sig string) string {
 
 func TestJWTForgeries(t *testing.T) {
 	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	parts := strings.Split(admin.token, ".")
+	admin := e.Register("ann@acme.test", "Acme")
+	parts := strings.Split(admin.Token, ".")
 	payloadJSON, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	var payload map[string]any
 	json.Unmarshal(payloadJSON, &payload)
@@ -102,9 +104,9 @@ func TestJWTForgeries(t *testing.T) {
 		"signature bit flipped":  parts[0] + "." + parts[1] + "." + flipLast(parts[2]),
 		"padding added":          parts[0] + "." + parts[1] + "." + parts[2] + "=",
 		"CRLF inside":            parts[0] + "." + parts[1][:10] + "\r\n" + parts[1][10:] + "." + parts[2],
-		"four segments":          admin.token + ".x",
+		"four segments":          admin.Token + ".x",
 		"two segments":           parts[0] + "." + parts[1],
-		"signature from another": parts[0] + "." + parts[1] + "." + strings.Split(e.register("bob@other.test", "Other").token, ".")[2],
+		"signature from another": parts[0] + "." + parts[1] + "." + strings.Split(e.Register("bob@other.test", "Other").Token, ".")[2],
 	}
 	for name, token := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -141,90 +143,90 @@ func TestTokenVersionInvalidation(t *testing.T) {
 	invalidated := "Token invalidated. Please log in again."
 	tests := []struct {
 		name  string
-		bump  func(e *testEnv, a acct)
+		bump  func(e *testEnv, a apitest.Account)
 		extra int // how many tokens the bump itself hands out, still valid
 	}{
-		{"change-password", func(e *testEnv, a acct) {
-			r := e.do("POST", "/api/auth/change-password", a.token, map[string]string{
-				"current_password": testPassword, "new_password": "a brand new passphrase"}).must(e.t, http.StatusOK)
-			e.do("GET", "/api/auth/me", r.str("token"), nil).must(e.t, http.StatusOK)
+		{"change-password", func(e *testEnv, a apitest.Account) {
+			r := e.Do("POST", "/api/auth/change-password", a.Token, map[string]string{
+				"current_password": apitest.Password, "new_password": "a brand new passphrase"}).Must(e.T, http.StatusOK)
+			e.Do("GET", "/api/auth/me", r.Str("token"), nil).Must(e.T, http.StatusOK)
 		}, 1},
-		{"logout-all", func(e *testEnv, a acct) {
-			e.do("POST", "/api/auth/logout-all", a.token, nil).must(e.t, http.StatusOK)
+		{"logout-all", func(e *testEnv, a apitest.Account) {
+			e.Do("POST", "/api/auth/logout-all", a.Token, nil).Must(e.T, http.StatusOK)
 		}, 0},
-		{"reset", func(e *testEnv, a acct) {
-			e.do("POST", "/api/auth/reset-confirm", "", map[string]string{
-				"token": e.resetToken(a.email), "new_password": "a brand new passphrase"}).must(e.t, http.StatusOK)
+		{"reset", func(e *testEnv, a apitest.Account) {
+			e.Do("POST", "/api/auth/reset-confirm", "", map[string]string{
+				"token": e.ResetToken(a.Email), "new_password": "a brand new passphrase"}).Must(e.T, http.StatusOK)
 		}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEnv(t) // the bump closures report through e.t: this subtest
-			a := e.register("ann@acme.test", "Acme")
-			second := e.login(a.email, testPassword).must(t, http.StatusOK).str("token")
-			key := e.apiKey(a, "read")
+			e := newTestEnv(t) // the bump closures report through e.T: this subtest
+			a := e.Register("ann@acme.test", "Acme")
+			second := e.Login(a.Email, apitest.Password).Must(t, http.StatusOK).Str("token")
+			key := e.APIKey(a, "read")
 			tc.bump(e, a)
-			for _, tok := range []string{a.token, second} {
-				e.do("GET", "/api/auth/me", tok, nil).wantError(t, http.StatusUnauthorized, "unauthorized", invalidated)
+			for _, tok := range []string{a.Token, second} {
+				e.Do("GET", "/api/auth/me", tok, nil).WantError(t, http.StatusUnauthorized, "unauthorized", invalidated)
 			}
 			// API keys belong to the organization: a user's sessions ending leaves them working.
-			e.do("GET", "/api/org", key, nil).must(t, http.StatusOK)
+			e.Do("GET", "/api/org", key, nil).Must(t, http.StatusOK)
 		})
 	}
 }
 
 func TestLogoutEndsOnlyThatToken(t *testing.T) {
 	e := newTestEnv(t)
-	a := e.register("ann@acme.test", "Acme")
-	other := e.login(a.email, testPassword).must(t, http.StatusOK).str("token")
-	e.do("POST", "/api/auth/logout", a.token, nil).must(t, http.StatusOK)
-	e.do("GET", "/api/auth/me", a.token, nil).wantError(t, http.StatusUnauthorized, "unauthorized", "Token invalidated. Please log in again.")
-	e.do("GET", "/api/auth/me", other, nil).must(t, http.StatusOK)
+	a := e.Register("ann@acme.test", "Acme")
+	other := e.Login(a.Email, apitest.Password).Must(t, http.StatusOK).Str("token")
+	e.Do("POST", "/api/auth/logout", a.Token, nil).Must(t, http.StatusOK)
+	e.Do("GET", "/api/auth/me", a.Token, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Token invalidated. Please log in again.")
+	e.Do("GET", "/api/auth/me", other, nil).Must(t, http.StatusOK)
 }
 
 func TestRefresh(t *testing.T) {
 	e := newTestEnv(t, func(c *config) { c.sessionMax = 48 * time.Hour })
-	a := e.register("ann@acme.test", "Acme")
+	a := e.Register("ann@acme.test", "Acme")
 	e.clock.Advance(time.Hour)
-	r := e.do("POST", "/api/auth/refresh", a.token, nil).must(t, http.StatusOK)
-	fresh := r.str("token")
-	if fresh == "" || fresh == a.token || r.str("data", "token") != fresh {
-		t.Fatalf("refresh answer: %s", r.raw)
+	r := e.Do("POST", "/api/auth/refresh", a.Token, nil).Must(t, http.StatusOK)
+	fresh := r.Str("token")
+	if fresh == "" || fresh == a.Token || r.Str("data", "token") != fresh {
+		t.Fatalf("refresh answer: %s", r.Raw)
 	}
-	if got, want := r.str("expires_at"), e.clock.Now().Add(24*time.Hour).Format(time.RFC3339); got != want {
+	if got, want := r.Str("expires_at"), e.clock.Now().Add(24*time.Hour).Format(time.RFC3339); got != want {
 		t.Errorf("expires_at %s, want %s", got, want)
 	}
-	e.do("GET", "/api/auth/me", a.token, nil).wantError(t, http.StatusUnauthorized, "unauthorized", "Token invalidated. Please log in again.")
-	e.do("GET", "/api/auth/me", fresh, nil).must(t, http.StatusOK)
+	e.Do("GET", "/api/auth/me", a.Token, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Token invalidated. Please log in again.")
+	e.Do("GET", "/api/auth/me", fresh, nil).Must(t, http.StatusOK)
 
 	// A chain of refreshes cannot outlive --session-max from the login.
 	e.clock.Advance(23 * time.Hour)
-	fresh = e.do("POST", "/api/auth/refresh", fresh, nil).must(t, http.StatusOK).str("token")
+	fresh = e.Do("POST", "/api/auth/refresh", fresh, nil).Must(t, http.StatusOK).Str("token")
 	e.clock.Advance(23 * time.Hour)
-	last := e.do("POST", "/api/auth/refresh", fresh, nil).must(t, http.StatusOK)
-	if got, want := last.str("expires_at"), e.clock.Now().Add(time.Hour).Format(time.RFC3339); got != want {
+	last := e.Do("POST", "/api/auth/refresh", fresh, nil).Must(t, http.StatusOK)
+	if got, want := last.Str("expires_at"), e.clock.Now().Add(time.Hour).Format(time.RFC3339); got != want {
 		t.Errorf("last token expires %s, want the session end %s", got, want)
 	}
 	e.clock.Advance(time.Hour)
-	e.do("POST", "/api/auth/refresh", last.str("token"), nil).wantError(t, http.StatusUnauthorized, "unauthorized", "Token expired. Please log in again.")
+	e.Do("POST", "/api/auth/refresh", last.Str("token"), nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Token expired. Please log in again.")
 }
 
 func TestSessionRoutesRefuseAPIKeys(t *testing.T) {
 	e := newTestEnv(t)
-	a := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(a, "admin")
+	a := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(a, "admin")
 	for _, path := range []string{"/api/auth/me", "/api/user/profile"} {
-		e.do("GET", path, key, nil).wantError(t, http.StatusForbidden, "forbidden", "")
+		e.Do("GET", path, key, nil).WantError(t, http.StatusForbidden, "forbidden", "")
 	}
 	for _, path := range []string{"/api/auth/logout", "/api/auth/logout-all", "/api/auth/refresh", "/api/auth/change-password"} {
-		e.do("POST", path, key, map[string]string{}).wantError(t, http.StatusForbidden, "forbidden", "")
+		e.Do("POST", path, key, map[string]string{}).WantError(t, http.StatusForbidden, "forbidden", "")
 	}
 }
 
 func TestDeletedUserTokenRejected(t *testing.T) {
 	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	m := e.member(admin, "bob@acme.test", "member")
-	e.do("DELETE", "/api/org/members/"+m.id, admin.token, nil).must(t, http.StatusOK)
-	e.do("GET", "/api/auth/me", m.token, nil).wantError(t, http.StatusUnauthorized, "unauthorized", "Invalid token")
+	admin := e.Register("ann@acme.test", "Acme")
+	m := e.Member(admin, "bob@acme.test", "member")
+	e.Do("DELETE", "/api/org/members/"+m.ID, admin.Token, nil).Must(t, http.StatusOK)
+	e.Do("GET", "/api/auth/me", m.Token, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Invalid token")
 }

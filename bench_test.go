@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"garrison/credential"
+	"garrison/handlers/apitest"
 	"garrison/store"
 )
 
@@ -31,10 +32,10 @@ func BenchmarkJWTVerify(b *testing.B) {
 // then one query for the user, its token_version and the denylist.
 func BenchmarkAuthenticateJWT(b *testing.B) {
 	e := newTestEnv(b)
-	a := e.register("ann@acme.test", "Acme")
+	a := e.Register("ann@acme.test", "Acme")
 	b.ReportAllocs()
 	for b.Loop() {
-		e.do("GET", "/api/auth/me", a.token, nil).must(b, http.StatusOK)
+		e.Do("GET", "/api/auth/me", a.Token, nil).Must(b, http.StatusOK)
 	}
 }
 
@@ -59,10 +60,10 @@ func benchmarkLogin(b *testing.B, email string) {
 		res.Body.Close()
 		return res.StatusCode
 	}
-	if post("/api/auth/register", `{"email":"ann@acme.test","password":"`+testPassword+`","name":"Ann"}`) != http.StatusCreated {
+	if post("/api/auth/register", `{"email":"ann@acme.test","password":"`+apitest.Password+`","name":"Ann"}`) != http.StatusCreated {
 		b.Fatal("register failed")
 	}
-	body := `{"email":"` + email + `","password":"` + testPassword + `"}`
+	body := `{"email":"` + email + `","password":"` + apitest.Password + `"}`
 	var durations []time.Duration
 	for b.Loop() {
 		start := time.Now()

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
 // liveServer is `garrison serve` on loopback ports chosen by the kernel.
@@ -36,7 +38,7 @@ func startServer(t *testing.T, cfg config) *liveServer {
 	s := &liveServer{stop: cancel, done: make(chan struct{})}
 	ready := make(chan struct{})
 	go func() {
-		s.err = serve(ctx, cfg, appOptions{passwordIterations: testIterations}, io.Discard, func(https, http string) {
+		s.err = serve(ctx, cfg, appOptions{passwordIterations: apitest.Iterations}, io.Discard, func(https, http string) {
 			s.https, s.http = https, http
 			close(ready)
 		})
@@ -350,7 +352,7 @@ func TestMailOverSMTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wait := e.app.runBackground(ctx)
 	defer func() { cancel(); wait() }()
-	e.register("ann@acme.test", "Acme")
+	e.Register("ann@acme.test", "Acme")
 	select {
 	case <-smtpServer.got:
 	case <-time.After(10 * time.Second):
@@ -366,8 +368,8 @@ func TestMailOverSMTP(t *testing.T) {
 		}
 	}
 	// The token in the message works, and the outbox no longer holds it.
-	token := tokenInLink.FindStringSubmatch(msg)[1]
-	e.do("POST", "/api/auth/verify-email", "", map[string]string{"token": token}).must(t, http.StatusOK)
+	token := apitest.TokenInLink.FindStringSubmatch(msg)[1]
+	e.Do("POST", "/api/auth/verify-email", "", map[string]string{"token": token}).Must(t, http.StatusOK)
 	waitOutbox(t, e, "sent")
 }
 
@@ -377,7 +379,7 @@ func waitOutbox(t *testing.T, e *testEnv, want string) {
 	t.Helper()
 	var status, body string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		rawDB(t, e).QueryRow(`SELECT status, body FROM outbox ORDER BY id DESC LIMIT 1`).Scan(&status, &body)
+		e.app.store.DB().QueryRow(`SELECT status, body FROM outbox ORDER BY id DESC LIMIT 1`).Scan(&status, &body)
 		if status != "pending" {
 			break
 		}
@@ -392,12 +394,12 @@ func TestMailWithoutSMTPGoesToLog(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wait := e.app.runBackground(ctx)
 	defer func() { cancel(); wait() }()
-	e.register("ann@acme.test", "Acme")
+	e.Register("ann@acme.test", "Acme")
 	waitOutbox(t, e, "logged")
-	if m := tokenInLink.FindStringSubmatch(e.logs.String()); m == nil {
+	if m := apitest.TokenInLink.FindStringSubmatch(e.logs.String()); m == nil {
 		t.Fatalf("mail not written to the log: %s", e.logs.String())
 	} else {
-		e.do("POST", "/api/auth/verify-email", "", map[string]string{"token": m[1]}).must(t, http.StatusOK)
+		e.Do("POST", "/api/auth/verify-email", "", map[string]string{"token": m[1]}).Must(t, http.StatusOK)
 	}
 }
 
@@ -405,15 +407,37 @@ func TestMailWithoutSMTPGoesToLog(t *testing.T) {
 // mail without anyone calling it by hand.
 func TestResetMailFromQueue(t *testing.T) {
 	e := newTestEnv(t)
-	e.register("ann@acme.test", "Acme")
+	e.Register("ann@acme.test", "Acme")
 	ctx, cancel := context.WithCancel(context.Background())
 	wait := e.app.runBackground(ctx)
 	defer func() { cancel(); wait() }()
-	e.do("POST", "/api/auth/reset-request", "", map[string]string{"email": "ann@acme.test"}).must(t, http.StatusOK)
+	e.Do("POST", "/api/auth/reset-request", "", map[string]string{"email": "ann@acme.test"}).Must(t, http.StatusOK)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if strings.Contains(e.logs.String(), "reset-password?token=") {
 			return
 		}
 	}
 	t.Fatal("reset mail never produced")
+}
+
+func TestBadLimitsRefuseToStart(t *testing.T) {
+	for _, bad := range []string{"jwt=abc/1m", "nope=1/1m", "jwt=10", "jwt=10/0s", "jwt=1/1m,jwt=2/1m"} {
+		var errOut strings.Builder
+		_, err := parseServeConfig([]string{"--limits", bad}, func(string) string { return "" }, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "--limits") {
+			t.Errorf("--limits %s: %v", bad, err)
+		}
+	}
+	if _, err := parseServeConfig([]string{"--trusted-proxies", "10.0.0.0/33"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Error("bad --trusted-proxies accepted")
+	}
+	cfg, err := parseServeConfig(nil, func(k string) string {
+		if k == "GARRISON_LIMITS" {
+			return "jwt=7/1m"
+		}
+		return ""
+	}, io.Discard)
+	if err != nil || cfg.limits["jwt"].N != 7 || cfg.limits["login"].N != 10 {
+		t.Fatalf("GARRISON_LIMITS: %v %v", cfg.limits, err)
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"fmt"
@@ -6,23 +6,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
-func ev(e *testEnv, typ, sev, asset, msg string, at time.Time) map[string]any {
+func ev(e *env, typ, sev, asset, msg string, at time.Time) map[string]any {
 	return map[string]any{"type": typ, "severity": sev, "timestamp": at.Format(time.RFC3339Nano), "source": "edr",
 		"asset": asset, "message": msg}
 }
 
-func (e *testEnv) ingest(cred string, events ...map[string]any) response {
-	e.t.Helper()
-	return e.do("POST", "/api/events", cred, map[string]any{"events": events})
+func (e *env) ingest(cred string, events ...map[string]any) apitest.Response {
+	e.T.Helper()
+	return e.Do("POST", "/api/events", cred, map[string]any{"events": events})
 }
 
 func TestIngestValidation(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
-	now := e.clock.Now()
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	now := e.Clock.Now()
 	good := func(edit func(map[string]any)) map[string]any {
 		m := ev(e, "threat_detected", "low", "ws-01.acme.local", "x", now)
 		edit(m)
@@ -48,45 +50,45 @@ func TestIngestValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e.do("POST", "/api/events", key, tc.body).wantFields(t, tc.fields...)
+			e.Do("POST", "/api/events", key, tc.body).WantFields(t, tc.fields...)
 		})
 	}
 	small := fmt.Sprintf(`{"type":"policy_violation","severity":"info","timestamp":%q,"source":"s","asset":"h","message":"m"}`,
 		now.Format(time.RFC3339))
 	t.Run("oversize batch", func(t *testing.T) {
 		body := `{"events":[` + strings.Repeat(small+",", 10_000) + small + `]}`
-		e.do("POST", "/api/events", key, body).wantFields(t, "events")
+		e.Do("POST", "/api/events", key, body).WantFields(t, "events")
 	})
 	t.Run("nothing stored by any refusal", func(t *testing.T) {
-		if total := e.do("GET", "/api/events", key, nil).body["pagination"].(map[string]any)["total"]; total != float64(0) {
+		if total := e.Do("GET", "/api/events", key, nil).Body["pagination"].(map[string]any)["total"]; total != float64(0) {
 			t.Fatalf("total %v", total)
 		}
 	})
 	t.Run("a full batch of 10,000", func(t *testing.T) {
 		body := `{"events":[` + strings.Repeat(small+",", 9_999) + small + `]}`
-		if r := e.do("POST", "/api/events", key, body).must(t, http.StatusCreated); r.data()["count"] != float64(10_000) {
-			t.Fatalf("count %v", r.data()["count"])
+		if r := e.Do("POST", "/api/events", key, body).Must(t, http.StatusCreated); r.Data()["count"] != float64(10_000) {
+			t.Fatalf("count %v", r.Data()["count"])
 		}
 	})
 }
 
 func TestToCoversItsWholeSecond(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	at := e.clock.Now().Add(-time.Hour).Add(750 * time.Millisecond)
-	e.ingest(admin.token, ev(e, "policy_violation", "info", "h", "m", at)).must(t, http.StatusCreated)
-	shown := e.do("GET", "/api/events", admin.token, nil).list()[0].(map[string]any)["timestamp"].(string)
-	r := e.do("GET", "/api/events?from="+shown+"&to="+shown, admin.token, nil).must(t, http.StatusOK)
-	if total := r.body["pagination"].(map[string]any)["total"]; total != float64(1) || len(r.list()) != 1 {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	at := e.Clock.Now().Add(-time.Hour).Add(750 * time.Millisecond)
+	e.ingest(admin.Token, ev(e, "policy_violation", "info", "h", "m", at)).Must(t, http.StatusCreated)
+	shown := e.Do("GET", "/api/events", admin.Token, nil).List()[0].(map[string]any)["timestamp"].(string)
+	r := e.Do("GET", "/api/events?from="+shown+"&to="+shown, admin.Token, nil).Must(t, http.StatusOK)
+	if total := r.Body["pagination"].(map[string]any)["total"]; total != float64(1) || len(r.List()) != 1 {
 		t.Fatalf("from=to=%s found %v", shown, total)
 	}
 }
 
 func TestIngestAndList(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
-	base := e.clock.Now().Add(-10 * time.Hour).Truncate(time.Hour)
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	base := e.Clock.Now().Add(-10 * time.Hour).Truncate(time.Hour)
 	var batch []map[string]any
 	sevs := []string{"info", "low", "medium", "high", "critical"}
 	types := []string{"threat_detected", "blocked_connection", "dns_anomaly", "policy_violation"}
@@ -99,13 +101,13 @@ func TestIngestAndList(t *testing.T) {
 		}
 		batch = append(batch, m)
 	}
-	r := e.ingest(key, batch...).must(t, http.StatusCreated)
-	if r.data()["count"] != float64(200) || len(r.data()["ids"].([]any)) != 200 {
-		t.Fatalf("ingest answer: %s", r.raw)
+	r := e.ingest(key, batch...).Must(t, http.StatusCreated)
+	if r.Data()["count"] != float64(200) || len(r.Data()["ids"].([]any)) != 200 {
+		t.Fatalf("ingest answer: %s", r.Raw)
 	}
-	single := e.do("POST", "/api/events", key, ev(e, "policy_violation", "info", "10.0.0.5", "usb stick", base)).must(t, http.StatusCreated)
-	if single.data()["count"] != float64(1) {
-		t.Fatalf("single: %s", single.raw)
+	single := e.Do("POST", "/api/events", key, ev(e, "policy_violation", "info", "10.0.0.5", "usb stick", base)).Must(t, http.StatusCreated)
+	if single.Data()["count"] != float64(1) {
+		t.Fatalf("single: %s", single.Raw)
 	}
 
 	// brute is what a filter must return, computed from what was sent.
@@ -142,30 +144,30 @@ func TestIngestAndList(t *testing.T) {
 	for _, path := range []string{"/api/events", "/api/dashboard/events"} {
 		for _, tc := range tests {
 			t.Run(path+"?"+tc.query, func(t *testing.T) {
-				r := e.do("GET", path+"?limit=200&"+tc.query, admin.token, nil).must(t, http.StatusOK)
+				r := e.Do("GET", path+"?limit=200&"+tc.query, admin.Token, nil).Must(t, http.StatusOK)
 				want := brute(tc.keep)
-				if total := r.body["pagination"].(map[string]any)["total"]; total != float64(want) {
+				if total := r.Body["pagination"].(map[string]any)["total"]; total != float64(want) {
 					t.Fatalf("total %v, want %d", total, want)
 				}
-				if len(r.list()) != min(want, 200) {
-					t.Fatalf("%d items, want %d", len(r.list()), min(want, 200))
+				if len(r.List()) != min(want, 200) {
+					t.Fatalf("%d items, want %d", len(r.List()), min(want, 200))
 				}
 			})
 		}
 	}
 	t.Run("newest first by default; order and sort", func(t *testing.T) {
-		items := e.do("GET", "/api/events?limit=3", key, nil).list()
+		items := e.Do("GET", "/api/events?limit=3", key, nil).List()
 		first, second := items[0].(map[string]any)["timestamp"].(string), items[1].(map[string]any)["timestamp"].(string)
 		if first < second {
 			t.Fatalf("not newest first: %s then %s", first, second)
 		}
-		asc := e.do("GET", "/api/events?limit=1&order=asc", key, nil).list()[0].(map[string]any)
+		asc := e.Do("GET", "/api/events?limit=1&order=asc", key, nil).List()[0].(map[string]any)
 		if asc["timestamp"] != base.Format(time.RFC3339) {
 			t.Fatalf("oldest: %v", asc)
 		}
 		rank := map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 		for _, order := range []string{"desc", "asc"} {
-			page := e.do("GET", "/api/events?limit=200&sort=severity&order="+order, key, nil).list()
+			page := e.Do("GET", "/api/events?limit=200&sort=severity&order="+order, key, nil).List()
 			for i := 1; i < len(page); i++ {
 				a, b := page[i-1].(map[string]any), page[i].(map[string]any)
 				ra, rb := rank[a["severity"].(string)], rank[b["severity"].(string)]
@@ -175,7 +177,7 @@ func TestIngestAndList(t *testing.T) {
 				}
 			}
 		}
-		oldest := e.do("GET", "/api/events?limit=1&order=asc&sort=timestamp", key, nil).list()[0].(map[string]any)
+		oldest := e.Do("GET", "/api/events?limit=1&order=asc&sort=timestamp", key, nil).List()[0].(map[string]any)
 		if oldest["indicator"] != "evil.example" && oldest["message"] != "usb stick" {
 			t.Fatalf("oldest event: %v", oldest)
 		}
@@ -186,12 +188,12 @@ func TestIngestAndList(t *testing.T) {
 			"sort=asset": "sort", "order=up": "order", "limit=-1": "limit",
 			"from=" + to.Format(time.RFC3339) + "&to=" + from.Format(time.RFC3339): "from",
 		} {
-			e.do("GET", "/api/events?"+q, key, nil).wantFields(t, field)
+			e.Do("GET", "/api/events?"+q, key, nil).WantFields(t, field)
 		}
 	})
 	t.Run("another organization sees nothing", func(t *testing.T) {
-		other := e.register("olga@other.test", "Other")
-		if total := e.do("GET", "/api/events", other.token, nil).body["pagination"].(map[string]any)["total"]; total != float64(0) {
+		other := e.Register("olga@other.test", "Other")
+		if total := e.Do("GET", "/api/events", other.Token, nil).Body["pagination"].(map[string]any)["total"]; total != float64(0) {
 			t.Fatalf("other org total %v", total)
 		}
 	})

@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"database/sql"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
 // fakeLLM is a local stand-in for an OpenAI-compatible chat completions
@@ -85,53 +87,53 @@ func (f *fakeLLM) blockAnswers() (release func()) {
 	}
 }
 
-func withLLM(f *fakeLLM, timeout time.Duration) func(*config) {
-	return func(c *config) {
-		c.llmURL, c.llmModel, c.llmTimeout = f.srv.URL+"/v1", "test-model", timeout
+func withLLM(f *fakeLLM, timeout time.Duration) apitest.Option {
+	return func(c *apitest.Config) {
+		c.LLMURL, c.LLMModel, c.LLMTimeout = f.srv.URL+"/v1", "test-model", timeout
 	}
 }
 
-func withWorkers(n int) func(*config) { return func(c *config) { c.agentWorkers = n } }
+func withWorkers(n int) apitest.Option { return func(c *apitest.Config) { c.Workers = n } }
 
 // execute starts a run and returns the 202 answer's data.
-func (e *testEnv) execute(cred, agent string, body map[string]any) map[string]any {
-	e.t.Helper()
-	return e.do("POST", "/api/agents/"+agent+"/execute", cred, body).must(e.t, http.StatusAccepted).data()
+func (e *env) execute(cred, agent string, body map[string]any) map[string]any {
+	e.T.Helper()
+	return e.Do("POST", "/api/agents/"+agent+"/execute", cred, body).Must(e.T, http.StatusAccepted).Data()
 }
 
 // awaitRun polls a run until its status is one of want, and returns it.
-func (e *testEnv) awaitRun(cred, agent, runID string, want ...string) map[string]any {
-	e.t.Helper()
+func (e *env) awaitRun(cred, agent, runID string, want ...string) map[string]any {
+	e.T.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		run := e.do("GET", "/api/agents/"+agent+"/executions/"+runID, cred, nil).must(e.t, http.StatusOK).data()
+		run := e.Do("GET", "/api/agents/"+agent+"/executions/"+runID, cred, nil).Must(e.T, http.StatusOK).Data()
 		for _, w := range want {
 			if run["status"] == w {
 				return run
 			}
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("run %s is %v, want %v: %v", runID, run["status"], want, run)
+			e.T.Fatalf("run %s is %v, want %v: %v", runID, run["status"], want, run)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
 // runToEnd executes an agent and waits for it to complete.
-func (e *testEnv) runToEnd(cred, agent string, body map[string]any) map[string]any {
-	e.t.Helper()
+func (e *env) runToEnd(cred, agent string, body map[string]any) map[string]any {
+	e.T.Helper()
 	id := e.execute(cred, agent, body)["agent_run_id"].(string)
 	run := e.awaitRun(cred, agent, id, "completed", "failed", "cancelled")
 	if run["status"] != "completed" {
-		e.t.Fatalf("run %s ended %v: %v", id, run["status"], run["error"])
+		e.T.Fatalf("run %s ended %v: %v", id, run["status"], run["error"])
 	}
 	return run
 }
 
 func TestAgentsList(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	list := e.do("GET", "/api/agents", admin.token, nil).must(t, http.StatusOK).list()
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	list := e.Do("GET", "/api/agents", admin.Token, nil).Must(t, http.StatusOK).List()
 	want := map[string]string{"msp-hunter": "pro", "threat-researcher": "starter", "tech-support": "starter",
 		"compliance": "starter", "account-manager": "starter", "onboarding": "starter"}
 	if len(list) != 6 {
@@ -150,8 +152,8 @@ func TestAgentsList(t *testing.T) {
 			t.Errorf("%s available %v on starter", slug, a["available"])
 		}
 	}
-	run := e.runToEnd(admin.token, "onboarding", nil)
-	for _, item := range e.do("GET", "/api/agents", admin.token, nil).must(t, http.StatusOK).list() {
+	run := e.runToEnd(admin.Token, "onboarding", nil)
+	for _, item := range e.Do("GET", "/api/agents", admin.Token, nil).Must(t, http.StatusOK).List() {
 		a := item.(map[string]any)
 		if a["slug"] == "onboarding" && (a["last_execution_at"] != run["queued_at"] || a["last_status"] != "completed") {
 			t.Errorf("onboarding after a run: %v", a)
@@ -160,9 +162,9 @@ func TestAgentsList(t *testing.T) {
 }
 
 func TestAgentRunBothFormsShareOnePath(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
 	forms := []struct {
 		name, path string
 		body       map[string]any
@@ -172,11 +174,11 @@ func TestAgentRunBothFormsShareOnePath(t *testing.T) {
 	}
 	for _, f := range forms {
 		t.Run(f.name, func(t *testing.T) {
-			r := e.do("POST", f.path, key, f.body).must(t, http.StatusAccepted)
-			d := r.data()
-			if r.body["success"] != true || !strings.HasPrefix(d["agent_run_id"].(string), "run_") || len(d["agent_run_id"].(string)) != 30 ||
+			r := e.Do("POST", f.path, key, f.body).Must(t, http.StatusAccepted)
+			d := r.Data()
+			if r.Body["success"] != true || !strings.HasPrefix(d["agent_run_id"].(string), "run_") || len(d["agent_run_id"].(string)) != 30 ||
 				d["agent"] != "threat-researcher" || d["status"] != "queued" {
-				t.Fatalf("accept body: %s", r.raw)
+				t.Fatalf("accept body: %s", r.Raw)
 			}
 			if est, ok := d["estimated_completion_seconds"].(float64); !ok || est < 1 || est != float64(int(est)) {
 				t.Fatalf("estimated_completion_seconds %v", d["estimated_completion_seconds"])
@@ -195,8 +197,8 @@ func TestAgentRunBothFormsShareOnePath(t *testing.T) {
 }
 
 func TestAgentRunErrors(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
 	validNames := "Valid agents: msp-hunter, threat-researcher, tech-support, compliance, account-manager, onboarding"
 	cases := []struct {
 		name, method, path string
@@ -227,33 +229,32 @@ func TestAgentRunErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.do(c.method, c.path, admin.token, c.body)
+			r := e.Do(c.method, c.path, admin.Token, c.body)
 			if c.fields != nil {
-				r.wantFields(t, c.fields...)
+				r.WantFields(t, c.fields...)
 			} else {
-				r.wantError(t, c.status, c.code, "")
+				r.WantError(t, c.status, c.code, "")
 			}
-			if strings.HasPrefix(c.name, "unknown agent") && !strings.HasSuffix(r.str("error"), validNames) {
-				t.Fatalf("error does not list the agents: %q", r.str("error"))
+			if strings.HasPrefix(c.name, "unknown agent") && !strings.HasSuffix(r.Str("error"), validNames) {
+				t.Fatalf("error does not list the agents: %q", r.Str("error"))
 			}
 		})
 	}
-	if n := len(e.do("GET", "/api/agents/threat-researcher/executions", admin.token, nil).must(t, 200).list()); n != 0 {
+	if n := len(e.Do("GET", "/api/agents/threat-researcher/executions", admin.Token, nil).Must(t, 200).List()); n != 0 {
 		t.Fatalf("refused requests queued %d runs", n)
 	}
 }
 
 func TestAgentRunPlanGate(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	e.do("POST", "/api/agents/msp-hunter/execute", admin.token, map[string]any{"vertical": "legal"}).
-		wantError(t, http.StatusForbidden, "plan_upgrade_required", "The msp-hunter agent needs the pro plan or higher; this organization is on starter")
-	var out strings.Builder
-	if err := runCLI(t, []string{"org", "set-plan", "--data", e.app.dataDir(t), "--email", admin.email, "--plan", "pro"}, &out, &out); err != nil {
-		t.Fatal(err, out.String())
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.Do("POST", "/api/agents/msp-hunter/execute", admin.Token, map[string]any{"vertical": "legal"}).
+		WantError(t, http.StatusForbidden, "plan_upgrade_required", "The msp-hunter agent needs the pro plan or higher; this organization is on starter")
+	if _, err := e.Store.SetPlanByAdmin(t.Context(), admin.Email, "pro"); err != nil {
+		t.Fatal(err)
 	}
-	e.do("POST", "/api/agents/msp-hunter/execute", admin.token, map[string]any{"vertical": "bakery"}).wantFields(t, "vertical")
-	run := e.runToEnd(admin.token, "msp-hunter", map[string]any{"vertical": "legal", "region": "Leeds"})
+	e.Do("POST", "/api/agents/msp-hunter/execute", admin.Token, map[string]any{"vertical": "bakery"}).WantFields(t, "vertical")
+	run := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"vertical": "legal", "region": "Leeds"})
 	out2 := run["output"].(map[string]any)
 	if out2["criteria"].(map[string]any)["vertical"] != "legal" || !strings.Contains(run["output_summary"].(string), "legal vertical in Leeds") {
 		t.Fatalf("hunter output: %v", run)
@@ -261,49 +262,49 @@ func TestAgentRunPlanGate(t *testing.T) {
 }
 
 func TestAgentRunRateLimit(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	other := e.register("zoe@other.test", "Other")
-	e.useLimits(strings.Replace(generousLimits, "agent-runs=100000/1m", "agent-runs=20/1m", 1), nil)
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	other := e.Register("zoe@other.test", "Other")
+	e.UseLimits(strings.Replace(apitest.GenerousLimits, "agent-runs=100000/1m", "agent-runs=20/1m", 1), nil)
 	for i := range 20 {
-		r := e.do("POST", "/api/agents/onboarding/execute", admin.token, nil).must(t, http.StatusAccepted)
-		if got := r.header.Get("X-RateLimit-Remaining"); got != fmt.Sprint(19-i) {
+		r := e.Do("POST", "/api/agents/onboarding/execute", admin.Token, nil).Must(t, http.StatusAccepted)
+		if got := r.Header.Get("X-RateLimit-Remaining"); got != fmt.Sprint(19-i) {
 			t.Fatalf("run %d: remaining %q", i+1, got)
 		}
 	}
 	// Invalid requests do not spend the budget, and are refused as invalid.
-	e.do("POST", "/api/agents/compliance/execute", admin.token, map[string]any{"framework": "x"}).wantFields(t, "framework")
-	r := e.do("POST", "/api/agents/run", admin.token, map[string]any{"agent": "onboarding"})
-	r.wantError(t, http.StatusTooManyRequests, "rate_limited", "")
-	if r.header.Get("Retry-After") == "" || r.header.Get("X-RateLimit-Limit") != "20" || r.header.Get("X-RateLimit-Remaining") != "0" {
-		t.Fatalf("429 headers: %v", r.header)
+	e.Do("POST", "/api/agents/compliance/execute", admin.Token, map[string]any{"framework": "x"}).WantFields(t, "framework")
+	r := e.Do("POST", "/api/agents/run", admin.Token, map[string]any{"agent": "onboarding"})
+	r.WantError(t, http.StatusTooManyRequests, "rate_limited", "")
+	if r.Header.Get("Retry-After") == "" || r.Header.Get("X-RateLimit-Limit") != "20" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("429 headers: %v", r.Header)
 	}
-	e.do("POST", "/api/agents/onboarding/execute", other.token, nil).must(t, http.StatusAccepted) // per organization
-	e.clock.Advance(time.Minute)
-	e.do("POST", "/api/agents/onboarding/execute", admin.token, nil).must(t, http.StatusAccepted)
+	e.Do("POST", "/api/agents/onboarding/execute", other.Token, nil).Must(t, http.StatusAccepted) // per organization
+	e.Clock.Advance(time.Minute)
+	e.Do("POST", "/api/agents/onboarding/execute", admin.Token, nil).Must(t, http.StatusAccepted)
 }
 
 func TestAgentRunLifecycleAndCancel(t *testing.T) {
 	llm := newFakeLLM(t, "The organization's data was reviewed.")
 	release := llm.blockAnswers()
 	defer release()
-	e := newTestEnv(t, withLLM(llm, time.Minute), withWorkers(1))
-	admin := e.register("ann@acme.test", "Acme")
-	stranger := e.register("zoe@other.test", "Other")
+	e := newEnv(t, withLLM(llm, time.Minute), withWorkers(1))
+	admin := e.Register("ann@acme.test", "Acme")
+	stranger := e.Register("zoe@other.test", "Other")
 
-	first := e.execute(admin.token, "onboarding", nil)["agent_run_id"].(string)
+	first := e.execute(admin.Token, "onboarding", nil)["agent_run_id"].(string)
 	llm.awaitRequest(t) // the only worker is inside the first run
-	running := e.awaitRun(admin.token, "onboarding", first, "running")
+	running := e.awaitRun(admin.Token, "onboarding", first, "running")
 	if running["started_at"] == nil || running["finished_at"] != nil {
 		t.Fatalf("running run: %v", running)
 	}
-	second := e.execute(admin.token, "compliance", nil)["agent_run_id"].(string)
-	third := e.execute(admin.token, "compliance", nil)["agent_run_id"].(string)
-	queued := e.awaitRun(admin.token, "compliance", second, "queued")
+	second := e.execute(admin.Token, "compliance", nil)["agent_run_id"].(string)
+	third := e.execute(admin.Token, "compliance", nil)["agent_run_id"].(string)
+	queued := e.awaitRun(admin.Token, "compliance", second, "queued")
 	if queued["started_at"] != nil || queued["output"] != nil {
 		t.Fatalf("queued run: %v", queued)
 	}
-	agentsNow := e.do("GET", "/api/agents", admin.token, nil).must(t, 200).list()
+	agentsNow := e.Do("GET", "/api/agents", admin.Token, nil).Must(t, 200).List()
 	for _, item := range agentsNow {
 		a := item.(map[string]any)
 		if a["slug"] == "compliance" && (a["status"] != "queued" || a["queued"] != 2.0) {
@@ -311,32 +312,32 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 		}
 	}
 
-	ov := e.do("GET", "/api/dashboard/overview", admin.token, nil).must(t, 200).data()["agents"].(map[string]any)
-	st := e.do("GET", "/api/dashboard/stats", admin.token, nil).must(t, 200).data()
+	ov := e.Do("GET", "/api/dashboard/overview", admin.Token, nil).Must(t, 200).Data()["agents"].(map[string]any)
+	st := e.Do("GET", "/api/dashboard/stats", admin.Token, nil).Must(t, 200).Data()
 	if ov["active"] != 2.0 || ov["queued"] != 2.0 || st["agents_active"] != 2.0 {
 		t.Fatalf("overview agents %v, stats agents_active %v", ov, st["agents_active"])
 	}
 
 	// Another organization cannot see or cancel them.
-	e.do("GET", "/api/agents/compliance/executions/"+second, stranger.token, nil).wantError(t, 404, "not_found", "")
-	e.do("POST", "/api/agents/compliance/executions/"+second+"/cancel", stranger.token, nil).wantError(t, 404, "not_found", "")
+	e.Do("GET", "/api/agents/compliance/executions/"+second, stranger.Token, nil).WantError(t, 404, "not_found", "")
+	e.Do("POST", "/api/agents/compliance/executions/"+second+"/cancel", stranger.Token, nil).WantError(t, 404, "not_found", "")
 	// The run id belongs to its agent.
-	e.do("GET", "/api/agents/onboarding/executions/"+second, admin.token, nil).wantError(t, 404, "not_found", "")
+	e.Do("GET", "/api/agents/onboarding/executions/"+second, admin.Token, nil).WantError(t, 404, "not_found", "")
 
-	c := e.do("POST", "/api/agents/compliance/executions/"+second+"/cancel", admin.token, nil).must(t, 200).data()
+	c := e.Do("POST", "/api/agents/compliance/executions/"+second+"/cancel", admin.Token, nil).Must(t, 200).Data()
 	if c["status"] != "cancelled" || c["finished_at"] == nil || c["started_at"] != nil {
 		t.Fatalf("cancelled queued run: %v", c)
 	}
-	c = e.do("POST", "/api/agents/onboarding/executions/"+first+"/cancel", admin.token, nil).must(t, 200).data()
+	c = e.Do("POST", "/api/agents/onboarding/executions/"+first+"/cancel", admin.Token, nil).Must(t, 200).Data()
 	if c["status"] != "cancelled" {
 		t.Fatalf("cancelled running run: %v", c)
 	}
 	// The cancel stopped the first run's goroutine: the only worker is free
 	// and takes the third run while the model still holds every answer.
 	llm.awaitRequest(t)
-	e.awaitRun(admin.token, "compliance", third, "running")
+	e.awaitRun(admin.Token, "compliance", third, "running")
 	release()
-	done := e.awaitRun(admin.token, "compliance", third, "completed")
+	done := e.awaitRun(admin.Token, "compliance", third, "completed")
 	if done["duration_ms"] == nil || done["finished_at"] == nil || done["output_summary"] != "The organization's data was reviewed." {
 		t.Fatalf("completed run: %v", done)
 	}
@@ -346,26 +347,26 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 		t.Fatalf("narrative: %v", done["output"])
 	}
 	// Cancelled runs stay cancelled; ended runs cannot be cancelled.
-	if got := e.awaitRun(admin.token, "onboarding", first, "cancelled"); got["output"] != nil {
+	if got := e.awaitRun(admin.Token, "onboarding", first, "cancelled"); got["output"] != nil {
 		t.Fatalf("cancelled run got output: %v", got)
 	}
-	e.do("POST", "/api/agents/compliance/executions/"+third+"/cancel", admin.token, nil).
-		wantError(t, http.StatusConflict, "conflict", "The run has already ended; only queued and running runs can be cancelled")
+	e.Do("POST", "/api/agents/compliance/executions/"+third+"/cancel", admin.Token, nil).
+		WantError(t, http.StatusConflict, "conflict", "The run has already ended; only queued and running runs can be cancelled")
 
-	list := e.do("GET", "/api/agents/compliance/executions?limit=1", admin.token, nil).must(t, 200)
-	page := list.body["pagination"].(map[string]any)
-	if page["total"] != 2.0 || len(list.list()) != 1 || list.list()[0].(map[string]any)["agent_run_id"] != third ||
-		list.list()[0].(map[string]any)["output"] != nil {
-		t.Fatalf("executions list: %s", list.raw)
+	list := e.Do("GET", "/api/agents/compliance/executions?limit=1", admin.Token, nil).Must(t, 200)
+	page := list.Body["pagination"].(map[string]any)
+	if page["total"] != 2.0 || len(list.List()) != 1 || list.List()[0].(map[string]any)["agent_run_id"] != third ||
+		list.List()[0].(map[string]any)["output"] != nil {
+		t.Fatalf("executions list: %s", list.Raw)
 	}
 }
 
 func TestAgentLLMTimeoutFallsBack(t *testing.T) {
 	llm := newFakeLLM(t, "never sent")
 	defer llm.blockAnswers()()
-	e := newTestEnv(t, withLLM(llm, 50*time.Millisecond))
-	admin := e.register("ann@acme.test", "Acme")
-	run := e.runToEnd(admin.token, "onboarding", nil)
+	e := newEnv(t, withLLM(llm, 50*time.Millisecond))
+	admin := e.Register("ann@acme.test", "Acme")
+	run := e.runToEnd(admin.Token, "onboarding", nil)
 	narrative := run["output"].(map[string]any)["narrative"].(map[string]any)
 	if narrative["source"] != "deterministic" || !strings.Contains(narrative["fallback_reason"].(string), "did not answer in time") ||
 		!strings.HasPrefix(run["output_summary"].(string), "Onboarding is ") {
@@ -375,21 +376,21 @@ func TestAgentLLMTimeoutFallsBack(t *testing.T) {
 
 func TestAgentLLMInventedFactsFallBack(t *testing.T) {
 	llm := newFakeLLM(t, "There were 987654 critical alerts today.")
-	e := newTestEnv(t, withLLM(llm, time.Minute))
-	admin := e.register("ann@acme.test", "Acme")
-	run := e.runToEnd(admin.token, "onboarding", nil)
+	e := newEnv(t, withLLM(llm, time.Minute))
+	admin := e.Register("ann@acme.test", "Acme")
+	run := e.runToEnd(admin.Token, "onboarding", nil)
 	narrative := run["output"].(map[string]any)["narrative"].(map[string]any)
 	if narrative["source"] != "deterministic" || strings.Contains(run["output_summary"].(string), "987654") {
 		t.Fatalf("invented number accepted: %v", run)
 	}
-	sum := e.do("GET", "/api/dashboard/daily-summary", admin.token, nil).must(t, 200).data()
+	sum := e.Do("GET", "/api/dashboard/daily-summary", admin.Token, nil).Must(t, 200).Data()
 	if sum["generated_by"] != "facts" || sum["narration_error"] == nil {
 		t.Fatalf("daily summary took an invented number: %v", sum)
 	}
 	llm.mu.Lock()
 	llm.answer = "A quiet day: nothing was recorded."
 	llm.mu.Unlock()
-	sum = e.do("GET", "/api/dashboard/daily-summary", admin.token, nil).must(t, 200).data()
+	sum = e.Do("GET", "/api/dashboard/daily-summary", admin.Token, nil).Must(t, 200).Data()
 	if sum["generated_by"] != "llm:test-model" || sum["summary"] != "A quiet day: nothing was recorded." || sum["facts_summary"] == nil {
 		t.Fatalf("daily summary narration: %v", sum)
 	}
@@ -397,7 +398,7 @@ func TestAgentLLMInventedFactsFallBack(t *testing.T) {
 	llm.mu.Lock()
 	asked := llm.requests
 	llm.mu.Unlock()
-	again := e.do("GET", "/api/dashboard/daily-summary", admin.token, nil).must(t, 200).data()
+	again := e.Do("GET", "/api/dashboard/daily-summary", admin.Token, nil).Must(t, 200).Data()
 	llm.mu.Lock()
 	defer llm.mu.Unlock()
 	if llm.requests != asked || again["summary"] != sum["summary"] {
@@ -412,16 +413,16 @@ func TestAgentRunsSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	llm := newFakeLLM(t, "Reviewed.")
 	release := llm.blockAnswers()
-	first := newTestEnv(t, func(c *config) { c.dataDir = dir }, withLLM(llm, time.Minute), withWorkers(1))
-	admin := first.register("ann@acme.test", "Acme")
+	first := newEnv(t, func(c *apitest.Config) { c.DataDir = dir }, withLLM(llm, time.Minute), withWorkers(1))
+	admin := first.Register("ann@acme.test", "Acme")
 	var ids []string
 	for range 3 {
-		ids = append(ids, first.execute(admin.token, "onboarding", nil)["agent_run_id"].(string))
+		ids = append(ids, first.execute(admin.Token, "onboarding", nil)["agent_run_id"].(string))
 	}
 	llm.awaitRequest(t)
-	first.awaitRun(admin.token, "onboarding", ids[0], "running")
-	first.stopRunner() // a graceful stop puts the running run back in the queue
-	if got := first.awaitRun(admin.token, "onboarding", ids[0], "queued"); got["recoveries"] != 0.0 {
+	first.awaitRun(admin.Token, "onboarding", ids[0], "running")
+	first.StopRunner() // a graceful stop puts the running run back in the queue
+	if got := first.awaitRun(admin.Token, "onboarding", ids[0], "queued"); got["recoveries"] != 0.0 {
 		t.Fatalf("gracefully stopped run: %v", got)
 	}
 	// Simulate a crash: one run left running, another already recovered once.
@@ -434,14 +435,14 @@ func TestAgentRunsSurviveRestart(t *testing.T) {
 	mustExec(t, db, `UPDATE agent_runs SET status = 'running', started_at = 1, recoveries = 1 WHERE id = ?`, ids[2])
 	release()
 
-	second := newTestEnv(t, func(c *config) { c.dataDir = dir }, withLLM(llm, time.Minute), withWorkers(2))
+	second := newEnv(t, func(c *apitest.Config) { c.DataDir = dir }, withLLM(llm, time.Minute), withWorkers(2))
 	for i, id := range ids[:2] {
-		run := second.awaitRun(admin.token, "onboarding", id, "completed")
+		run := second.awaitRun(admin.Token, "onboarding", id, "completed")
 		if want := float64(i); run["recoveries"] != want {
 			t.Fatalf("run %d recoveries %v, want %v", i, run["recoveries"], want)
 		}
 	}
-	failed := second.awaitRun(admin.token, "onboarding", ids[2], "failed")
+	failed := second.awaitRun(admin.Token, "onboarding", ids[2], "failed")
 	if !strings.Contains(failed["error"].(string), "stopped twice") {
 		t.Fatalf("twice-interrupted run: %v", failed)
 	}
@@ -457,24 +458,24 @@ func mustExec(t *testing.T, db *sql.DB, query string, args ...any) {
 func TestAgentRunTimeout(t *testing.T) {
 	llm := newFakeLLM(t, "unused")
 	defer llm.blockAnswers()()
-	e := newTestEnv(t, withLLM(llm, time.Minute), func(c *config) { c.agentTimeout = 100 * time.Millisecond })
-	admin := e.register("ann@acme.test", "Acme")
+	e := newEnv(t, withLLM(llm, time.Minute), func(c *apitest.Config) { c.AgentTimeout = 100 * time.Millisecond })
+	admin := e.Register("ann@acme.test", "Acme")
 
-	id := e.execute(admin.token, "onboarding", nil)["agent_run_id"].(string)
-	run := e.awaitRun(admin.token, "onboarding", id, "completed", "failed")
+	id := e.execute(admin.Token, "onboarding", nil)["agent_run_id"].(string)
+	run := e.awaitRun(admin.Token, "onboarding", id, "completed", "failed")
 	if run["status"] != "failed" || run["error"] != "The run did not finish within 100ms and was stopped." || run["output"] != nil ||
 		run["finished_at"] == nil || run["duration_ms"] == nil {
 		t.Fatalf("timed-out run: %v", run)
 	}
 	// A triage that fails leaves the ticket to a human.
-	tk := e.submitTicket(admin.token, "Locked out", "My acct is locked out after too many password attempts.", "")
-	got := e.awaitTriage(admin.token, tk["id"].(string))
+	tk := e.submitTicket(admin.Token, "Locked out", "My account is locked out after too many password attempts.", "")
+	got := e.awaitTriage(admin.Token, tk["id"].(string))
 	log := got["escalation_log"].([]any)
 	if got["status"] != "escalated" || got["triage_status"] != "failed" || len(log) != 1 ||
 		log[0].(map[string]any)["reason"] != "Automatic triage failed; a technician needs to review this ticket." {
 		t.Fatalf("ticket after a failed triage: %v", got)
 	}
-	list := e.do("GET", "/api/tickets", admin.token, nil).must(t, 200).list()
+	list := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).List()
 	if list[0].(map[string]any)["triage_status"] != "failed" {
 		t.Fatalf("list shows triage %v", list[0].(map[string]any)["triage_status"])
 	}

@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"garrison/handlers"
+	"garrison/handlers/apitest"
 )
 
 // caller is one kind of credential a route must answer correctly.
@@ -16,16 +17,16 @@ type caller struct {
 	user  bool            // a session token rather than an API key
 }
 
-func callers(e *testEnv) (admin acct, cs []caller) {
-	admin = e.register("ann@acme.test", "Acme")
-	member := e.member(admin, "bob@acme.test", "member")
+func callers(e *env) (admin apitest.Account, cs []caller) {
+	admin = e.Register("ann@acme.test", "Acme")
+	member := e.Member(admin, "bob@acme.test", "member")
 	return admin, []caller{
 		{"anonymous", "", handlers.Public, false},
-		{"read key", e.apiKey(admin, "read"), handlers.Read, false},
-		{"write key", e.apiKey(admin, "write"), handlers.Write, false},
-		{"admin key", e.apiKey(admin, "admin"), handlers.Admin, false},
-		{"member", member.token, handlers.Write, true},
-		{"admin", admin.token, handlers.Admin, true},
+		{"read key", e.APIKey(admin, "read"), handlers.Read, false},
+		{"write key", e.APIKey(admin, "write"), handlers.Write, false},
+		{"admin key", e.APIKey(admin, "admin"), handlers.Admin, false},
+		{"member", member.Token, handlers.Write, true},
+		{"admin", admin.Token, handlers.Admin, true},
 	}
 }
 
@@ -112,9 +113,9 @@ func expectedStatus(access handlers.Access, c caller) (int, string) {
 // TestEveryRouteAccess drives every route of the table with every kind of
 // caller: a route added without a correct access level fails here.
 func TestEveryRouteAccess(t *testing.T) {
-	e := newTestEnv(t)
+	e := newEnv(t)
 	_, cs := callers(e)
-	routes := e.app.api.Routes()
+	routes := e.API.Routes()
 	if len(routes) != len(routeAccess) {
 		t.Errorf("%d routes, %d in routeAccess: add the new ones there", len(routes), len(routeAccess))
 	}
@@ -131,12 +132,12 @@ func TestEveryRouteAccess(t *testing.T) {
 			}
 			path := strings.NewReplacer("{id}", "x", "{run_id}", "x").Replace(rt.Path)
 			t.Run(rt.Method+" "+rt.Path+" as "+c.name, func(t *testing.T) {
-				r := e.do(rt.Method, path, c.cred, map[string]any{})
+				r := e.Do(rt.Method, path, c.cred, map[string]any{})
 				code := "unauthorized"
 				if want == http.StatusForbidden {
 					code = "forbidden"
 				}
-				r.wantError(t, want, code, msg)
+				r.WantError(t, want, code, msg)
 			})
 		}
 	}
@@ -145,7 +146,7 @@ func TestEveryRouteAccess(t *testing.T) {
 // TestScopeMatrix: read, write and admin keys and users against read, write
 // and admin actions, succeeding or refused with the scope (spec §5) or role named.
 func TestScopeMatrix(t *testing.T) {
-	e := newTestEnv(t)
+	e := newEnv(t)
 	_, cs := callers(e)
 	actions := []struct {
 		name   string
@@ -171,19 +172,19 @@ func TestScopeMatrix(t *testing.T) {
 					n := strings.ReplaceAll(c.name, " ", "-")
 					body = map[string]string{"email": n + "@invitee.test", "role": "member"}
 				}
-				r := e.do(act.method, act.path, c.cred, body)
+				r := e.Do(act.method, act.path, c.cred, body)
 				if c.level >= act.access {
 					want := act.ok
 					if want == 0 {
 						want = http.StatusCreated
 					}
-					r.must(t, want)
+					r.Must(t, want)
 					return
 				}
 				if c.user {
-					r.wantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required role: admin")
+					r.WantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required role: admin")
 				} else {
-					r.wantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required scope: "+act.access.String())
+					r.WantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required scope: "+act.access.String())
 				}
 			})
 		}

@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"context"
@@ -17,13 +17,13 @@ import (
 // run budget, a durable insert, the estimate) with 1,000 runs already
 // queued and no worker taking them, and reports p50 and p99.
 func BenchmarkAgentAccept(b *testing.B) {
-	e := newTestEnv(b)
-	e.stopRunner() // the queue only grows
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
+	e := newEnv(b)
+	e.StopRunner() // the queue only grows
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
 	ctx := context.Background()
 	for range 1000 {
-		if _, err := e.app.store.QueueRun(ctx, store.NewRun{OrgID: admin.orgID, Agent: "onboarding", Params: json.RawMessage(`{}`), RequestedBy: admin.id}); err != nil {
+		if _, err := e.Store.QueueRun(ctx, store.NewRun{OrgID: admin.OrgID, Agent: "onboarding", Params: json.RawMessage(`{}`), RequestedBy: admin.ID}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -31,10 +31,10 @@ func BenchmarkAgentAccept(b *testing.B) {
 	var samples []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		req, _ := http.NewRequest("POST", e.srv.URL+"/api/agents/threat-researcher/execute", strings.NewReader(body))
+		req, _ := http.NewRequest("POST", e.Server.URL+"/api/agents/threat-researcher/execute", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
-		res, err := e.srv.Client().Do(req)
+		res, err := e.Server.Client().Do(req)
 		if err != nil || res.StatusCode != http.StatusAccepted {
 			b.Fatalf("accept: %v %v", err, res.Status)
 		}
@@ -50,8 +50,8 @@ func BenchmarkAgentAccept(b *testing.B) {
 // BenchmarkAgentRuns queues runs of the deterministic agents over seeded
 // data and reports how many the default worker pool completes per second.
 func BenchmarkAgentRuns(b *testing.B) {
-	e := newTestEnv(b)
-	admin := e.register("ann@acme.test", "Acme")
+	e := newEnv(b)
+	admin := e.Register("ann@acme.test", "Acme")
 	seedAgentData(b, e, admin)
 	ctx := context.Background()
 	mix := []struct{ agent, params string }{
@@ -65,14 +65,14 @@ func BenchmarkAgentRuns(b *testing.B) {
 		start := time.Now()
 		for i := range perRound {
 			m := mix[i%len(mix)]
-			if _, err := e.app.store.QueueRun(ctx, store.NewRun{OrgID: admin.orgID, Agent: m.agent, Params: json.RawMessage(m.params), RequestedBy: admin.id}); err != nil {
+			if _, err := e.Store.QueueRun(ctx, store.NewRun{OrgID: admin.OrgID, Agent: m.agent, Params: json.RawMessage(m.params), RequestedBy: admin.ID}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		e.app.runner.Notify()
+		e.Runner.Notify()
 		for {
 			var open int
-			if err := e.app.store.DB().QueryRow(`SELECT COUNT(*) FROM agent_runs WHERE status IN ('queued', 'running')`).Scan(&open); err != nil {
+			if err := e.Store.DB().QueryRow(`SELECT COUNT(*) FROM agent_runs WHERE status IN ('queued', 'running')`).Scan(&open); err != nil {
 				b.Fatal(err)
 			}
 			if open == 0 {
@@ -84,7 +84,7 @@ func BenchmarkAgentRuns(b *testing.B) {
 		runs += perRound
 	}
 	var failed int
-	e.app.store.DB().QueryRow(`SELECT COUNT(*) FROM agent_runs WHERE status != 'completed'`).Scan(&failed)
+	e.Store.DB().QueryRow(`SELECT COUNT(*) FROM agent_runs WHERE status != 'completed'`).Scan(&failed)
 	if failed > 0 {
 		b.Fatalf("%d runs did not complete", failed)
 	}

@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"fmt"
@@ -8,24 +8,24 @@ import (
 	"time"
 )
 
-func (e *testEnv) alerts(cred, query string) []map[string]any {
-	e.t.Helper()
+func (e *env) alerts(cred, query string) []map[string]any {
+	e.T.Helper()
 	var out []map[string]any
-	for _, a := range e.do("GET", "/api/alerts?"+query, cred, nil).must(e.t, http.StatusOK).list() {
+	for _, a := range e.Do("GET", "/api/alerts?"+query, cred, nil).Must(e.T, http.StatusOK).List() {
 		out = append(out, a.(map[string]any))
 	}
 	return out
 }
 
 func TestAlertRules(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
-	now := e.clock.Now()
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	now := e.Clock.Now()
 
 	trojan := ev(e, "threat_detected", "critical", "ws-07", "ET MALWARE Win32/Emotet CnC Activity", now)
 	trojan["indicator"] = "ET MALWARE Win32/Emotet CnC Activity"
-	e.ingest(key, trojan, ev(e, "threat_detected", "low", "ws-07", "noise", now)).must(t, http.StatusCreated)
+	e.ingest(key, trojan, ev(e, "threat_detected", "low", "ws-07", "noise", now)).Must(t, http.StatusCreated)
 	got := e.alerts(key, "")
 	if len(got) != 1 {
 		t.Fatalf("%d alerts, want 1 (only the critical event): %v", len(got), got)
@@ -37,10 +37,10 @@ func TestAlertRules(t *testing.T) {
 	}
 
 	t.Run("repeats join the open alert", func(t *testing.T) {
-		later := e.clock.Now().Add(5 * time.Minute)
+		later := e.Clock.Now().Add(5 * time.Minute)
 		again := ev(e, "threat_detected", "high", "ws-07", "ET MALWARE Win32/Emotet CnC Activity", later)
 		again["indicator"] = trojan["indicator"]
-		e.ingest(key, again).must(t, http.StatusCreated)
+		e.ingest(key, again).Must(t, http.StatusCreated)
 		got := e.alerts(key, "")
 		if len(got) != 1 || got[0]["event_count"] != float64(2) || got[0]["last_seen"] != later.Format(time.RFC3339) ||
 			got[0]["first_seen"] != now.Format(time.RFC3339) || got[0]["severity"] != "critical" {
@@ -49,7 +49,7 @@ func TestAlertRules(t *testing.T) {
 	})
 
 	t.Run("detail lists the events behind it", func(t *testing.T) {
-		d := e.do("GET", "/api/alerts/"+a["id"].(string), key, nil).must(t, http.StatusOK).data()
+		d := e.Do("GET", "/api/alerts/"+a["id"].(string), key, nil).Must(t, http.StatusOK).Data()
 		if evs := d["events"].([]any); len(evs) != 2 || evs[0].(map[string]any)["alert_id"] != a["id"] {
 			t.Fatalf("events: %v", d["events"])
 		}
@@ -63,7 +63,7 @@ func TestAlertRules(t *testing.T) {
 			{"dns_anomaly", "DNS tunnelling suspected", "dns_anomaly", "DNS"},
 			{"policy_violation", "Admin login outside hours", "policy_violation", "policy"},
 		} {
-			e.ingest(key, ev(e, tc.typ, "high", "srv-"+tc.category, tc.msg, now)).must(t, http.StatusCreated)
+			e.ingest(key, ev(e, tc.typ, "high", "srv-"+tc.category, tc.msg, now)).Must(t, http.StatusCreated)
 			var found map[string]any
 			for _, al := range e.alerts(key, "limit=200") {
 				if al["affected_asset"] == "srv-"+tc.category {
@@ -78,10 +78,10 @@ func TestAlertRules(t *testing.T) {
 }
 
 func TestBurstAlerts(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
-	window := e.clock.Now().Truncate(10 * time.Minute)
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	window := e.Clock.Now().Truncate(10 * time.Minute)
 	burst := func(asset string, n int, offset time.Duration) []map[string]any {
 		var out []map[string]any
 		for i := range n {
@@ -89,28 +89,28 @@ func TestBurstAlerts(t *testing.T) {
 		}
 		return out
 	}
-	e.ingest(key, burst("quiet", 9, 0)...).must(t, http.StatusCreated)
+	e.ingest(key, burst("quiet", 9, 0)...).Must(t, http.StatusCreated)
 	if got := e.alerts(key, ""); len(got) != 0 {
 		t.Fatalf("nine events raised %v", got)
 	}
 	// Six now and four later: the window crosses ten in the second batch, and
 	// the burst alert takes in the earlier events too.
-	e.ingest(key, burst("noisy", 6, 3*time.Minute)...).must(t, http.StatusCreated)
-	e.ingest(key, burst("noisy", 4, 4*time.Minute)...).must(t, http.StatusCreated)
+	e.ingest(key, burst("noisy", 6, 3*time.Minute)...).Must(t, http.StatusCreated)
+	e.ingest(key, burst("noisy", 4, 4*time.Minute)...).Must(t, http.StatusCreated)
 	got := e.alerts(key, "")
 	if len(got) != 1 || got[0]["category"] != "activity_burst" || got[0]["affected_asset"] != "noisy" ||
 		got[0]["event_count"] != float64(10) || got[0]["severity"] != "medium" ||
 		got[0]["first_seen"] != window.Add(3*time.Minute).Format(time.RFC3339) {
 		t.Fatalf("burst: %v", got)
 	}
-	d := e.do("GET", "/api/alerts/"+got[0]["id"].(string), key, nil).data()
+	d := e.Do("GET", "/api/alerts/"+got[0]["id"].(string), key, nil).Data()
 	if len(d["events"].([]any)) != 10 {
 		t.Fatalf("burst links %d events, want 10", len(d["events"].([]any)))
 	}
 	// The events feed shows the burst on each of them, the earlier six too.
 	noisyAlerts := func() map[any]int {
 		seen := map[any]int{}
-		for _, ev := range e.do("GET", "/api/events?limit=100", key, nil).must(t, http.StatusOK).list() {
+		for _, ev := range e.Do("GET", "/api/events?limit=100", key, nil).Must(t, http.StatusOK).List() {
 			if ev := ev.(map[string]any); ev["asset"] == "noisy" {
 				seen[ev["alert_id"]]++
 			}
@@ -121,13 +121,13 @@ func TestBurstAlerts(t *testing.T) {
 		t.Fatalf("events feed: %v", seen)
 	}
 	// Events in the next window start a new count, but join the open burst alert once over the threshold.
-	e.ingest(key, burst("noisy", 10, 10*time.Minute)...).must(t, http.StatusCreated)
+	e.ingest(key, burst("noisy", 10, 10*time.Minute)...).Must(t, http.StatusCreated)
 	if got := e.alerts(key, ""); len(got) != 1 || got[0]["event_count"] != float64(20) {
 		t.Fatalf("second window: %v", got)
 	}
 	// Once resolved, a straggler in a window past the threshold raises nothing.
-	e.do("PATCH", "/api/alerts/"+got[0]["id"].(string), key, map[string]string{"status": "resolved"}).must(t, http.StatusOK)
-	e.ingest(key, burst("noisy", 1, 15*time.Minute)...).must(t, http.StatusCreated)
+	e.Do("PATCH", "/api/alerts/"+got[0]["id"].(string), key, map[string]string{"status": "resolved"}).Must(t, http.StatusOK)
+	e.ingest(key, burst("noisy", 1, 15*time.Minute)...).Must(t, http.StatusCreated)
 	if open := e.alerts(key, "status=open"); len(open) != 0 {
 		t.Fatalf("a straggler raised %v", open)
 	}
@@ -135,60 +135,60 @@ func TestBurstAlerts(t *testing.T) {
 		t.Fatalf("the straggler belongs to no alert: %v", seen)
 	}
 	// Ten in one batch cross at once.
-	e.ingest(key, burst("loud", 10, 20*time.Minute)...).must(t, http.StatusCreated)
+	e.ingest(key, burst("loud", 10, 20*time.Minute)...).Must(t, http.StatusCreated)
 	if open := e.alerts(key, "status=open"); len(open) != 1 || open[0]["event_count"] != float64(10) {
 		t.Fatalf("one-batch burst: %v", open)
 	}
 }
 
 func TestAlertStatusChanges(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
-	reader := e.apiKey(admin, "read")
-	high := ev(e, "threat_detected", "high", "db-01", "SQL injection attempt", e.clock.Now())
-	e.ingest(key, high).must(t, http.StatusCreated)
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	reader := e.APIKey(admin, "read")
+	high := ev(e, "threat_detected", "high", "db-01", "SQL injection attempt", e.Clock.Now())
+	e.ingest(key, high).Must(t, http.StatusCreated)
 	id := e.alerts(key, "")[0]["id"].(string)
 
-	e.do("PATCH", "/api/alerts/"+id, reader, map[string]string{"status": "resolved"}).
-		wantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required scope: write")
-	e.do("PATCH", "/api/alerts/"+id, admin.token, map[string]string{"status": "closed"}).wantFields(t, "status")
-	e.do("PATCH", "/api/alerts/"+id, admin.token, map[string]any{"status": "resolved", "note": 5}).wantFields(t, "note")
+	e.Do("PATCH", "/api/alerts/"+id, reader, map[string]string{"status": "resolved"}).
+		WantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required scope: write")
+	e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]string{"status": "closed"}).WantFields(t, "status")
+	e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]any{"status": "resolved", "note": 5}).WantFields(t, "note")
 
-	e.clock.Advance(time.Hour)
-	r := e.do("PATCH", "/api/alerts/"+id, admin.token, map[string]string{"status": "resolved", "note": "WAF rule added"}).must(t, http.StatusOK)
-	if r.str("data", "status") != "resolved" || r.str("data", "resolved_by") != admin.id ||
-		r.str("data", "resolved_at") != e.clock.Now().Format(time.RFC3339) || r.str("data", "note") != "WAF rule added" {
-		t.Fatalf("resolve: %s", r.raw)
+	e.Clock.Advance(time.Hour)
+	r := e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]string{"status": "resolved", "note": "WAF rule added"}).Must(t, http.StatusOK)
+	if r.Str("data", "status") != "resolved" || r.Str("data", "resolved_by") != admin.ID ||
+		r.Str("data", "resolved_at") != e.Clock.Now().Format(time.RFC3339) || r.Str("data", "note") != "WAF rule added" {
+		t.Fatalf("resolve: %s", r.Raw)
 	}
 	if open, resolved := e.alerts(key, "status=open"), e.alerts(key, "status=resolved"); len(open) != 0 || len(resolved) != 1 {
 		t.Fatalf("filters: open %d resolved %d", len(open), len(resolved))
 	}
-	e.do("GET", "/api/alerts?status=closed", key, nil).wantFields(t, "status")
+	e.Do("GET", "/api/alerts?status=closed", key, nil).WantFields(t, "status")
 
 	// The same threat again opens a fresh alert; the resolved one cannot be
 	// reopened beside it.
-	e.ingest(key, high).must(t, http.StatusCreated)
+	e.ingest(key, high).Must(t, http.StatusCreated)
 	if len(e.alerts(key, "status=open")) != 1 {
 		t.Fatal("a repeat after resolution opened no new alert")
 	}
-	e.do("PATCH", "/api/alerts/"+id, key, map[string]string{"status": "open"}).wantError(t, http.StatusConflict, "conflict", "")
+	e.Do("PATCH", "/api/alerts/"+id, key, map[string]string{"status": "open"}).WantError(t, http.StatusConflict, "conflict", "")
 
-	d := e.do("GET", "/api/alerts/"+id, key, nil).data()
+	d := e.Do("GET", "/api/alerts/"+id, key, nil).Data()
 	h := d["history"].([]any)
-	if len(h) != 1 || h[0].(map[string]any)["by"] != admin.id || h[0].(map[string]any)["note"] != "WAF rule added" {
+	if len(h) != 1 || h[0].(map[string]any)["by"] != admin.ID || h[0].(map[string]any)["note"] != "WAF rule added" {
 		t.Fatalf("history: %v", h)
 	}
 
 	t.Run("another organization's alert is not found", func(t *testing.T) {
-		other := e.register("olga@other.test", "Other")
-		missing := e.do("GET", "/api/alerts/alr_nothing", other.token, nil)
-		foreign := e.do("GET", "/api/alerts/"+id, other.token, nil)
-		foreign.wantError(t, http.StatusNotFound, "not_found", "Resource not found")
-		if string(missing.raw) != string(foreign.raw) {
+		other := e.Register("olga@other.test", "Other")
+		missing := e.Do("GET", "/api/alerts/alr_nothing", other.Token, nil)
+		foreign := e.Do("GET", "/api/alerts/"+id, other.Token, nil)
+		foreign.WantError(t, http.StatusNotFound, "not_found", "Resource not found")
+		if string(missing.Raw) != string(foreign.Raw) {
 			t.Fatal("foreign alert answers differently from a missing one")
 		}
-		e.do("PATCH", "/api/alerts/"+id, other.token, map[string]string{"status": "open"}).wantError(t, http.StatusNotFound, "not_found", "")
+		e.Do("PATCH", "/api/alerts/"+id, other.Token, map[string]string{"status": "open"}).WantError(t, http.StatusNotFound, "not_found", "")
 	})
 	t.Run("severity filter", func(t *testing.T) {
 		if got := e.alerts(key, "severity=critical"); len(got) != 0 {
@@ -201,21 +201,21 @@ func TestAlertStatusChanges(t *testing.T) {
 }
 
 func TestAlertPagination(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
 	var batch []map[string]any
 	for i := range 5 {
-		batch = append(batch, ev(e, "threat_detected", "high", fmt.Sprintf("host-%d", i), "exploit attempt", e.clock.Now().Add(time.Duration(i)*time.Minute)))
+		batch = append(batch, ev(e, "threat_detected", "high", fmt.Sprintf("host-%d", i), "exploit attempt", e.Clock.Now().Add(time.Duration(i)*time.Minute)))
 	}
-	e.ingest(admin.token, batch...).must(t, http.StatusCreated)
+	e.ingest(admin.Token, batch...).Must(t, http.StatusCreated)
 	var seen []string
 	for offset := 0; offset < 5; offset += 2 {
-		r := e.do("GET", fmt.Sprintf("/api/alerts?limit=2&offset=%d", offset), admin.token, nil).must(t, http.StatusOK)
-		p := r.body["pagination"].(map[string]any)
+		r := e.Do("GET", fmt.Sprintf("/api/alerts?limit=2&offset=%d", offset), admin.Token, nil).Must(t, http.StatusOK)
+		p := r.Body["pagination"].(map[string]any)
 		if p["total"] != float64(5) {
 			t.Fatalf("total %v", p["total"])
 		}
-		for _, a := range r.list() {
+		for _, a := range r.List() {
 			seen = append(seen, a.(map[string]any)["affected_asset"].(string))
 		}
 	}
@@ -223,5 +223,5 @@ func TestAlertPagination(t *testing.T) {
 	if strings.Join(seen, ",") != "host-4,host-3,host-2,host-1,host-0" {
 		t.Fatalf("pages: %v", seen)
 	}
-	e.do("GET", "/api/alerts?limit=x", admin.token, nil).wantFields(t, "limit")
+	e.Do("GET", "/api/alerts?limit=x", admin.Token, nil).WantFields(t, "limit")
 }

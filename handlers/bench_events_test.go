@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"garrison/store"
+	"garrison/store/storetest"
 
 	"garrison/event"
 )
@@ -85,7 +86,7 @@ type rawTwin struct {
 // checkpoints in the commits that fill the WAL, its default.
 func newRawTwin(b *testing.B, storeSetUp bool) *rawTwin {
 	path := filepath.Join(b.TempDir(), "raw.db")
-	twin, err := store.Open(context.Background(), path, schemaSQL)
+	twin, err := store.Open(context.Background(), path, storetest.Schema(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -133,9 +134,9 @@ func newRawTwin(b *testing.B, storeSetUp bool) *rawTwin {
 // sustained throughput, not a backlog. Nothing of the API's is timed while
 // the raw inserts run.
 func BenchmarkIngestVsRawInsert(b *testing.B) {
-	e := newTestEnv(b)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "write")
+	e := newEnv(b)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
 	plain, sameSetUp := newRawTwin(b, false), newRawTwin(b, true)
 	const batch, block = 1000, 10
 	var apiTime time.Duration
@@ -145,16 +146,16 @@ func BenchmarkIngestVsRawInsert(b *testing.B) {
 		bodies := make([][]byte, block)
 		for j := range blockEvents {
 			// One minute of a busy sensor per batch.
-			blockEvents[j] = benchEvents(batch, e.clock.Now().Add(time.Duration(n-10000)*time.Minute), time.Minute, uint64(n))
+			blockEvents[j] = benchEvents(batch, e.Clock.Now().Add(time.Duration(n-10000)*time.Minute), time.Minute, uint64(n))
 			bodies[j], _ = json.Marshal(map[string]any{"events": blockEvents[j]})
 			n++
 		}
 		start := time.Now()
 		for _, body := range bodies {
-			req, _ := http.NewRequest("POST", e.srv.URL+"/api/events", strings.NewReader(string(body)))
+			req, _ := http.NewRequest("POST", e.Server.URL+"/api/events", strings.NewReader(string(body)))
 			req.Header.Set("Authorization", "Bearer "+key)
 			req.Header.Set("Content-Type", "application/json")
-			res, err := e.srv.Client().Do(req)
+			res, err := e.Server.Client().Do(req)
 			if err != nil || res.StatusCode != http.StatusCreated {
 				b.Fatalf("ingest: %v %v", err, res.Status)
 			}
@@ -162,12 +163,12 @@ func BenchmarkIngestVsRawInsert(b *testing.B) {
 			res.Body.Close()
 		}
 		// Any read of derived data folds what is left first.
-		e.do("GET", "/api/alerts?limit=1", admin.token, nil).must(b, http.StatusOK)
+		e.Do("GET", "/api/alerts?limit=1", admin.Token, nil).Must(b, http.StatusOK)
 		apiTime += time.Since(start)
 		for _, twin := range []*rawTwin{plain, sameSetUp} {
 			start = time.Now()
 			for _, events := range blockEvents {
-				rawInsert(b, twin.db, "org_bench", events, e.clock.Now())
+				rawInsert(b, twin.db, "org_bench", events, e.Clock.Now())
 			}
 			twin.time += time.Since(start)
 		}
@@ -184,16 +185,16 @@ func BenchmarkIngestVsRawInsert(b *testing.B) {
 // BenchmarkDashboard1M seeds 1,000,000 events into one organization, then
 // reports the p50 latency of the dashboard's hot endpoints over HTTP.
 func BenchmarkDashboard1M(b *testing.B) {
-	e := newTestEnv(b)
-	admin := e.register("ann@acme.test", "Acme")
-	key := e.apiKey(admin, "read")
+	e := newEnv(b)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "read")
 	ctx := context.Background()
 	const total, batch = 1_000_000, 5000
 	seedStart := time.Now()
 	for i := 0; i < total/batch; i++ {
 		var evs []store.NewEvent
 		// Thirty days of history, oldest first, as it would have arrived.
-		end := e.clock.Now().Add(-30 * 24 * time.Hour).Add(time.Duration(i+1) * 30 * 24 * time.Hour / (total / batch))
+		end := e.Clock.Now().Add(-30 * 24 * time.Hour).Add(time.Duration(i+1) * 30 * 24 * time.Hour / (total / batch))
 		for _, m := range benchEvents(batch, end, 30*24*time.Hour/(total/batch), uint64(i)) {
 			ts, _ := time.Parse(time.RFC3339Nano, m["timestamp"].(string))
 			details, _ := json.Marshal(m["details"])
@@ -202,7 +203,7 @@ func BenchmarkDashboard1M(b *testing.B) {
 				Timestamp: ts, Source: m["source"].(string), Asset: m["asset"].(string), Message: m["message"].(string),
 				Indicator: m["indicator"].(string), Details: details})
 		}
-		if _, err := e.app.store.Ingest(ctx, admin.orgID, evs, nil); err != nil {
+		if _, err := e.Store.Ingest(ctx, admin.OrgID, evs, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -215,9 +216,9 @@ func BenchmarkDashboard1M(b *testing.B) {
 	}
 	get := func(path string) time.Duration {
 		start := time.Now()
-		req, _ := http.NewRequest("GET", e.srv.URL+path, nil)
+		req, _ := http.NewRequest("GET", e.Server.URL+path, nil)
 		req.Header.Set("Authorization", "Bearer "+key)
-		res, err := e.srv.Client().Do(req)
+		res, err := e.Server.Client().Do(req)
 		if err != nil || res.StatusCode != http.StatusOK {
 			b.Fatalf("%s: %v %v", path, err, res.Status)
 		}

@@ -1,39 +1,41 @@
-package main
+package handlers_test
 
 import (
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
 // seedAgentData gives an organization events, alerts and DNS telemetry
 // that each agent has something specific to say about.
-func seedAgentData(t testing.TB, e *testEnv, admin acct) string {
+func seedAgentData(t testing.TB, e *env, admin apitest.Account) string {
 	t.Helper()
-	key := e.apiKey(admin, "write")
+	key := e.APIKey(admin, "write")
 	seedDashboard(t, e, key)
-	now := e.clock.Now()
+	now := e.Clock.Now()
 	e.ingest(key,
 		map[string]any{"type": "threat_detected", "severity": "high", "timestamp": now.Add(-30 * time.Minute).Format(time.RFC3339),
 			"source": "suricata", "asset": "ws-07", "message": "ET SCAN Potential SSH Scan OUTBOUND", "indicator": "198.51.100.23"},
 		map[string]any{"type": "threat_detected", "severity": "medium", "timestamp": now.Add(-20 * time.Minute).Format(time.RFC3339),
 			"source": "suricata", "asset": "ws-09", "message": "ET SCAN Potential SSH Scan OUTBOUND", "indicator": "198.51.100.23"},
-	).must(t, http.StatusCreated)
+	).Must(t, http.StatusCreated)
 	at := now.Add(-10 * time.Minute).Format(time.RFC3339)
 	e.postWebhook("native", key, "application/json", mustJSON(map[string]any{"dns": []map[string]string{
 		{"timestamp": at, "client": "10.0.0.4", "domain": "beacon.test-c2.testpanw.com", "qtype": "A"},
 		{"timestamp": at, "client": "10.0.0.5", "domain": "www.example.org", "qtype": "A"},
-	}})).must(t, http.StatusCreated)
+	}})).Must(t, http.StatusCreated)
 	return key
 }
 
 func TestThreatResearcherOutput(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
 	seedAgentData(t, e, admin)
 
-	run := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "198.51.100.23"})
+	run := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"target": "198.51.100.23"})
 	out := run["output"].(map[string]any)
 	ev := out["events"].(map[string]any)
 	if out["target_type"] != "ip" || ev["count"] != 2.0 || strings.Join(toStrings(ev["assets"]), ",") != "ws-07,ws-09" ||
@@ -65,7 +67,7 @@ func TestThreatResearcherOutput(t *testing.T) {
 	}
 
 	t.Run("malware domain seen only in DNS", func(t *testing.T) {
-		run := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "test-c2.testpanw.com", "options": map[string]bool{"mitre_mapping": false}})
+		run := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"target": "test-c2.testpanw.com", "options": map[string]bool{"mitre_mapping": false}})
 		out := run["output"].(map[string]any)
 		dns := out["dns"].(map[string]any)
 		if out["target_type"] != "domain" || dns["queries"] != 1.0 || dns["blocklist_category"] != "malware" || out["mitre_attack"] != nil {
@@ -76,14 +78,14 @@ func TestThreatResearcherOutput(t *testing.T) {
 		}
 	})
 	t.Run("CVE maps to ATT&CK from the embedded mappings", func(t *testing.T) {
-		out := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "cve-2024-34102"})["output"].(map[string]any)
+		out := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"target": "cve-2024-34102"})["output"].(map[string]any)
 		techniques := out["mitre_attack"].(map[string]any)["techniques"].([]any)
 		if out["target_type"] != "cve" || len(techniques) == 0 || !strings.Contains(strings.Join(toStrings(techniques[0].(map[string]any)["evidence"]), " "), "CTID mapping") {
 			t.Fatalf("cve research: %v", out)
 		}
 	})
 	t.Run("nothing seen", func(t *testing.T) {
-		out := e.runToEnd(admin.token, "threat-researcher", map[string]any{"target": "d41d8cd98f00b204e9800998ecf8427e"})["output"].(map[string]any)
+		out := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"target": "d41d8cd98f00b204e9800998ecf8427e"})["output"].(map[string]any)
 		if out["target_type"] != "hash" || out["risk"].(map[string]any)["rating"] != "none" {
 			t.Fatalf("hash research: %v", out)
 		}
@@ -91,12 +93,12 @@ func TestThreatResearcherOutput(t *testing.T) {
 }
 
 func TestComplianceAccountOnboardingOutput(t *testing.T) {
-	e := newTestEnv(t)
-	admin := e.register("ann@acme.test", "Acme")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
 	seedAgentData(t, e, admin)
-	e.submitTicket(admin.token, "Printer offline", "The printer on floor 2 shows offline and nobody can print.", "medium")
+	e.submitTicket(admin.Token, "Printer offline", "The printer on floor 2 shows offline and nobody can print.", "medium")
 
-	comp := e.runToEnd(admin.token, "compliance", map[string]any{"framework": "hipaa"})["output"].(map[string]any)
+	comp := e.runToEnd(admin.Token, "compliance", map[string]any{"framework": "hipaa"})["output"].(map[string]any)
 	status := map[string]string{}
 	for _, c := range comp["checks"].([]any) {
 		m := c.(map[string]any)
@@ -118,28 +120,28 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 		t.Fatalf("compliance totals: %v", comp)
 	}
 
-	acct := e.runToEnd(admin.token, "account-manager", nil)["output"].(map[string]any)
-	if acct["plan"] != "starter" || acct["open_alerts"].(map[string]any)["critical"] != 1.0 ||
-		acct["tickets"].(map[string]any)["open"].(float64) < 1 || acct["compliance"].(map[string]any)["checks_passed"] != 7.0 {
-		t.Fatalf("acct manager: %v", acct)
+	manager := e.runToEnd(admin.Token, "account-manager", nil)["output"].(map[string]any)
+	if manager["plan"] != "starter" || manager["open_alerts"].(map[string]any)["critical"] != 1.0 ||
+		manager["tickets"].(map[string]any)["open"].(float64) < 1 || manager["compliance"].(map[string]any)["checks_passed"] != 7.0 {
+		t.Fatalf("account manager: %v", manager)
 	}
 	// Score 74 (C) is the one renewal-risk point; DNS reports, no alert is
 	// overdue and one check fails, so nothing to upsell.
-	risk := acct["renewal_risk"].(map[string]any)
-	if acct["security_score"].(map[string]any)["score"] != 74.0 || risk["level"] != "low" ||
-		strings.Join(toStrings(risk["reasons"]), ";") != "security score 74 is below 75" || len(acct["upsell_signals"].([]any)) != 0 ||
-		acct["risk_trend"].(map[string]any)["trend"] != "stable" {
-		t.Fatalf("acct manager: %v", acct)
+	risk := manager["renewal_risk"].(map[string]any)
+	if manager["security_score"].(map[string]any)["score"] != 74.0 || risk["level"] != "low" ||
+		strings.Join(toStrings(risk["reasons"]), ";") != "security score 74 is below 75" || len(manager["upsell_signals"].([]any)) != 0 ||
+		manager["risk_trend"].(map[string]any)["trend"] != "stable" {
+		t.Fatalf("account manager: %v", manager)
 	}
-	quiet := e.register("zoe@quiet.test", "Quiet")
-	upsell := e.runToEnd(quiet.token, "account-manager", nil)["output"].(map[string]any)["upsell_signals"].([]any)
+	quiet := e.Register("zoe@quiet.test", "Quiet")
+	upsell := e.runToEnd(quiet.Token, "account-manager", nil)["output"].(map[string]any)["upsell_signals"].([]any)
 	// No DNS telemetry, and three checks fail (address, monitoring, DNS).
 	if len(upsell) != 2 || upsell[0].(map[string]any)["offer"] != "Managed DNS filtering" ||
 		upsell[1].(map[string]any)["signal"] != "3 control checks fail" {
 		t.Fatalf("upsell for an organization without DNS telemetry: %v", upsell)
 	}
 
-	onb := e.runToEnd(admin.token, "onboarding", nil)["output"].(map[string]any)
+	onb := e.runToEnd(admin.Token, "onboarding", nil)["output"].(map[string]any)
 	done := map[string]string{}
 	for _, it := range onb["checklist"].([]any) {
 		m := it.(map[string]any)
@@ -153,12 +155,12 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 		t.Fatalf("onboarding: %v", onb)
 	}
 
-	sup := e.runToEnd(admin.token, "tech-support", map[string]any{"prompt": "Outlook keeps asking for my MFA code and the authenticator app shows nothing"})
+	sup := e.runToEnd(admin.Token, "tech-support", map[string]any{"prompt": "Outlook keeps asking for my MFA code and the authenticator app shows nothing"})
 	tri := sup["output"].(map[string]any)["triage"].(map[string]any)
 	if tri["category"] != "mfa" || sup["output"].(map[string]any)["ticket_id"] != nil {
 		t.Fatalf("tech support on a prompt: %v", sup["output"])
 	}
-	stats := e.do("GET", "/api/dashboard/stats", admin.token, nil).must(t, 200).data()
+	stats := e.Do("GET", "/api/dashboard/stats", admin.Token, nil).Must(t, 200).Data()
 	if stats["agents_active"] != 0.0 {
 		t.Fatalf("agents active after every run ended: %v", stats)
 	}

@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"bytes"
@@ -12,38 +12,38 @@ import (
 )
 
 func TestDemo(t *testing.T) {
-	e := newTestEnv(t)
+	e := newEnv(t)
 	var out bytes.Buffer
-	if err := demo.Create(context.Background(), e.app.store, e.clock.Now(), &out); err != nil {
+	if err := demo.Create(context.Background(), e.Store, e.Clock.Now(), &out); err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`password: (\S+)`).FindStringSubmatch(out.String())
 	if m == nil || !strings.Contains(out.String(), demo.Email) {
 		t.Fatalf("credentials not printed: %s", out.String())
 	}
-	token := e.login(demo.Email, m[1]).must(t, http.StatusOK).str("token")
+	token := e.Login(demo.Email, m[1]).Must(t, http.StatusOK).Str("token")
 
-	events := e.do("GET", "/api/events?limit=1", token, nil).must(t, http.StatusOK)
-	if events.body["pagination"].(map[string]any)["total"].(float64) < 30*150 {
-		t.Fatalf("too few demo events: %v", events.body["pagination"])
+	events := e.Do("GET", "/api/events?limit=1", token, nil).Must(t, http.StatusOK)
+	if events.Body["pagination"].(map[string]any)["total"].(float64) < 30*150 {
+		t.Fatalf("too few demo events: %v", events.Body["pagination"])
 	}
 	open, resolved := e.alerts(token, "status=open"), e.alerts(token, "status=resolved")
 	if len(open) == 0 || len(resolved) == 0 {
 		t.Fatalf("demo alerts: %d open, %d resolved", len(open), len(resolved))
 	}
-	nh := e.do("GET", "/api/dashboard/network-health", token, nil).must(t, http.StatusOK).data()
+	nh := e.Do("GET", "/api/dashboard/network-health", token, nil).Must(t, http.StatusOK).Data()
 	if nh["dns"].(map[string]any)["7d"].(map[string]any)["blocked_trackers"].(float64) == 0 {
 		t.Fatalf("no blocked trackers in the demo: %v", nh["dns"])
 	}
-	timeline := e.do("GET", "/api/dashboard/risk-timeline", token, nil).must(t, http.StatusOK).data()["points"].([]any)
+	timeline := e.Do("GET", "/api/dashboard/risk-timeline", token, nil).Must(t, http.StatusOK).Data()["points"].([]any)
 	for _, p := range timeline {
 		if p.(map[string]any)["events"].(float64) == 0 {
 			t.Fatalf("a day of the demo month is empty: %v", p)
 		}
 	}
-	e.app.runner.Notify()
+	e.Runner.Notify()
 	escalated := 0
-	for _, item := range e.do("GET", "/api/tickets", token, nil).must(t, http.StatusOK).list() {
+	for _, item := range e.Do("GET", "/api/tickets", token, nil).Must(t, http.StatusOK).List() {
 		tk := e.awaitTriage(token, item.(map[string]any)["id"].(string))
 		if tk["status"] == "escalated" {
 			escalated++
@@ -53,17 +53,17 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("%d demo tickets escalated, want 1", escalated)
 	}
 	for _, agent := range []string{"threat-researcher", "onboarding"} {
-		runs := e.do("GET", "/api/agents/"+agent+"/executions", token, nil).must(t, http.StatusOK).list()
+		runs := e.Do("GET", "/api/agents/"+agent+"/executions", token, nil).Must(t, http.StatusOK).List()
 		if len(runs) != 1 {
 			t.Fatalf("%s demo runs: %v", agent, runs)
 		}
 		e.awaitRun(token, agent, runs[0].(map[string]any)["agent_run_id"].(string), "completed")
 	}
 	out.Reset()
-	if err := demo.Create(context.Background(), e.app.store, e.clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
+	if err := demo.Create(context.Background(), e.Store, e.Clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
 		t.Fatalf("second run: %v %s", err, out.String())
 	}
-	if again := e.do("GET", "/api/events?limit=1", token, nil).body["pagination"].(map[string]any)["total"]; again != events.body["pagination"].(map[string]any)["total"] {
+	if again := e.Do("GET", "/api/events?limit=1", token, nil).Body["pagination"].(map[string]any)["total"]; again != events.Body["pagination"].(map[string]any)["total"] {
 		t.Fatal("second run added events")
 	}
 }

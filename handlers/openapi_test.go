@@ -1,4 +1,4 @@
-package main
+package handlers_test
 
 import (
 	"encoding/json"
@@ -12,13 +12,13 @@ import (
 // TestOpenAPIDocument: the served document is OpenAPI 3.1 and describes
 // exactly the routes the server has, each with the access it demands.
 func TestOpenAPIDocument(t *testing.T) {
-	e := newTestEnv(t)
-	r := e.do("GET", "/api/openapi.json", "", nil).must(t, http.StatusOK)
+	e := newEnv(t)
+	r := e.Do("GET", "/api/openapi.json", "", nil).Must(t, http.StatusOK)
 	var doc struct {
 		OpenAPI string                               `json:"openapi"`
 		Paths   map[string]map[string]map[string]any `json:"paths"`
 	}
-	if err := json.Unmarshal(r.raw, &doc); err != nil || doc.OpenAPI != "3.1.0" {
+	if err := json.Unmarshal(r.Raw, &doc); err != nil || doc.OpenAPI != "3.1.0" {
 		t.Fatalf("not an OpenAPI 3.1 document: %v %q", err, doc.OpenAPI)
 	}
 	documented := map[string]any{} // "METHOD /api/path" → x-garrison-access
@@ -27,7 +27,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			documented[strings.ToUpper(method)+" /api"+path] = op["x-garrison-access"]
 		}
 	}
-	for _, rt := range e.app.api.Routes() {
+	for _, rt := range e.API.Routes() {
 		key := rt.Method + " " + rt.Path
 		access, ok := documented[key]
 		want := rt.Access.String()

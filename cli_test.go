@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var keyFormat = regexp.MustCompile(`^svc_live_[A-Za-z0-9]{32}$`)
+
+func TestAPIKeyCLI(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	member := e.Member(admin, "bob@acme.test", "member")
+	dataDir := e.app.dataDir(t)
+	run := func(args ...string) (string, error) {
+		var out, errOut bytes.Buffer
+		err := runCLI(t, append([]string{"apikey", "create", "--data", dataDir}, args...), &out, &errOut)
+		return strings.TrimSpace(out.String()), err
+	}
+	key, err := run("--email", admin.Email, "--name", "from cli", "--scope", "write", "--expires-at", "2027-01-01T00:00:00Z")
+	if err != nil || !keyFormat.MatchString(key) {
+		t.Fatalf("apikey create: %q %v", key, err)
+	}
+	r := e.Do("GET", "/api/api-keys", admin.Token, nil).List()[0].(map[string]any)
+	if r["name"] != "from cli" || r["scope"] != "write" || r["expires_at"] != "2027-01-01T00:00:00Z" {
+		t.Fatalf("listed: %v", r)
+	}
+	e.Do("GET", "/api/org", key, nil).Must(t, http.StatusOK)
+	for name, args := range map[string][]string{
+		"member email":  {"--email", member.Email, "--name", "x", "--scope", "read"},
+		"unknown email": {"--email", "nobody@acme.test", "--name", "x", "--scope", "read"},
+		"bad scope":     {"--email", admin.Email, "--name", "x", "--scope", "root"},
+		"bad expiry":    {"--email", admin.Email, "--name", "x", "--scope", "read", "--expires-at", "soon"},
+	} {
+		if out, err := run(args...); err == nil || out != "" {
+			t.Errorf("%s: accepted (%q)", name, out)
+		}
+	}
+}
+
+func TestOrgAndPlanCLI(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	member := e.Member(admin, "bob@acme.test", "member")
+	org := e.Do("GET", "/api/org", admin.Token, nil).Must(t, http.StatusOK).Data()
+	if org["name"] != "Acme" || org["plan"] != "starter" || org["members_count"] != float64(2) || org["id"] != admin.OrgID {
+		t.Fatalf("org: %v", org)
+	}
+	var out bytes.Buffer
+	if err := runCLI(t, []string{"org", "set-plan", "--data", e.app.dataDir(t), "--email", admin.Email, "--plan", "pro"}, &out, &out); err != nil {
+		t.Fatalf("set-plan: %v (%s)", err, out.String())
+	}
+	// The running server sees it on the very next request.
+	if p := e.Do("GET", "/api/org", member.Token, nil).Str("data", "plan"); p != "pro" {
+		t.Fatalf("plan after set-plan: %q", p)
+	}
+	for name, args := range map[string][]string{
+		"member email": {"--email", member.Email, "--plan", "ultimate"},
+		"bad plan":     {"--email", admin.Email, "--plan", "gold"},
+	} {
+		if err := runCLI(t, append([]string{"org", "set-plan", "--data", e.app.dataDir(t)}, args...), &out, &out); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if p := e.Do("GET", "/api/org", admin.Token, nil).Str("data", "plan"); p != "pro" {
+		t.Fatalf("refused set-plan changed the plan: %q", p)
+	}
+}
+
+func TestDefaultPlanFlag(t *testing.T) {
+	e := newTestEnv(t, func(c *config) { c.defaultPlan = "pro" })
+	a := e.Register("ann@acme.test", "Acme")
+	if got := e.Do("GET", "/api/org", a.Token, nil).Must(t, http.StatusOK).Str("data", "plan"); got != "pro" {
+		t.Fatalf("plan %q", got)
+	}
+}
+
+func TestBlocklistImport(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(t.TempDir(), "list.txt")
+	os.WriteFile(list, []byte("# our own list\n0.0.0.0 evil-c2.example\n||phish-kit.example^\n"), 0o600)
+	var out bytes.Buffer
+	if err := runCLI(t, []string{"blocklist", "import", "--data", dir, "--category", "malware", "--file", list}, &out, &out); err != nil {
+		t.Fatalf("import: %v %s", err, out.String())
+	}
+	for name, args := range map[string][]string{
+		"bad category": {"--category", "Bad Name!", "--file", list},
+		"missing file": {"--category", "malware", "--file", filepath.Join(dir, "nope.txt")},
+	} {
+		if err := runCLI(t, append([]string{"blocklist", "import", "--data", dir}, args...), &out, &out); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	e := newTestEnv(t, func(c *config) { c.dataDir = dir })
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	at := e.clock.Now().Add(-time.Minute).Format(time.RFC3339)
+	e.DoHeaders("POST", "/api/webhooks/native", mustJSON(map[string]any{"dns": []map[string]string{
+		{"timestamp": at, "client": "10.0.0.4", "domain": "beacon.evil-c2.example", "qtype": "A"},
+		{"timestamp": at, "client": "10.0.0.4", "domain": "www.example.org", "qtype": "A"},
+	}}), map[string]string{"Authorization": "Bearer " + key}).Must(t, http.StatusCreated)
+	top := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Data()["top_blocked_domains"].([]any)
+	if len(top) != 1 || top[0].(map[string]any)["domain"] != "beacon.evil-c2.example" || top[0].(map[string]any)["category"] != "malware" {
+		t.Fatalf("imported list not applied: %v", top)
+	}
+}

@@ -1,0 +1,225 @@
+// Package apitest starts Garrison's whole API over a real store in a
+// test's temporary directory, with a clock the test moves, and speaks to
+// it over HTTP as a client would: the harness of every black-box API test.
+//
+// Sessions are issued by an in-memory codec (tokens are opaque): the HS256
+// token format itself is auth.go's and is tested there.
+package apitest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"garrison/account"
+	"garrison/agents"
+	"garrison/blocklist"
+	"garrison/credential"
+	"garrison/dashboard"
+	"garrison/handlers"
+	"garrison/ingest"
+	"garrison/llm"
+	"garrison/mail"
+	"garrison/ratelimit"
+	"garrison/store"
+	"garrison/store/storetest"
+)
+
+// Iterations keeps PBKDF2 cheap in tests; production uses 600,000.
+const Iterations = 1000
+
+// GenerousLimits keeps rate limits out of tests about other things; the
+// rate-limit tests put the real defaults back (UseLimits).
+const GenerousLimits = "auth=100000/1m,login=100000/1m,register=100000/1m,reset=100000/1m,jwt=100000/1m,apikey=100000/1m,agent-runs=100000/1m"
+
+// BaseURL is the configured public URL mail links are built on.
+const BaseURL = "https://garrison.test"
+
+// Config is what a test may change about the server it starts.
+type Config struct {
+	DataDir        string // default: a fresh temporary directory
+	DefaultPlan    string
+	Workers        int
+	AgentTimeout   time.Duration
+	LLMURL         string // an OpenAI-compatible endpoint, with LLMModel
+	LLMModel       string
+	LLMTimeout     time.Duration
+	SessionTTL     time.Duration
+	SessionMax     time.Duration
+	TrustedProxies []netip.Prefix
+	IngestInflight int64
+	SMTPAddr       string
+	SMTPFrom       string
+}
+
+// Option changes the Config.
+type Option func(*Config)
+
+// Env is a running API and what a test needs to look behind it.
+type Env struct {
+	*Client
+	API     *handlers.API
+	Server  *httptest.Server
+	Clock   *Clock
+	Logs    *LockedBuffer
+	Runner  *agents.Runner
+	DataDir string
+	// StopRunner stops the agent runtime, as a shutdown does.
+	StopRunner func()
+	limits     *handlers.RateLimits
+	trusted    []netip.Prefix
+}
+
+// New starts the API; it stops when the test ends.
+func New(t testing.TB, opts ...Option) *Env {
+	t.Helper()
+	cfg := Config{DefaultPlan: store.PlanStarter, Workers: 2, AgentTimeout: 2 * time.Minute, LLMTimeout: 30 * time.Second,
+		SessionTTL: 24 * time.Hour, SessionMax: 30 * 24 * time.Hour, SMTPFrom: "garrison@localhost"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	clock := NewClock()
+	logs := &LockedBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	st, err := store.Open(context.Background(), filepath.Join(cfg.DataDir, "garrison.db"), storetest.Schema(t), store.WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked, err := blocklist.Load(cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits, err := ratelimit.ParseLimits(GenerousLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mailer := mail.New(mail.Config{BaseURL: BaseURL, SMTPAddr: cfg.SMTPAddr, From: cfg.SMTPFrom}, st, log, clock.Now)
+	model := llm.New(llm.Config{URL: cfg.LLMURL, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout}, nil)
+	runner := agents.NewRunner(agents.Config{Store: st, Log: log, Now: clock.Now, Workers: cfg.Workers, Timeout: cfg.AgentTimeout, LLM: model})
+	e := &Env{Client: &Client{T: t, Store: st, Mailer: mailer}, Clock: clock, Logs: logs, Runner: runner, DataDir: cfg.DataDir, trusted: cfg.TrustedProxies,
+		limits: handlers.NewRateLimits(limits, cfg.TrustedProxies, ratelimit.WithClock(clock.Now))}
+	e.API = handlers.New(handlers.Deps{
+		Store:          st,
+		Log:            log,
+		Now:            clock.Now,
+		Sessions:       newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax),
+		Accounts:       account.New(st, credential.NewHasher(Iterations), mailer, clock.Now, log, cfg.DefaultPlan),
+		Limits:         e.limits,
+		Blocklist:      blocked,
+		OpenAPI:        openAPIDocument(t),
+		Agents:         runner,
+		Dashboard:      dashboard.New(st, clock.Now, blocked, model, log),
+		Ingest:         ingest.New(st, clock.Now, blocked),
+		IngestInflight: cfg.IngestInflight,
+	})
+	e.Server = httptest.NewServer(e.API.Handler())
+	e.URL, e.HTTP = e.Server.URL, e.Server.Client()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runner.Run(ctx)
+	}()
+	var once sync.Once
+	e.StopRunner = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(func() {
+		e.Server.Close()
+		e.StopRunner()
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return e
+}
+
+// UseLimits replaces every rate-limit bucket with fresh ones at the
+// default limits plus the overrides (ratelimit.ParseLimits), trusting the
+// given proxies.
+func (e *Env) UseLimits(overrides string, trusted []netip.Prefix) {
+	e.T.Helper()
+	limits, err := ratelimit.ParseLimits(overrides)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	*e.limits = *handlers.NewRateLimits(limits, trusted, ratelimit.WithClock(e.Clock.Now))
+}
+
+// Background runs the work the app runs beside the API (mail delivery and
+// the store's fold) until the returned stop is called.
+func (e *Env) Background() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { e.Mailer.Run(ctx) })
+	wg.Go(func() { e.Store.Maintain(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) })
+	return func() { cancel(); wg.Wait() }
+}
+
+var (
+	docOnce sync.Once
+	doc     []byte
+)
+
+// openAPIDocument is docs/openapi.json, as the binary embeds it.
+func openAPIDocument(t testing.TB) []byte {
+	docOnce.Do(func() {
+		_, file, _, _ := runtime.Caller(0)
+		doc, _ = os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "docs", "openapi.json"))
+	})
+	if len(doc) == 0 {
+		t.Fatal("docs/openapi.json not found")
+	}
+	return doc
+}
+
+// Clock is the injected clock: tests move time instead of sleeping.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock starts at a fixed time.
+func NewClock() *Clock { return &Clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// LockedBuffer is a log sink safe for the server's goroutines.
+type LockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *LockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+func (b *LockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
