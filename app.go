@@ -117,7 +117,9 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 	wg.Go(func() { a.store.Maintain(ctx, a.log) })
 	wg.Go(func() { a.mailer.Run(ctx) })
 	wg.Go(func() { a.runner.Run(ctx) })
-	wg.Go(func() { a.limits.Run(ctx, limiterSweepInterval) })
+	for _, l := range a.limits.Limiters() {
+		wg.Go(func() { l.Run(ctx, limiterSweepInterval) })
+	}
 	wg.Go(func() {
 		t := time.NewTicker(maintenanceInterval)
 		defer t.Stop()

@@ -1,14 +1,11 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"garrison/ratelimit"
 )
@@ -36,13 +33,9 @@ func NewRateLimits(limits map[string]ratelimit.Limit, trusted []netip.Prefix, op
 	}
 }
 
-// Run sweeps idle buckets until ctx is done.
-func (rl *RateLimits) Run(ctx context.Context, every time.Duration) {
-	var wg sync.WaitGroup
-	for _, l := range []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.apiKey, rl.agentRuns} {
-		wg.Go(func() { l.Run(ctx, every) })
-	}
-	wg.Wait()
+// Limiters lists every bucket set, for the app to sweep idle buckets from.
+func (rl *RateLimits) Limiters() []*ratelimit.Limiter {
+	return []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.apiKey, rl.agentRuns}
 }
 
 // authPathLimiter is the per-path bucket of an /auth/* path, if it has one.

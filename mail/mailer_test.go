@@ -1,0 +1,152 @@
+package mail_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"garrison/handlers/apitest"
+)
+
+// fakeSMTP is a minimal SMTP server on loopback that keeps what it receives.
+type fakeSMTP struct {
+	addr string
+	mu   sync.Mutex
+	msgs []string
+	got  chan struct{}
+}
+
+func startFakeSMTP(t *testing.T) *fakeSMTP {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeSMTP{addr: ln.Addr().String(), got: make(chan struct{}, 10)}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go f.session(c)
+		}
+	}()
+	return f
+}
+
+func (f *fakeSMTP) session(c net.Conn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	say := func(s string) { io.WriteString(c, s+"\r\n") }
+	say("220 fake ESMTP")
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		cmd := strings.ToUpper(strings.TrimSpace(line))
+		switch {
+		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
+			say("250 fake")
+		case strings.HasPrefix(cmd, "MAIL"), strings.HasPrefix(cmd, "RCPT"), strings.HasPrefix(cmd, "RSET"), strings.HasPrefix(cmd, "NOOP"):
+			say("250 OK")
+		case cmd == "DATA":
+			say("354 go ahead")
+			var msg strings.Builder
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if l == ".\r\n" {
+					break
+				}
+				msg.WriteString(l)
+			}
+			f.mu.Lock()
+			f.msgs = append(f.msgs, msg.String())
+			f.mu.Unlock()
+			say("250 queued")
+			f.got <- struct{}{}
+		case cmd == "QUIT":
+			say("221 bye")
+			return
+		default:
+			say("502 not implemented")
+		}
+	}
+}
+
+func TestMailOverSMTP(t *testing.T) {
+	smtpServer := startFakeSMTP(t)
+	e := apitest.New(t, func(c *apitest.Config) { c.SMTPAddr = smtpServer.addr; c.SMTPFrom = "soc@msp.test" })
+	defer e.Background()()
+	e.Register("ann@acme.test", "Acme")
+	select {
+	case <-smtpServer.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no mail arrived at the SMTP server")
+	}
+	smtpServer.mu.Lock()
+	msg := smtpServer.msgs[0]
+	smtpServer.mu.Unlock()
+	for _, want := range []string{"From: soc@msp.test", "To: ann@acme.test", "Subject: Confirm your Garrison e-mail address",
+		"https://garrison.test/verify-email?token="} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	// The token in the message works, and the outbox no longer holds it.
+	token := apitest.TokenInLink.FindStringSubmatch(msg)[1]
+	e.Do("POST", "/api/auth/verify-email", "", map[string]string{"token": token}).Must(t, http.StatusOK)
+	waitOutbox(t, e, "sent")
+}
+
+// waitOutbox waits for the mail worker to settle the newest message, then
+// checks its status and that its body is gone.
+func waitOutbox(t *testing.T, e *apitest.Env, want string) {
+	t.Helper()
+	var status, body string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		e.Store.DB().QueryRow(`SELECT status, body FROM outbox ORDER BY id DESC LIMIT 1`).Scan(&status, &body)
+		if status != "pending" {
+			break
+		}
+	}
+	if status != want || body != "" {
+		t.Fatalf("outbox status %q, body %q", status, body)
+	}
+}
+
+func TestMailWithoutSMTPGoesToLog(t *testing.T) {
+	e := apitest.New(t)
+	defer e.Background()()
+	e.Register("ann@acme.test", "Acme")
+	waitOutbox(t, e, "logged")
+	if m := apitest.TokenInLink.FindStringSubmatch(e.Logs.String()); m == nil {
+		t.Fatalf("mail not written to the log: %s", e.Logs.String())
+	} else {
+		e.Do("POST", "/api/auth/verify-email", "", map[string]string{"token": m[1]}).Must(t, http.StatusOK)
+	}
+}
+
+// TestResetMailFromQueue: the worker turns a queued reset request into a
+// mail without anyone calling it by hand.
+func TestResetMailFromQueue(t *testing.T) {
+	e := apitest.New(t)
+	e.Register("ann@acme.test", "Acme")
+	defer e.Background()()
+	e.Do("POST", "/api/auth/reset-request", "", map[string]string{"email": "ann@acme.test"}).Must(t, http.StatusOK)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(e.Logs.String(), "reset-password?token=") {
+			return
+		}
+	}
+	t.Fatal("reset mail never produced")
+}
