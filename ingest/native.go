@@ -196,68 +196,69 @@ func syntaxProblem(body []byte) error {
 // holding another JSON type is refused as encoding/json would refuse it.
 func scanEvent(raw []byte, prefix string) (eventInput, error) {
 	var in eventInput
-	isObject, err := eachMember(raw, func(key string, value []byte) error {
-		var dst *string
+	err := scanRecord(raw, prefix, "an event object", func(key string, value []byte) (*string, bool) {
 		switch key {
 		case "type":
-			dst = &in.Type
+			return &in.Type, true
 		case "severity":
-			dst = &in.Severity
+			return &in.Severity, true
 		case "timestamp":
-			dst = &in.Timestamp
+			return &in.Timestamp, true
 		case "source":
-			dst = &in.Source
+			return &in.Source, true
 		case "asset":
-			dst = &in.Asset
+			return &in.Asset, true
 		case "message":
-			dst = &in.Message
+			return &in.Message, true
 		case "indicator":
-			dst = &in.Indicator
+			return &in.Indicator, true
 		case "details":
 			in.Details = value
-			return nil
-		default:
-			return valid.Field(prefix+key, "is not a known field")
+			return nil, true
 		}
-		if !stringMember(value, dst) {
-			return valid.Field(prefix+key, "must be a string")
-		}
-		return nil
+		return nil, false
 	})
-	if !isObject {
-		return in, valid.Field(objectName(prefix), "must be an event object")
-	}
 	return in, err
 }
 
 // scanDNS reads one DNS query object, as scanEvent reads an event.
 func scanDNS(raw []byte, prefix string) (dnsInput, error) {
 	var in dnsInput
-	isObject, err := eachMember(raw, func(key string, value []byte) error {
-		var dst *string
+	err := scanRecord(raw, prefix, "a DNS query object", func(key string, _ []byte) (*string, bool) {
 		switch key {
 		case "timestamp":
-			dst = &in.Timestamp
+			return &in.Timestamp, true
 		case "client":
-			dst = &in.Client
+			return &in.Client, true
 		case "domain":
-			dst = &in.Domain
+			return &in.Domain, true
 		case "qtype":
-			dst = &in.QType
+			return &in.QType, true
 		case "rcode":
-			dst = &in.RCode
-		default:
-			return valid.Field(prefix+key, "is not a known field")
+			return &in.RCode, true
 		}
-		if !stringMember(value, dst) {
+		return nil, false
+	})
+	return in, err
+}
+
+// scanRecord walks one record object: member names the string field a key
+// fills (nil for a member it kept itself) and whether the key is known.
+func scanRecord(raw []byte, prefix, what string, member func(key string, value []byte) (dst *string, known bool)) error {
+	isObject, err := eachMember(raw, func(key string, value []byte) error {
+		dst, known := member(key, value)
+		switch {
+		case !known:
+			return valid.Field(prefix+key, "is not a known field")
+		case dst != nil && !stringMember(value, dst):
 			return valid.Field(prefix+key, "must be a string")
 		}
 		return nil
 	})
 	if !isObject {
-		return in, valid.Field(objectName(prefix), "must be a DNS query object")
+		return valid.Field(objectName(prefix), "must be "+what)
 	}
-	return in, err
+	return err
 }
 
 // objectName is the field that names a whole record: "events[3]", or

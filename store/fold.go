@@ -72,6 +72,11 @@ func (s *Store) initFold(ctx context.Context) error {
 	return nil
 }
 
+// Fold folds every stored event into the rollups now, instead of at
+// Maintain's next round: for a caller that is about to copy or measure the
+// database. Reads never need it.
+func (s *Store) Fold(ctx context.Context) error { return s.settle(ctx) }
+
 // settle folds every stored event into the derived data. It costs one
 // atomic load when nothing is waiting.
 func (s *Store) settle(ctx context.Context) error {

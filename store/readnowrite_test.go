@@ -168,18 +168,8 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 	}
 
 	// Alerts count their events at ingest, and the events page its total.
-	alerts, _, err := s.Alerts(ctx, "org_a", AlertFilter{Page: Page{Limit: 100}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range alerts {
-		evs, err := s.AlertEvents(ctx, "org_a", a.ID, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(evs) != a.EventCount {
-			t.Errorf("alert %s counts %d events, lists %d", a.ID, a.EventCount, len(evs))
-		}
+	if eventsBehindAlerts(t, s, "org_a") == 0 {
+		t.Error("no alert was raised: the check proves nothing")
 	}
 	if _, total, err := s.Events(ctx, "org_a", EventFilter{Page: Page{Limit: 1}}); err != nil || total != 501 {
 		t.Errorf("events total %d, %v", total, err)

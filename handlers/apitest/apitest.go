@@ -8,7 +8,6 @@ package apitest
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
@@ -133,9 +132,14 @@ func New(t testing.TB, opts ...Option) *Env {
 	}()
 	var once sync.Once
 	e.StopRunner = func() { once.Do(func() { cancel(); <-done }) }
+	maintained, stopMaintaining := context.WithCancel(context.Background())
+	var maintaining sync.WaitGroup
+	maintaining.Go(func() { st.Maintain(maintained, log) })
 	t.Cleanup(func() {
 		e.Server.Close()
 		e.StopRunner()
+		stopMaintaining()
+		maintaining.Wait()
 		if err := st.Close(); err != nil {
 			t.Error(err)
 		}
@@ -155,13 +159,13 @@ func (e *Env) UseLimits(overrides string, trusted []netip.Prefix) {
 	*e.limits = *handlers.NewRateLimits(limits, trusted, ratelimit.WithClock(e.Clock.Now))
 }
 
-// Background runs the work the app runs beside the API (mail delivery and
-// the store's fold) until the returned stop is called.
+// Background runs mail delivery, as the app does beside the API, until the
+// returned stop is called. (The store's fold and the agents always run;
+// delivery is left to the tests that want it, as it blanks delivered mail.)
 func (e *Env) Background() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { e.Mailer.Run(ctx) })
-	wg.Go(func() { e.Store.Maintain(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) })
 	return func() { cancel(); wg.Wait() }
 }
 
