@@ -183,7 +183,7 @@ func seedDemoWork(ctx context.Context, st *store.Store, admin store.User) error 
 		}
 	}
 	for _, r := range []store.NewRun{
-		{Agent: "threat-researcher", Params: []byte(`{"target":"ET MALWARE Win32/Emotet CnC Activity"}`)},
+		{Agent: "threat-researcher", Params: []byte(`{"target":"srv-01.demo.local"}`)},
 		{Agent: "onboarding", Params: []byte(`{}`)},
 	} {
 		r.OrgID, r.RequestedBy = admin.OrgID, admin.ID

@@ -29,7 +29,9 @@ func eachLine(data []byte, fn func(int, record) error) error {
 		} else {
 			cur, data = data, nil
 		}
-		cur = bytes.TrimSpace(cur) // also drops the CR of CRLF
+		// Also drops the CR of CRLF, and the record separator (0x1E) an
+		// application/json-seq sender (RFC 7464) puts before each record.
+		cur = bytes.TrimSpace(bytes.TrimLeft(bytes.TrimSpace(cur), "\x1e"))
 		if len(cur) == 0 {
 			continue
 		}

@@ -170,3 +170,12 @@ func TestLongInputQuotedShort(t *testing.T) {
 		t.Errorf("error is %d bytes long; input should be quoted short", len(err.Error()))
 	}
 }
+
+// TestJSONSeqRecordSeparators: an RFC 7464 sender puts 0x1E before each
+// record; the records read as plain lines.
+func TestJSONSeqRecordSeparators(t *testing.T) {
+	res := mustParse(t, "\x1e"+okAlert+"\n\x1e"+okAlert+"\r\n")
+	if len(res.Events) != 2 {
+		t.Fatalf("events = %d", len(res.Events))
+	}
+}

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -57,7 +58,13 @@ func TestDemo(t *testing.T) {
 		if len(runs) != 1 {
 			t.Fatalf("%s demo runs: %v", agent, runs)
 		}
-		e.awaitRun(token, agent, runs[0].(map[string]any)["agent_run_id"].(string), "completed")
+		done := e.awaitRun(token, agent, runs[0].(map[string]any)["agent_run_id"].(string), "completed")
+		// The demo's runs are ones the API itself would accept.
+		params, _ := json.Marshal(done["params"])
+		e.Do("POST", "/api/agents/"+agent+"/execute", token, json.RawMessage(params)).Must(t, http.StatusAccepted)
+		if out := done["output"].(map[string]any); agent == "threat-researcher" && (out["target_type"] == "" || out["events"].(map[string]any)["count"] == 0.0) {
+			t.Fatalf("the demo's research found nothing: %v", out)
+		}
 	}
 	out.Reset()
 	if err := demo.Create(context.Background(), e.Store, e.Clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {

@@ -79,6 +79,7 @@ func TestParseNativeRefusals(t *testing.T) {
 		{KindEvents, strings.Replace(okEvent, "2026-11-21T11", "2026-11-23T11", 1), "timestamp"},
 		{KindEvents, strings.Replace(okEvent, "2026-11-21T11", "1999-11-21T11", 1), "timestamp"},
 		{KindEvents, strings.Replace(okEvent, `"message":"m"`, `"message":"m","details":[1]`, 1), "details"},
+		{KindEvents, strings.Replace(okEvent, `"message":"m"`, `"message":"m\u0000","indicator":"\u001b[31m"`, 1), "message,indicator"},
 		{KindNative, `{"dns":[{"timestamp":"2026-11-21T11:00:00Z","client":"nope","domain":"10.0.0.1","qtype":"` +
 			strings.Repeat("A", 17) + `","rcode":"x\ty"}]}`, "dns[0].client,dns[0].domain,dns[0].qtype,dns[0].rcode"},
 		{KindNative, `{"dns":[{"host":"x"}]}`, "dns[0].host"},

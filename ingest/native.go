@@ -281,8 +281,10 @@ func validEvent(p *valid.Problems, prefix string, in eventInput, defaultSource s
 	}
 	p.Check(valid.Label(in.Source, maxSource), prefix+"source", "must be 1 to 100 printable characters")
 	p.Check(valid.Host(in.Asset), prefix+"asset", "must be a host name or an IP address")
-	p.Check(in.Message != "" && len(in.Message) <= maxMessage, prefix+"message", "must be 1 to 4096 bytes of text")
-	p.Check(len(in.Indicator) <= maxIndicator, prefix+"indicator", "must be at most 512 bytes")
+	p.Check(in.Message != "" && len(in.Message) <= maxMessage && valid.Text(in.Message), prefix+"message",
+		"must be 1 to 4096 bytes of text, without control characters other than newline and tab")
+	p.Check(len(in.Indicator) <= maxIndicator && valid.Text(in.Indicator), prefix+"indicator",
+		"must be at most 512 bytes of text, without control characters other than newline and tab")
 	var details []byte
 	if d := bytes.TrimSpace(in.Details); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
 		p.Check(d[0] == '{' && len(d) <= maxDetails, prefix+"details", "must be a JSON object of at most 16 KiB")
