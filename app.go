@@ -37,6 +37,7 @@ type app struct {
 	handler http.Handler
 	jwt     *jwtCodec
 	mailer  *mail.Mailer
+	keyUse  *account.KeyUse
 	runner  *agents.Runner
 	log     *slog.Logger
 	now     func() time.Time
@@ -77,6 +78,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 		if codec, err = newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, opts.now); err == nil {
 			a := &app{store: st, jwt: codec, log: log, now: opts.now,
 				limits: handlers.NewRateLimits(cfg.limits, cfg.trustedProxies, limiterOpts...)}
+			a.keyUse = account.NewKeyUse(st, log)
 			a.mailer = mail.New(mail.Config{BaseURL: cfg.baseURL, SMTPAddr: cfg.smtpAddr, From: cfg.smtpFrom,
 				Username: cfg.smtpUsername, Password: cfg.smtpPassword}, st, log, opts.now)
 			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
@@ -88,6 +90,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Now:            opts.now,
 				Sessions:       codec,
 				Accounts:       account.New(st, credential.NewHasher(opts.passwordIterations), a.mailer, opts.now, log, cfg.defaultPlan),
+				KeyUse:         a.keyUse,
 				Limits:         a.limits,
 				Blocklist:      blocked,
 				OpenAPI:        openAPIDocument,
@@ -116,6 +119,7 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.store.Maintain(ctx, a.log) })
 	wg.Go(func() { a.mailer.Run(ctx) })
+	wg.Go(func() { a.keyUse.Run(ctx) })
 	wg.Go(func() { a.runner.Run(ctx) })
 	for _, l := range a.limits.Limiters() {
 		wg.Go(func() { l.Run(ctx, limiterSweepInterval) })

@@ -95,11 +95,3 @@ func TestEmptyAuthorizationIsAbsent(t *testing.T) {
 		t.Fatalf("%d %v", res.StatusCode, body)
 	}
 }
-
-func TestUncleanPathsAreJSON404(t *testing.T) {
-	e := newTestEnv(t)
-	a := e.Register("ann@acme.test", "Acme")
-	for _, p := range []string{"/api//org", "/api/./org", "/api/v1/../org", "/api/org/"} {
-		e.Do("GET", p, a.Token, nil).WantError(t, http.StatusNotFound, "not_found", "Resource not found")
-	}
-}

@@ -85,9 +85,11 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	}
 
 	var serveErr error
+	serving := len(servers)
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errs:
+		serving--
 	}
 	log.Info("shutting down: draining in-flight requests", "timeout", cfg.shutdownTimeout.String())
 	drainCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
@@ -95,6 +97,11 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	for _, srv := range servers {
 		if err := srv.Shutdown(drainCtx); err != nil {
 			serveErr = errors.Join(serveErr, fmt.Errorf("shutdown: %w", err))
+		}
+	}
+	for ; serving > 0; serving-- {
+		if err := <-errs; !errors.Is(err, http.ErrServerClosed) {
+			serveErr = errors.Join(serveErr, err)
 		}
 	}
 	stopWork()

@@ -198,7 +198,7 @@ func TestGracefulShutdown(t *testing.T) {
 	// none is left running once serve has returned.
 	stacks := make([]byte, 1<<22)
 	stacks = stacks[:runtime.Stack(stacks, true)]
-	for _, loop := range []string{"store.(*Store).foldLoop", "store.(*Store).checkpointLoop", "mail.(*Mailer).Run",
+	for _, loop := range []string{"store.(*Store).foldLoop", "store.(*Store).checkpointLoop", "mail.(*Mailer).Run", "account.(*KeyUse).Run",
 		"agents.(*Runner).Run", "ratelimit.(*Limiter).Run", "main.(*app).runBackground"} {
 		if bytes.Contains(stacks, []byte(loop)) {
 			t.Errorf("%s still runs after shutdown", loop)
@@ -294,5 +294,34 @@ func TestBadLimitsRefuseToStart(t *testing.T) {
 	}, io.Discard)
 	if err != nil || cfg.limits["jwt"].N != 7 || cfg.limits["login"].N != 10 {
 		t.Fatalf("GARRISON_LIMITS: %v %v", cfg.limits, err)
+	}
+}
+
+// TestIngestInflightFlag: --ingest-inflight reaches the API; a size below
+// one ingest body, or not a size, refuses to start.
+func TestIngestInflightFlag(t *testing.T) {
+	e := newTestEnv(t, func(c *config) {
+		var err error
+		if c.ingestInflight, err = parseSize("32MiB"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if e.app.api.IngestInflight != 32<<20 {
+		t.Fatalf("the API holds %d bytes", e.app.api.IngestInflight)
+	}
+	cfg := testConfig(t)
+	if cfg.ingestInflight != 64<<20 {
+		t.Fatalf("default %d", cfg.ingestInflight)
+	}
+	for _, bad := range []string{"1MiB", "lots", "-5", "16 GB"} {
+		if _, err := parseServeConfig([]string{"--ingest-inflight", bad}, func(string) string { return "" }, io.Discard); err == nil ||
+			!strings.Contains(err.Error(), "--ingest-inflight") {
+			t.Errorf("--ingest-inflight %s: %v", bad, err)
+		}
+	}
+	for in, want := range map[string]int64{"1GiB": 1 << 30, "20000000": 20000000, "17000KiB": 17000 << 10} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
+		}
 	}
 }

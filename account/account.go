@@ -236,6 +236,26 @@ func (a *Accounts) VerifyEmail(ctx context.Context, token string) (store.User, e
 // ValidRole reports whether role is a user role.
 func ValidRole(role string) bool { return role == store.RoleAdmin || role == store.RoleMember }
 
+// SetRole makes a member of the organization an admin or a member; the
+// last admin cannot be demoted (store.ErrLastAdmin).
+func (a *Accounts) SetRole(ctx context.Context, orgID, userID, role string) (store.User, error) {
+	if !ValidRole(role) {
+		return store.User{}, valid.Field("role", "must be admin or member")
+	}
+	return a.store.SetMemberRole(ctx, orgID, userID, role)
+}
+
+// InviteStatus is pending, accepted or expired.
+func InviteStatus(inv store.Invite, now time.Time) string {
+	switch {
+	case inv.AcceptedAt != nil:
+		return "accepted"
+	case !now.Before(inv.ExpiresAt):
+		return "expired"
+	}
+	return "pending"
+}
+
 // Invitation is a request to invite someone into an organization.
 type Invitation struct {
 	OrgID     string

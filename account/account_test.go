@@ -106,3 +106,44 @@ func TestResetConfirmRefusesBadTokenCheaply(t *testing.T) {
 		t.Fatalf("a bad token cost %d derivations", n)
 	}
 }
+
+// TestKeyUseWrittenInTheBackground: a use is listed at once and written
+// down by Flush, never going back in time.
+func TestKeyUseWrittenInTheBackground(t *testing.T) {
+	st := storetest.Open(t)
+	u, err := newAccounts(t, st, credential.NewHasher(1000)).Register(t.Context(),
+		Registration{Email: "ann@acme.test", Password: testPassword, Name: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _, err := CreateKey(t.Context(), st, NewKey{OrgID: u.OrgID, CreatedBy: u.ID, Name: "k", Scope: store.ScopeRead}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := NewKeyUse(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	uses.Seen(k.ID, at)
+	uses.Seen(k.ID, at.Add(-time.Hour)) // an older use changes nothing
+	listed := func() *time.Time {
+		keys, _, err := uses.Keys(t.Context(), u.OrgID, store.Page{Limit: 10})
+		if err != nil || len(keys) != 1 {
+			t.Fatal(keys, err)
+		}
+		return keys[0].LastUsedAt
+	}
+	if got := listed(); got == nil || !got.Equal(at) {
+		t.Fatalf("listed before the flush: %v", got)
+	}
+	if stored, _ := st.APIKeyByHash(t.Context(), k.Hash); stored.LastUsedAt != nil {
+		t.Fatal("written before the flush")
+	}
+	if err := uses.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if stored, _ := st.APIKeyByHash(t.Context(), k.Hash); stored.LastUsedAt == nil || !stored.LastUsedAt.Equal(at) {
+		t.Fatalf("after the flush: %v", stored.LastUsedAt)
+	}
+	if got := listed(); got == nil || !got.Equal(at) {
+		t.Fatalf("listed after the flush: %v", got)
+	}
+}

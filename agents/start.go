@@ -45,11 +45,15 @@ func (a Agent) Permit(plan string) error {
 	return nil
 }
 
-// Request is a run to start: the agent, its decoded parameters, and who
-// asks.
+// Request is a run to start, as the API received it.
 type Request struct {
-	Agent       Agent
-	Params      Params
+	Slug      string // the agent
+	SlugField string // the request field that named it ("id" or "agent"), for errors
+	// Params is the agent's parameters, a JSON object, read with Decode
+	// (the API's strict decoder).
+	Params      []byte
+	Decode      func(body []byte, dst any) error
+	Plan        string // the organization's
 	OrgID       string
 	RequestedBy string
 	// Tickets is what the requester may see: a run that reads a ticket
@@ -63,16 +67,27 @@ type Accepted struct {
 	EstimatedCompletionSeconds int
 }
 
-// Start validates the parameters, spends one run of the organization's
-// budget (spend may refuse), stores the run as queued and wakes the
-// workers. A refused request spends nothing.
+// Start checks, in this order, the agent, the plan and the parameters,
+// spends one run of the organization's budget (spend may refuse), stores
+// the run as queued and wakes the workers. A refused request spends nothing.
 func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Accepted, error) {
+	ag, err := Find(req.Slug, req.SlugField)
+	if err != nil {
+		return Accepted{}, err
+	}
+	if err := ag.Permit(req.Plan); err != nil {
+		return Accepted{}, err
+	}
+	params := ag.NewParams()
+	if err := req.Decode(req.Params, params); err != nil {
+		return Accepted{}, err
+	}
 	var p valid.Problems
-	req.Params.Validate(&p)
+	params.Validate(&p)
 	if err := p.Err(); err != nil {
 		return Accepted{}, err
 	}
-	if ref, ok := req.Params.(interface{ TicketRef() string }); ok && ref.TicketRef() != "" {
+	if ref, ok := params.(interface{ TicketRef() string }); ok && ref.TicketRef() != "" {
 		if _, err := r.cfg.Store.Ticket(ctx, req.Tickets, ref.TicketRef()); err != nil {
 			return Accepted{}, err
 		}
@@ -80,20 +95,31 @@ func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Ac
 	if err := spend(); err != nil {
 		return Accepted{}, err
 	}
-	stored, err := json.Marshal(req.Params)
+	stored, err := json.Marshal(params)
 	if err != nil {
 		return Accepted{}, fmt.Errorf("encode run parameters: %w", err)
 	}
-	run, err := r.cfg.Store.QueueRun(ctx, store.NewRun{OrgID: req.OrgID, Agent: req.Agent.Slug, Params: stored, RequestedBy: req.RequestedBy})
+	run, err := r.cfg.Store.QueueRun(ctx, store.NewRun{OrgID: req.OrgID, Agent: ag.Slug, Params: stored, RequestedBy: req.RequestedBy})
 	if err != nil {
 		return Accepted{}, err
 	}
 	r.Notify()
 	// The run is stored: from here on nothing may turn the answer into an error.
-	estimate, err := r.Estimate(ctx, req.Agent.Slug)
+	estimate, err := r.Estimate(ctx, ag.Slug)
 	if err != nil {
 		r.cfg.Log.Warn("estimate agent run", "run", run.ID, "err", err)
 		estimate = 1
 	}
 	return Accepted{Run: run, EstimatedCompletionSeconds: estimate}, nil
+}
+
+// CancelRun cancels a queued or running run in scope, stopping it if a
+// worker holds it; a run that already ended is store.ErrRunEnded.
+func (r *Runner) CancelRun(ctx context.Context, sc store.RunScope, id string) (store.AgentRun, error) {
+	run, err := r.cfg.Store.CancelRun(ctx, sc, id)
+	if err != nil {
+		return run, err
+	}
+	r.Cancel(run.ID)
+	return run, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"garrison/attack"
+	"garrison/blocklist"
 	"garrison/store"
 	"garrison/valid"
 
@@ -204,7 +205,7 @@ func riskRating(ev eventSummary, openAlerts int, dns *store.DomainQueries, cves 
 	if ev.Last24h > 0 {
 		addRisk(10, "activity in the last 24 hours")
 	}
-	if dns != nil && dns.Category == "malware" && dns.Count > 0 {
+	if dns != nil && dns.Category == blocklist.CategoryMalware && dns.Count > 0 {
 		addRisk(30, "hosts queried it and it is on the malware blocklist")
 	}
 	for _, c := range cves {
@@ -217,16 +218,16 @@ func riskRating(ev eventSummary, openAlerts int, dns *store.DomainQueries, cves 
 		addRisk(5, "the activity maps to ATT&CK techniques")
 	}
 	score = min(100, score)
-	rating := "none"
+	rating := "none" // or a severity, the scale alerts use
 	switch {
 	case score >= 75:
-		rating = "critical"
+		rating = event.Critical.String()
 	case score >= 50:
-		rating = "high"
+		rating = event.High.String()
 	case score >= 25:
-		rating = "medium"
+		rating = event.Medium.String()
 	case score > 0:
-		rating = "low"
+		rating = event.Low.String()
 	}
 	return score, rating, why
 }
@@ -324,7 +325,7 @@ func threatRecommendations(target, kind string, ev eventSummary, openAlerts int,
 	if openAlerts > 0 {
 		recs = append(recs, fmt.Sprintf("Work the %d open alerts about %s first: confirm or dismiss each with a note.", openAlerts, target))
 	}
-	if dns != nil && dns.Category == "malware" && dns.Count > 0 {
+	if dns != nil && dns.Category == blocklist.CategoryMalware && dns.Count > 0 {
 		recs = append(recs, fmt.Sprintf("%d clients resolved %s, a known malware domain: isolate them and scan for the payload.", dns.Clients, target))
 	}
 	if ev.BySeverity[event.Critical.String()]+ev.BySeverity[event.High.String()] > 0 && len(ev.Assets) > 0 {

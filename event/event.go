@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Event types (spec §2).
+// Event types.
 const (
 	TypeThreat  = "threat_detected"
 	TypeBlocked = "blocked_connection"

@@ -18,7 +18,7 @@ const (
 	Write                 // write or admin key; any user
 	Admin                 // admin key; admin user
 	Session               // a user's session token (JWT), any role; API keys refused
-	Webhook               // an API key of write scope; not rate limited (spec §8)
+	Webhook               // an API key of write scope; webhook receipt is not rate limited
 )
 
 func (a Access) String() string {

@@ -15,10 +15,9 @@ import (
 // AgentRuntime is what the API needs of the agents' runtime (agents.Runner).
 type AgentRuntime interface {
 	Start(ctx context.Context, req agents.Request, spend func() error) (agents.Accepted, error)
+	CancelRun(ctx context.Context, sc store.RunScope, id string) (store.AgentRun, error)
 	// Notify wakes the workers after a run was queued.
 	Notify()
-	// Cancel stops a run being executed.
-	Cancel(runID string)
 }
 
 type agentView struct {
@@ -59,15 +58,11 @@ func (a *API) listAgents(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) executeAgent(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agents.Find(r.PathValue("id"), "id")
-	if err != nil {
-		return err
-	}
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	return a.startRun(w, r, ag, body)
+	return a.startRun(w, r, r.PathValue("id"), "id", body)
 }
 
 // runAgent is the POST /agents/run form: the slug travels in the body.
@@ -86,16 +81,12 @@ func (a *API) runAgent(w http.ResponseWriter, r *http.Request) error {
 	} else if json.Unmarshal(raw, &slug) != nil {
 		return valid.Field("agent", "must be a string")
 	}
-	ag, err := agents.Find(slug, "agent")
-	if err != nil {
-		return err
-	}
 	delete(fields, "agent")
 	rest, err := json.Marshal(fields)
 	if err != nil {
 		return err
 	}
-	return a.startRun(w, r, ag, rest)
+	return a.startRun(w, r, slug, "agent", rest)
 }
 
 type runAccepted struct {
@@ -106,20 +97,13 @@ type runAccepted struct {
 	QueuedAt                   string `json:"queued_at"`
 }
 
-// startRun is the one code path of both run forms: plan, parameters, the
-// per-organization run budget, then a durable queued run and 202.
-func (a *API) startRun(w http.ResponseWriter, r *http.Request, ag agents.Agent, body []byte) error {
+// startRun is the one code path of both run forms: the agent starts the
+// run, spending from the organization's run budget, and the answer is 202.
+func (a *API) startRun(w http.ResponseWriter, r *http.Request, slug, slugField string, params []byte) error {
 	p := principalFrom(r.Context())
-	if err := ag.Permit(p.Plan); err != nil {
-		return err
-	}
-	params := ag.NewParams()
-	if err := decodeJSON(body, params); err != nil {
-		return err
-	}
 	spend := func() error { return a.ChargeAgentRun(w, r, p.OrgID) }
-	acc, err := a.Agents.Start(r.Context(), agents.Request{Agent: ag, Params: params, OrgID: p.OrgID, RequestedBy: actor(p),
-		Tickets: ticketCaller(p).Scope}, spend)
+	acc, err := a.Agents.Start(r.Context(), agents.Request{Slug: slug, SlugField: slugField, Params: params, Decode: decodeJSON,
+		Plan: p.Plan, OrgID: p.OrgID, RequestedBy: actor(p), Tickets: ticketCaller(p).Scope}, spend)
 	if err != nil {
 		return err
 	}
@@ -205,11 +189,10 @@ func (a *API) cancelRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	run, err := a.Store.CancelRun(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), r.PathValue("run_id"))
+	run, err := a.Agents.CancelRun(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), r.PathValue("run_id"))
 	if err != nil {
 		return err
 	}
-	a.Agents.Cancel(run.ID)
 	writeData(w, http.StatusOK, newRunView(run, true))
 	return nil
 }

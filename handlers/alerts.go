@@ -71,16 +71,7 @@ func (a *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
 
 // getAlert answers one alert with the events behind it and its history.
 func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
-	orgID, id := principalFrom(r.Context()).OrgID, r.PathValue("id")
-	al, err := a.Store.Alert(r.Context(), orgID, id)
-	if err != nil {
-		return err
-	}
-	events, err := a.Store.AlertEvents(r.Context(), orgID, id, alertEventsShown)
-	if err != nil {
-		return err
-	}
-	history, err := a.Store.AlertHistory(r.Context(), orgID, id)
+	d, err := a.Store.AlertDetail(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), alertEventsShown)
 	if err != nil {
 		return err
 	}
@@ -88,11 +79,8 @@ func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
 		alertView
 		Events  []eventView       `json:"events"`
 		History []alertChangeView `json:"history"`
-	}{alertView: newAlertView(al), Events: []eventView{}, History: []alertChangeView{}}
-	for _, e := range events {
-		out.Events = append(out.Events, newEventView(e))
-	}
-	for _, c := range history {
+	}{alertView: newAlertView(d.Alert), Events: mapSlice(d.Events, newEventView), History: []alertChangeView{}}
+	for _, c := range d.History {
 		out.History = append(out.History, alertChangeView{Status: c.Status, Note: c.Note, By: c.Actor, At: timestamp.Format(c.At)})
 	}
 	writeData(w, http.StatusOK, out)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"path"
 	"slices"
 	"sort"
@@ -30,7 +31,9 @@ type Deps struct {
 	Sessions SessionCodec
 	// Accounts holds the rules of identity.
 	Accounts *account.Accounts
-	Limits   *RateLimits
+	// KeyUse remembers API-key uses for the background to write down.
+	KeyUse *account.KeyUse
+	Limits *RateLimits
 	// Blocklist classifies DNS queries; nil means the embedded lists.
 	Blocklist *blocklist.List
 	// OpenAPI is the OpenAPI 3.1 document served at GET /api/openapi.json.
@@ -83,8 +86,11 @@ func New(d Deps) *API {
 	if d.IngestInflight <= 0 {
 		d.IngestInflight = DefaultIngestInflight
 	}
-	a := &API{Deps: d, ingestBudget: inflight{limit: d.IngestInflight}}
-	a.auth = authenticator{store: d.Store, sessions: d.Sessions, now: d.Now, log: d.Log}
+	a := &API{Deps: d, ingestBudget: newInflight(d.IngestInflight)}
+	if d.KeyUse == nil {
+		a.KeyUse = account.NewKeyUse(d.Store, d.Log)
+	}
+	a.auth = authenticator{store: d.Store, sessions: d.Sessions, keyUse: a.KeyUse, now: d.Now}
 	a.routes = a.table()
 	return a
 }
@@ -132,7 +138,7 @@ func (a *API) Handler() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	return base(clean, a.Log, a.Now, a.Limits.trusted)
+	return base(clean, a.Log, a.Now, func() []netip.Prefix { return a.Limits.trusted })
 }
 
 var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
@@ -162,9 +168,6 @@ func (a *API) endpoint(rt Route) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		r, err := a.admit(w, r, rt)
 		if err == nil {
-			err = checkQuery(r)
-		}
-		if err == nil {
 			err = rt.handle(w, r)
 		}
 		if err != nil {
@@ -178,6 +181,9 @@ func (a *API) endpoint(rt Route) http.Handler {
 func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Request, error) {
 	ip := a.clientKey(r)
 	if err := a.limitBeforeAuth(w, r, rt, ip); err != nil {
+		return r, err
+	}
+	if err := checkQuery(r); err != nil {
 		return r, err
 	}
 	if rt.Access == Public {

@@ -37,13 +37,7 @@ func readBody(r *http.Request) ([]byte, error) {
 
 // readBodyAs is readBody for bodies that may come as any of the media types.
 func readBodyAs(r *http.Request, mediaTypes ...string) ([]byte, error) {
-	return readBodyFrom(r, &bytes.Buffer{}, mediaTypes...)
-}
-
-// readBodyFrom is readBodyAs reading into buf, which may be sized already.
-func readBodyFrom(r *http.Request, buf *bytes.Buffer, mediaTypes ...string) ([]byte, error) {
-	_, err := buf.ReadFrom(r.Body)
-	body := buf.Bytes()
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -54,10 +48,18 @@ func readBodyFrom(r *http.Request, buf *bytes.Buffer, mediaTypes ...string) ([]b
 	if len(bytes.TrimSpace(body)) == 0 {
 		return []byte("{}"), nil
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !slices.Contains(mediaTypes, mt) {
-		return nil, valid.Field("Content-Type", "must be "+strings.Join(mediaTypes, " or "))
+	if err := checkMediaType(r, mediaTypes...); err != nil {
+		return nil, err
 	}
 	return body, nil
+}
+
+// checkMediaType refuses a Content-Type other than the given ones.
+func checkMediaType(r *http.Request, mediaTypes ...string) error {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !slices.Contains(mediaTypes, mt) {
+		return valid.Field("Content-Type", "must be "+strings.Join(mediaTypes, " or "))
+	}
+	return nil
 }
 
 // decodeJSON is decode without the HTTP part; fuzzed directly.
@@ -162,12 +164,13 @@ func checkKeys(body []byte, t reflect.Type, path string) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(body, &obj) != nil || obj == nil {
+		obj, ok := members(body)
+		if !ok {
 			return nil
 		}
 		fields := jsonFields(t)
-		for k, v := range obj {
+		for _, m := range obj {
+			k, v := m.key, m.value
 			f, ok := fields[k]
 			name := joinPath(path, k)
 			if !ok {
@@ -202,4 +205,33 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// members are an object's keys and values in the order written, so the
+// field a refusal names does not depend on a map's order; ok is false for
+// anything but a well-formed object.
+func members(body []byte) ([]member, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		key, isKey := tok.(string)
+		if err != nil || !isKey {
+			return nil, false
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, false
+		}
+		out = append(out, member{key, value})
+	}
+	return out, true
 }

@@ -106,3 +106,42 @@ func TestHealth(t *testing.T) {
 		t.Fatalf("health: %s", r.Raw)
 	}
 }
+
+func TestUncleanPathsAreJSON404(t *testing.T) {
+	e := newEnv(t)
+	a := e.Register("ann@acme.test", "Acme")
+	for _, p := range []string{"/api//org", "/api/./org", "/api/v1/../org", "/api/org/"} {
+		e.Do("GET", p, a.Token, nil).WantError(t, http.StatusNotFound, "not_found", "Resource not found")
+	}
+}
+
+// TestSemicolonInQueryRefused: net/url would drop the pair holding ';'
+// without a word and answer unfiltered data; the API refuses it instead,
+// before any credential is looked at.
+func TestSemicolonInQueryRefused(t *testing.T) {
+	e := newEnv(t)
+	a := e.Register("ann@acme.test", "Acme")
+	for _, path := range []string{"/api/events?severity=critical;x", "/api/alerts?status=open;", "/api/org?x=1;y=2"} {
+		e.Do("GET", path, a.Token, nil).WantFields(t, "query")
+		e.Do("GET", path, "", nil).WantFields(t, "query")
+	}
+	e.Do("GET", "/api/events?severity=critical,high", a.Token, nil).Must(t, http.StatusOK)
+}
+
+// TestNullRefusedWhereItWouldMeanSomethingElse: null for a ticket's
+// priority or status is refused by name; null assignee unassigns and null
+// expires_at is a key that never expires.
+func TestNullRefusedWhereItWouldMeanSomethingElse(t *testing.T) {
+	e := newEnv(t)
+	a := e.Register("ann@acme.test", "Acme")
+	e.Do("POST", "/api/tickets/submit", a.Token, `{"subject":"s","description":"d","priority":null}`).WantFields(t, "priority")
+	id := e.Do("POST", "/api/tickets/submit", a.Token, map[string]string{"subject": "s", "description": "d"}).
+		Must(t, http.StatusCreated).Str("data", "id")
+	e.Do("PATCH", "/api/tickets/"+id, a.Token, `{"status":null}`).WantFields(t, "status")
+	e.Do("PATCH", "/api/tickets/"+id, a.Token, `{"priority":null,"status":"closed"}`).WantFields(t, "priority")
+	e.Do("PATCH", "/api/tickets/"+id, a.Token, `{"assignee":null}`).Must(t, http.StatusOK)
+	key := e.Do("POST", "/api/api-keys", a.Token, `{"name":"k","scope":"read","expires_at":null}`).Must(t, http.StatusCreated)
+	if key.Data()["expires_at"] != nil {
+		t.Fatalf("expires_at null made %v", key.Data()["expires_at"])
+	}
+}

@@ -34,7 +34,7 @@ const (
 	unavailableReason   = "Service unavailable"
 )
 
-// The exact 401 messages of spec §5.
+// The exact 401 messages the API promises (docs/api.md).
 const (
 	MsgNoToken          = "No authorization token provided"
 	MsgBadTokenFormat   = "Invalid token format"

@@ -66,7 +66,7 @@ func parseTime(p *valid.Problems, field, v string) *time.Time {
 	if v == "" {
 		return nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := timestamp.Parse(v)
 	if err != nil {
 		p.Add(field, "must be an RFC 3339 timestamp")
 		return nil

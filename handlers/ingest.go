@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"net/http"
 	"sync"
 
@@ -11,52 +13,96 @@ import (
 
 // inflight bounds the bytes of ingest bodies held at once, so no number of
 // concurrent senders can exhaust memory: past it they are told to retry.
+// One organization may hold at most half of it (or one largest body), so
+// no tenant can take it all.
 type inflight struct {
 	mu          sync.Mutex
 	used, limit int64
+	byOrg       map[string]int64
 }
 
-func (b *inflight) acquire(n int64) bool {
+func newInflight(limit int64) inflight {
+	return inflight{limit: limit, byOrg: map[string]int64{}}
+}
+
+func (b *inflight) orgLimit() int64 { return min(b.limit, max(b.limit/2, MaxIngestBodyBytes)) }
+
+func (b *inflight) acquire(org string, n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.used+n > b.limit {
+	if b.used+n > b.limit || b.byOrg[org]+n > b.orgLimit() {
 		return false
 	}
 	b.used += n
+	b.byOrg[org] += n
 	return true
 }
 
-func (b *inflight) release(n int64) {
+func (b *inflight) release(org string, n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.used -= n
+	if b.byOrg[org] -= n; b.byOrg[org] <= 0 {
+		delete(b.byOrg, org)
+	}
 }
+
+// ingestStep is how much of the budget a body takes at a time, as its bytes
+// arrive: a sender that stalls holds only what it has sent.
+const ingestStep = 256 << 10
 
 // busyRetryAfter is the Retry-After, in seconds, of an ingest refused for
 // the in-flight cap: about the time one large batch takes to store.
 const busyRetryAfter = "1"
 
-// readIngest reserves room for the request's body (its Content-Length, or
-// the cap when it does not say), then reads it; release gives the room back
-// once the body is no longer held.
-func (a *API) readIngest(w http.ResponseWriter, r *http.Request, kind string) (body []byte, release func(), err error) {
-	size := r.ContentLength
-	if size < 0 || size > MaxIngestBodyBytes {
-		size = MaxIngestBodyBytes
+func errBusy(w http.ResponseWriter) error {
+	w.Header().Set("Retry-After", busyRetryAfter)
+	return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+		Message: "Too much event data is being ingested at once; retry after " + busyRetryAfter + " second"}
+}
+
+// ingestMediaTypes are the content types each kind of body may come as.
+var ingestMediaTypes = map[string][]string{
+	ingest.KindEvents:   {"application/json"},
+	ingest.KindNative:   {"application/json"},
+	ingest.KindSuricata: {"application/json", "application/x-ndjson", "application/jsonl", "application/json-seq", "text/plain"},
+}
+
+// readIngest reads the request's body into the organization's share of the
+// ingest budget, step by step as it arrives; release gives it back once the
+// body is no longer held. The content type is checked before any byte is.
+func (a *API) readIngest(w http.ResponseWriter, r *http.Request, orgID, kind string) (body []byte, release func(), err error) {
+	if r.ContentLength != 0 {
+		if err := checkMediaType(r, ingestMediaTypes[kind]...); err != nil {
+			return nil, nil, err
+		}
 	}
-	if !a.ingestBudget.acquire(size) {
-		w.Header().Set("Retry-After", busyRetryAfter)
-		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
-			Message: "Too much event data is being ingested at once; retry after " + busyRetryAfter + " second"}
+	var held int64
+	release = func() { a.ingestBudget.release(orgID, held) }
+	var buf bytes.Buffer
+	for {
+		if !a.ingestBudget.acquire(orgID, ingestStep) {
+			release()
+			return nil, nil, errBusy(w)
+		}
+		held += ingestStep
+		n, err := io.CopyN(&buf, r.Body, ingestStep)
+		if err == io.EOF || (err == nil && n < ingestStep) {
+			break
+		}
+		if err != nil {
+			release()
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return nil, nil, err
+			}
+			return nil, nil, valid.Field("body", "could not be read")
+		}
 	}
-	release = func() { a.ingestBudget.release(size) }
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	body, err = readBodyFrom(r, buf, ingest.MediaTypes[kind]...)
-	if err != nil {
-		release()
-		return nil, nil, err
+	if len(bytes.TrimSpace(buf.Bytes())) == 0 {
+		return []byte("{}"), release, nil
 	}
-	return body, release, nil
+	return buf.Bytes(), release, nil
 }
 
 type ingestView struct {
@@ -82,8 +128,8 @@ func (a *API) ingestEvents(w http.ResponseWriter, r *http.Request) error {
 // optionally with DNS telemetry; suricata takes EVE JSON.
 func (a *API) webhook(w http.ResponseWriter, r *http.Request) error {
 	kind := r.PathValue("source")
-	if kind != ingest.KindNative && kind != ingest.KindSuricata {
-		return errUnknownSource
+	if err := ingest.CheckWebhook(kind); err != nil {
+		return err
 	}
 	got, err := a.ingestBody(w, r, kind)
 	if err != nil {
@@ -93,13 +139,12 @@ func (a *API) webhook(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var errUnknownSource = valid.Field("source", "must be native or suricata")
-
 func (a *API) ingestBody(w http.ResponseWriter, r *http.Request, kind string) (ingest.Receipt, error) {
-	body, release, err := a.readIngest(w, r, kind)
+	orgID := principalFrom(r.Context()).OrgID
+	body, release, err := a.readIngest(w, r, orgID, kind)
 	if err != nil {
 		return ingest.Receipt{}, err
 	}
 	defer release()
-	return a.Ingest.Ingest(r.Context(), principalFrom(r.Context()).OrgID, kind, body)
+	return a.Ingest.Ingest(r.Context(), orgID, kind, body)
 }

@@ -84,7 +84,7 @@ func newRequestID() string {
 
 // base wraps the whole API: request id, response headers every answer
 // carries, access log and panic recovery. Body caps are per route.
-func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted []netip.Prefix) http.Handler {
+func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted func() []netip.Prefix) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := now()
 		id := r.Header.Get("X-Request-Id")
@@ -98,7 +98,7 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted []n
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-store")
 		h.Set("Content-Type", "application/json; charset=utf-8")
-		https := ratelimit.ForwardedHTTPS(r, trusted)
+		https := ratelimit.ForwardedHTTPS(r, trusted())
 		if https {
 			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	var logs bytes.Buffer
 	h := base(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("boom: SELECT * FROM users")
-	}), slog.New(slog.NewJSONHandler(&logs, nil)), time.Now, nil)
+	}), slog.New(slog.NewJSONHandler(&logs, nil)), time.Now, func() []netip.Prefix { return nil })
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
 	var body map[string]any

@@ -6,7 +6,6 @@ import (
 	"garrison/account"
 	"garrison/store"
 	"garrison/timestamp"
-	"garrison/valid"
 )
 
 func (a *API) getOrg(w http.ResponseWriter, r *http.Request) error {
@@ -30,14 +29,7 @@ type inviteView struct {
 }
 
 func (a *API) newInviteView(inv store.Invite) inviteView {
-	status := "pending"
-	switch {
-	case inv.AcceptedAt != nil:
-		status = "accepted"
-	case !a.Now().Before(inv.ExpiresAt):
-		status = "expired"
-	}
-	return inviteView{ID: inv.ID, Email: inv.Email, Role: inv.Role, Status: status, ExpiresAt: timestamp.Format(inv.ExpiresAt),
+	return inviteView{ID: inv.ID, Email: inv.Email, Role: inv.Role, Status: account.InviteStatus(inv, a.Now()), ExpiresAt: timestamp.Format(inv.ExpiresAt),
 		AcceptedAt: timestamp.Optional(inv.AcceptedAt), CreatedAt: timestamp.Format(inv.CreatedAt)}
 }
 
@@ -101,10 +93,7 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if !account.ValidRole(req.Role) {
-		return valid.Field("role", "must be admin or member")
-	}
-	u, err := a.Store.SetMemberRole(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), req.Role)
+	u, err := a.Accounts.SetRole(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), req.Role)
 	if err != nil {
 		return err
 	}

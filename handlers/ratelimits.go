@@ -10,7 +10,7 @@ import (
 	"garrison/ratelimit"
 )
 
-// RateLimits holds the buckets of spec §8 as docs/api.md resolves them.
+// RateLimits holds the rate-limit buckets the README and docs/api.md list.
 type RateLimits struct {
 	auth, login, register, reset *ratelimit.Limiter // per client IP, /auth/* paths
 	ip                           *ratelimit.Limiter // JWT-authenticated and public traffic, per client IP

@@ -125,11 +125,12 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
-	t, err := a.Store.Ticket(r.Context(), ticketCaller(principalFrom(r.Context())).Scope, r.PathValue("id"))
+	d, err := a.Store.TicketDetail(r.Context(), ticketCaller(principalFrom(r.Context())).Scope, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return a.writeTicketDetail(w, r, t)
+	writeData(w, http.StatusOK, newTicketDetailView(d))
+	return nil
 }
 
 type ticketDetailView struct {
@@ -139,25 +140,19 @@ type ticketDetailView struct {
 	EscalationLog []escalationView    `json:"escalation_log"`
 }
 
-// writeTicketDetail answers a ticket with its thread, history and escalations.
-func (a *API) writeTicketDetail(w http.ResponseWriter, r *http.Request, t store.Ticket) error {
-	msgs, changes, escalations, err := a.Store.TicketThread(r.Context(), t.ID)
-	if err != nil {
-		return err
-	}
-	v := ticketDetailView{ticketView: newTicketView(t), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
+func newTicketDetailView(d store.TicketDetail) ticketDetailView {
+	v := ticketDetailView{ticketView: newTicketView(d.Ticket), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
 		EscalationLog: []escalationView{}}
-	for _, m := range msgs {
+	for _, m := range d.Messages {
 		v.Thread = append(v.Thread, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp.Format(m.At)})
 	}
-	for _, c := range changes {
+	for _, c := range d.Changes {
 		v.StatusHistory = append(v.StatusHistory, ticketChangeView{c.Field, optString(c.OldValue), optString(c.NewValue), c.Actor, c.Note, timestamp.Format(c.At)})
 	}
-	for _, e := range escalations {
+	for _, e := range d.Escalations {
 		v.EscalationLog = append(v.EscalationLog, escalationView{e.Reason, e.Confidence, e.Actor, timestamp.Format(e.At)})
 	}
-	writeData(w, http.StatusOK, v)
-	return nil
+	return v
 }
 
 type ticketUpdateRequest struct {
@@ -180,11 +175,12 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 		}
 		ch.Assignee = &assignee
 	}
-	t, err := ticket.Update(r.Context(), a.Store, ticketCaller(principalFrom(r.Context())), r.PathValue("id"), ch)
+	d, err := ticket.Update(r.Context(), a.Store, ticketCaller(principalFrom(r.Context())), r.PathValue("id"), ch)
 	if err != nil {
 		return err
 	}
-	return a.writeTicketDetail(w, r, t)
+	writeData(w, http.StatusOK, newTicketDetailView(d))
+	return nil
 }
 
 type ticketMessageRequest struct {

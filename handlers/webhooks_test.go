@@ -121,7 +121,7 @@ func TestWebhooksNotRateLimited(t *testing.T) {
 func TestStratosphereThroughWebhook(t *testing.T) {
 	data, err := os.ReadFile("../../shared/data/netsec/suricata_eve_stratosphere.jsonl")
 	if err != nil {
-		t.Skip("shared data not present:", err)
+		t.Skip("SKIPPED: the GPL-2.0 Stratosphere capture is not copied into this repository; it is read at run time from ../../shared/data, which this checkout lacks:", err)
 	}
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
@@ -150,7 +150,7 @@ var hostChars = regexp.MustCompile(`^[A-Za-z0-9._-]*[A-Za-z0-9]$`)
 func TestNativeDNSTelemetry(t *testing.T) {
 	data, err := os.ReadFile("../../shared/data/netsec/zeek_dns_wrccdc2018_sample.log")
 	if err != nil {
-		t.Skip("shared data not present:", err)
+		t.Skip("SKIPPED: the CC BY-SA Zeek DNS sample is not copied into this repository; it is read at run time from ../../shared/data, which this checkout lacks:", err)
 	}
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")

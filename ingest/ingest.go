@@ -23,11 +23,12 @@ const (
 	KindSuricata = "suricata" // POST /api/webhooks/suricata: EVE JSON
 )
 
-// MediaTypes are the content types each kind of body may be sent as.
-var MediaTypes = map[string][]string{
-	KindEvents:   {"application/json"},
-	KindNative:   {"application/json"},
-	KindSuricata: {"application/json", "application/x-ndjson", "application/jsonl", "application/json-seq", "text/plain"},
+// CheckWebhook refuses a webhook source Garrison does not take.
+func CheckWebhook(source string) error {
+	if source != KindNative && source != KindSuricata {
+		return valid.Field("source", "must be native or suricata")
+	}
+	return nil
 }
 
 // Parse turns a body of the kind into a batch, checking every record
@@ -49,7 +50,7 @@ func Parse(kind string, body []byte, now time.Time, blocked *blocklist.List) (Ba
 	case KindSuricata:
 		return parseEVE(body, now, classify)
 	}
-	return Batch{}, valid.Field("source", "must be native or suricata")
+	return Batch{}, CheckWebhook(kind)
 }
 
 // Receipt is what a stored body added.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"garrison/blocklist"
 	"garrison/store"
 
 	"garrison/event"
@@ -118,7 +119,7 @@ func Compute(f Facts) Score {
 		noDNS = 20
 	}
 	nw.penalise("dns_queries_7d", dnsTotal, noDNS, "no DNS telemetry in seven days costs 20: DNS filtering is not visible")
-	malware := f.DNS7d["malware"]
+	malware := f.DNS7d[blocklist.CategoryMalware]
 	nw.penalise("malware_domains_queried_7d", malware, min(40, malware*4), "each query for a malware domain in seven days costs 4 (blocked, but a host asked)")
 	nw.finish("Sensor coverage and DNS protection")
 	subs["network"] = nw

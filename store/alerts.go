@@ -108,16 +108,51 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 
 // Alert returns one alert of the organization.
 func (s *Store) Alert(ctx context.Context, orgID, id string) (Alert, error) {
-	a, err := scanAlert(s.reader.QueryRowContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE id = ? AND org_id = ?`, id, orgID))
+	return readAlert(ctx, s.reader, orgID, id)
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func readAlert(ctx context.Context, q querier, orgID, id string) (Alert, error) {
+	a, err := scanAlert(q.QueryRowContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE id = ? AND org_id = ?`, id, orgID))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Alert{}, fmt.Errorf("alert: %w", err)
 	}
 	return a, err
 }
 
-// AlertHistory returns an alert's status changes, oldest first.
-func (s *Store) AlertHistory(ctx context.Context, orgID, id string) ([]AlertChange, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT h.status, h.note, h.actor, h.at FROM alert_history h
+// AlertDetail is an alert with the newest events behind it and its history.
+type AlertDetail struct {
+	Alert
+	Events  []Event
+	History []AlertChange
+}
+
+// AlertDetail reads an alert, up to eventsShown of its newest events and its
+// status changes, in one snapshot.
+func (s *Store) AlertDetail(ctx context.Context, orgID, id string, eventsShown int) (AlertDetail, error) {
+	var d AlertDetail
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		if d.Alert, err = readAlert(ctx, tx, orgID, id); err != nil {
+			return err
+		}
+		if d.Events, err = alertEvents(ctx, tx, orgID, id, eventsShown); err != nil {
+			return err
+		}
+		d.History, err = alertHistory(ctx, tx, orgID, id)
+		return err
+	})
+	return d, err
+}
+
+// alertHistory returns an alert's status changes, oldest first.
+func alertHistory(ctx context.Context, q querier, orgID, id string) ([]AlertChange, error) {
+	rows, err := q.QueryContext(ctx, `SELECT h.status, h.note, h.actor, h.at FROM alert_history h
 		JOIN alerts a ON a.id = h.alert_id WHERE h.alert_id = ? AND a.org_id = ? ORDER BY h.id`, id, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("alert history: %w", err)

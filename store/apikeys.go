@@ -99,10 +99,10 @@ func (s *Store) RevokeAPIKey(ctx context.Context, orgID, id string) (APIKey, err
 		FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.id = ? AND k.org_id = ?`, id, orgID))
 }
 
-// TouchAPIKey records a use of the key.
+// TouchAPIKey records a use of the key, unless a later one is recorded.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ?`, ms(at), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`, ms(at), id); err != nil {
 			return fmt.Errorf("touch api key: %w", err)
 		}
 		return nil

@@ -202,7 +202,11 @@ func countEvents(ctx context.Context, tx *sql.Tx, orgID string, f EventFilter, b
 // AlertEvents returns the newest events behind an alert: its own, and the
 // earlier events of the burst windows it took in.
 func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]Event, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE alert_id = ?1 AND org_id = ?2
+	return alertEvents(ctx, s.reader, orgID, alertID, limit)
+}
+
+func alertEvents(ctx context.Context, q querier, orgID, alertID string, limit int) ([]Event, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE alert_id = ?1 AND org_id = ?2
 		UNION ALL
 		SELECT `+eventColumns+` FROM events WHERE seq IN (SELECT e.seq FROM alert_windows w
 			JOIN events e INDEXED BY events_org_asset_ts ON e.org_id = w.org_id AND e.asset = w.asset

@@ -28,6 +28,10 @@ type fold struct {
 	storedSeq atomic.Int64
 	foldedSeq atomic.Int64
 	wake      chan struct{}
+	// unrecovered: Open could not fold what a crash left. Events stored
+	// by older versions may still owe their alerts a count, which only the
+	// fold gives; ingest folds them before it counts anything itself.
+	unrecovered atomic.Bool
 }
 
 const (
@@ -81,6 +85,7 @@ func (s *Store) Fold(ctx context.Context) error { return s.settle(ctx) }
 // atomic load when nothing is waiting.
 func (s *Store) settle(ctx context.Context) error {
 	if s.fold.foldedSeq.Load() >= s.fold.storedSeq.Load() {
+		s.fold.unrecovered.Store(false)
 		return nil
 	}
 	s.fold.mu.Lock()
@@ -102,6 +107,7 @@ func (s *Store) settle(ctx context.Context) error {
 		}
 		s.fold.foldedSeq.Store(upto)
 	}
+	s.fold.unrecovered.Store(false)
 	return nil
 }
 

@@ -31,6 +31,11 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 	}
 	ingest(t, s, "org_a", mixed(300, foldNow.Add(-9*24*time.Hour), "old")...)
 	ingest(t, s, "org_b", mixed(50, foldNow.Add(-2*24*time.Hour), "other")...)
+	// Indicators only the fold has seen, with nothing of theirs waiting.
+	for i := range 7 {
+		ingest(t, s, "org_a", NewEvent{Type: event.TypeBlocked, Severity: event.Low, Timestamp: foldNow.Add(-time.Duration(40+i) * time.Hour),
+			Source: "fw", Asset: "edge-1", Message: "blocked", Indicator: fmt.Sprintf("folded-only-%d", i)})
+	}
 	foldAll(t, s)
 	ingest(t, s, "org_a", mixed(200, foldNow.Add(-30*time.Hour), "new")...)
 	ingest(t, s, "org_a", NewEvent{Type: event.TypeThreat, Severity: event.High, Timestamp: foldNow.Add(-time.Minute),
@@ -171,7 +176,7 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 	if eventsBehindAlerts(t, s, "org_a") == 0 {
 		t.Error("no alert was raised: the check proves nothing")
 	}
-	if _, total, err := s.Events(ctx, "org_a", EventFilter{Page: Page{Limit: 1}}); err != nil || total != 501 {
+	if _, total, err := s.Events(ctx, "org_a", EventFilter{Page: Page{Limit: 1}}); err != nil || total != 508 {
 		t.Errorf("events total %d, %v", total, err)
 	}
 	if s.fold.foldedSeq.Load() != folded {
@@ -185,4 +190,32 @@ func tallyRows(ts []Tally) [][]string {
 		out = append(out, []string{t.Name, fmt.Sprint(t.Count)})
 	}
 	return out
+}
+
+// TestUnrecoveredFoldComesFirst: when Open could not fold what a crash
+// left (a full disk), reads still answer, and ingest folds the backlog
+// before it counts anything itself.
+func TestUnrecoveredFoldComesFirst(t *testing.T) {
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a")
+	defer s.Close()
+	for i := range 300 { // enough distinct rollup rows that folding needs new pages
+		ingest(t, s, "org_a", NewEvent{Type: event.TypeBlocked, Severity: event.Low, Timestamp: foldNow.Add(-time.Duration(i) * time.Minute),
+			Source: fmt.Sprint("fw-", i), Asset: fmt.Sprint("host-", i), Message: "blocked", Indicator: fmt.Sprint("ioc-", i)})
+	}
+	s.fold.unrecovered.Store(true) // as Open leaves it when its fold fails
+	var pages int
+	s.writer.QueryRow(`PRAGMA page_count`).Scan(&pages)
+	s.writer.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages))
+	if c, err := s.CountEventsSince(context.Background(), "org_a", foldNow.Add(-6*time.Hour)); err != nil || c.Total != 300 {
+		t.Fatalf("read on a full disk: %d, %v", c.Total, err)
+	}
+	if _, err := s.Ingest(context.Background(), "org_a", lows(1, "ws-2", foldNow.Add(-time.Minute)), nil); err == nil ||
+		!strings.Contains(err.Error(), "fold what a crash left") {
+		t.Fatalf("ingest before the backlog is folded: %v", err)
+	}
+	s.writer.Exec(`PRAGMA max_page_count = 1073741823`)
+	ingest(t, s, "org_a", lows(1, "ws-2", foldNow.Add(-time.Minute))...)
+	if s.fold.unrecovered.Load() || s.fold.foldedSeq.Load() < 300 {
+		t.Fatalf("the backlog was not folded first: folded to %d", s.fold.foldedSeq.Load())
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"garrison/event"
 )
 
 // Research bounds: the most events one query reads, and returns.
@@ -90,7 +92,7 @@ func (s *Store) DNSQueriesFor(ctx context.Context, orgID, domain string, since t
 func (s *Store) StaleOpenAlerts(ctx context.Context, orgID string, before time.Time) (int, error) {
 	var n int
 	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE org_id = ? AND status = 'open'
-		AND severity >= 3 AND created_at < ?`, orgID, ms(before)).Scan(&n); err != nil {
+		AND severity >= ? AND created_at < ?`, orgID, event.High, ms(before)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("stale open alerts: %w", err)
 	}
 	return n, nil

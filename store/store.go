@@ -89,12 +89,15 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	}
 	checkpointer.SetMaxOpenConns(1)
 	s.writer, s.reader, s.checkpointer = writer, reader, checkpointer
-	if err := s.initFold(ctx); err == nil {
-		err = s.settle(ctx)
-	}
-	if err != nil {
+	if err := s.initFold(ctx); err != nil {
 		errors.Join(writer.Close(), reader.Close(), checkpointer.Close())
 		return nil, err
+	}
+	// What a crash left unfolded is folded now. On a full disk it cannot
+	// be: the store opens all the same (reads are exact without the fold),
+	// Maintain retries, and ingest folds it first.
+	if s.settle(ctx) != nil {
+		s.fold.unrecovered.Store(true)
 	}
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"garrison/event"
@@ -38,17 +39,18 @@ func (s *Store) Threats(ctx context.Context, orgID string, p Page) ([]Threat, in
 			return fmt.Errorf("count threats: %w", err)
 		}
 		// The page is the folded indicators the backlog leaves alone, read
-		// through the index, and the ones it touches, merged.
+		// through the index, and the ones it touches, merged. A new
+		// indicator's type is its first event's (its lowest sequence).
 		rows, err := tx.QueryContext(ctx, `WITH `+pendingEvents+`,
 			touched AS (SELECT indicator, MAX(severity) AS sev, COUNT(*) AS n, MIN(ts) AS first, MAX(ts) AS last,
-				(SELECT p2.type FROM pending p2 WHERE p2.indicator = p.indicator ORDER BY p2.seq LIMIT 1) AS type
-				FROM pending p WHERE indicator != '' GROUP BY indicator)
+				MIN(seq) AS first_seq FROM pending WHERE indicator != '' GROUP BY indicator)
 			SELECT indicator, type, sev, n, first, last FROM (
 				SELECT * FROM (SELECT indicator, type, max_severity AS sev, n, first_seen AS first, last_seen AS last
 					FROM threat_indicators WHERE org_id = ?1 AND indicator NOT IN (SELECT indicator FROM touched)
 					ORDER BY last_seen DESC, indicator LIMIT ?2)
 				UNION ALL
-				SELECT u.indicator, COALESCE(t.type, u.type), MAX(COALESCE(t.max_severity, 0), u.sev), COALESCE(t.n, 0) + u.n,
+				SELECT u.indicator, COALESCE(t.type, (SELECT e.type FROM events e WHERE e.seq = u.first_seq)),
+					MAX(COALESCE(t.max_severity, 0), u.sev), COALESCE(t.n, 0) + u.n,
 					MIN(COALESCE(t.first_seen, u.first), u.first), MAX(COALESCE(t.last_seen, u.last), u.last)
 				FROM touched u LEFT JOIN threat_indicators t ON t.org_id = ?1 AND t.indicator = u.indicator)
 			ORDER BY last DESC, indicator LIMIT ?3 OFFSET ?4`, orgID, p.Limit+p.Offset, p.Limit, p.Offset)
@@ -68,40 +70,59 @@ func (s *Store) Threats(ctx context.Context, orgID string, p Page) ([]Threat, in
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("list threats: %w", err)
 		}
-		for i := range out {
-			if out[i].Assets, err = threatAssets(ctx, tx, orgID, out[i].Indicator); err != nil {
-				return err
-			}
-		}
-		return nil
+		return threatAssets(ctx, tx, orgID, out)
 	})
 	return out, total, err
 }
 
-// threatAssets is an indicator's first maxThreatAssets assets: those the
-// fold recorded, then the backlog's in the order the fold will add them
-// (first sighting, then name); shown by name.
-func threatAssets(ctx context.Context, tx *sql.Tx, orgID, indicator string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `WITH `+pendingEvents+` SELECT asset, 0, 0 FROM threat_assets WHERE org_id = ?1 AND indicator = ?2
-		UNION ALL SELECT asset, 1, MIN(ts) FROM pending WHERE indicator = ?2 AND asset NOT IN
-			(SELECT asset FROM threat_assets WHERE org_id = ?1 AND indicator = ?2) GROUP BY asset
-		ORDER BY 2, 3, 1 LIMIT ?3`, orgID, indicator, maxThreatAssets)
+// threatAssets fills in each threat's first maxThreatAssets assets: those
+// the fold recorded, then the backlog's in the order the fold will add them
+// (first sighting, then name); listed by name. One walk of the backlog
+// serves the whole page.
+func threatAssets(ctx context.Context, tx *sql.Tx, orgID string, threats []Threat) error {
+	if len(threats) == 0 {
+		return nil
+	}
+	args := []any{orgID}
+	var in []string
+	for i, t := range threats {
+		args = append(args, t.Indicator)
+		in = append(in, fmt.Sprintf("?%d", i+2))
+	}
+	rows, err := tx.QueryContext(ctx, `WITH `+pendingEvents+`
+		SELECT indicator, asset, 0, 0 FROM threat_assets WHERE org_id = ?1 AND indicator IN (`+strings.Join(in, ", ")+`)
+		UNION ALL SELECT indicator, asset, 1, MIN(ts) FROM pending WHERE indicator IN (`+strings.Join(in, ", ")+`) GROUP BY indicator, asset
+		ORDER BY 1, 3, 4, 2`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("threat assets: %w", err)
+		return fmt.Errorf("threat assets: %w", err)
 	}
 	defer rows.Close()
-	var assets []string
+	byIndicator := map[string][]string{}
+	held := map[string]map[string]bool{}
 	for rows.Next() {
-		var a string
+		var indicator, asset string
 		var pending int
 		var first int64
-		if err := rows.Scan(&a, &pending, &first); err != nil {
-			return nil, fmt.Errorf("threat assets: %w", err)
+		if err := rows.Scan(&indicator, &asset, &pending, &first); err != nil {
+			return fmt.Errorf("threat assets: %w", err)
 		}
-		assets = append(assets, a)
+		if held[indicator] == nil {
+			held[indicator] = map[string]bool{}
+		}
+		if held[indicator][asset] || len(byIndicator[indicator]) >= maxThreatAssets {
+			continue
+		}
+		held[indicator][asset] = true
+		byIndicator[indicator] = append(byIndicator[indicator], asset)
 	}
-	slices.Sort(assets)
-	return assets, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("threat assets: %w", err)
+	}
+	for i := range threats {
+		threats[i].Assets = byIndicator[threats[i].Indicator]
+		slices.Sort(threats[i].Assets)
+	}
+	return nil
 }
 
 // Tally is a count under a name.

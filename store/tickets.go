@@ -180,9 +180,7 @@ func (s *Store) Ticket(ctx context.Context, sc TicketScope, id string) (Ticket, 
 	return readTicket(ctx, s.reader, sc, id)
 }
 
-func readTicket(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, sc TicketScope, id string) (Ticket, error) {
+func readTicket(ctx context.Context, q querier, sc TicketScope, id string) (Ticket, error) {
 	where, args := sc.where()
 	t, err := scanTicket(q.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND `+where, append([]any{id}, args...)...))
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -211,13 +209,35 @@ func (s *Store) Tickets(ctx context.Context, sc TicketScope, f TicketFilter) ([]
 		f.Page, func(rows *sql.Rows) (Ticket, error) { return scanTicket(rows) })
 }
 
-// TicketThread returns a ticket's messages, history and escalation log,
-// oldest first. The ticket must have been read for the organization first.
-func (s *Store) TicketThread(ctx context.Context, id string) ([]TicketMessage, []TicketChange, []Escalation, error) {
+// TicketDetail is a ticket with its conversation, history and escalation
+// log, oldest first.
+type TicketDetail struct {
+	Ticket
+	Messages    []TicketMessage
+	Changes     []TicketChange
+	Escalations []Escalation
+}
+
+// TicketDetail reads a ticket in scope and its thread in one snapshot.
+func (s *Store) TicketDetail(ctx context.Context, sc TicketScope, id string) (TicketDetail, error) {
+	var d TicketDetail
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		if d.Ticket, err = readTicket(ctx, tx, sc, id); err != nil {
+			return err
+		}
+		d.Messages, d.Changes, d.Escalations, err = ticketThread(ctx, tx, id)
+		return err
+	})
+	return d, err
+}
+
+// ticketThread reads the thread of a ticket already read in scope.
+func ticketThread(ctx context.Context, tx *sql.Tx, id string) ([]TicketMessage, []TicketChange, []Escalation, error) {
 	var msgs []TicketMessage
 	var changes []TicketChange
 	var escalations []Escalation
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := func() error {
 		rows, err := tx.QueryContext(ctx, `SELECT author, author_kind, body, at FROM ticket_messages WHERE ticket_id = ? ORDER BY id`, id)
 		if err != nil {
 			return fmt.Errorf("ticket messages: %w", err)
@@ -268,7 +288,7 @@ func (s *Store) TicketThread(ctx context.Context, id string) ([]TicketMessage, [
 			escalations = append(escalations, e)
 		}
 		return rows.Err()
-	})
+	}()
 	return msgs, changes, escalations, err
 }
 
@@ -371,7 +391,7 @@ type TicketUpdate struct {
 // UpdateTicket applies a change to a ticket in scope, recording each
 // changed field in the history; escalating also logs and notifies as
 // triage does.
-func (s *Store) UpdateTicket(ctx context.Context, sc TicketScope, id string, u TicketUpdate) (Ticket, error) {
+func (s *Store) UpdateTicket(ctx context.Context, sc TicketScope, id string, u TicketUpdate) (TicketDetail, error) {
 	now := ms(s.now())
 	orgID := sc.OrgID
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -433,9 +453,9 @@ func (s *Store) UpdateTicket(ctx context.Context, sc TicketScope, id string, u T
 		return addChange(ctx, tx, id, TicketChange{Field: "status", OldValue: t.Status, NewValue: *u.Status, Actor: u.Actor, Note: u.Note}, now)
 	})
 	if err != nil {
-		return Ticket{}, err
+		return TicketDetail{}, err
 	}
-	return s.Ticket(ctx, sc, id)
+	return s.TicketDetail(ctx, sc, id)
 }
 
 // AddTicketMessage appends a message to a ticket in scope.

@@ -104,8 +104,9 @@ type Change struct {
 }
 
 // Update applies a change, checked against the ticket as it is inside the
-// store's transaction, so two updates cannot both pass on a stale read.
-func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change) (store.Ticket, error) {
+// store's transaction, so two updates cannot both pass on a stale read, and
+// returns the ticket with its thread.
+func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change) (store.TicketDetail, error) {
 	var p valid.Problems
 	p.Check(ch.Status == nil || slices.Contains(store.TicketStatuses, *ch.Status), "status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
 	p.Check(ch.Priority == nil || slices.Contains(store.TicketPriorities, *ch.Priority), "priority", "must be low, medium or high")
@@ -114,7 +115,7 @@ func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change
 		p.Add("status", "or priority or assignee is required")
 	}
 	if err := p.Err(); err != nil {
-		return store.Ticket{}, err
+		return store.TicketDetail{}, err
 	}
 	u := store.TicketUpdate{Status: ch.Status, Priority: ch.Priority, Assignee: ch.Assignee, Note: ch.Note, Actor: c.Actor}
 	u.Check = func(t store.Ticket) error {
