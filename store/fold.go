@@ -249,9 +249,18 @@ func (r *rollupSums) add(e foldedEvent) {
 
 // write runs one upsert per derived row the events touch.
 func (r *rollupSums) write(ctx context.Context, tx *sql.Tx, now int64) error {
-	var hourRows, assetRows, sourceRows, alertRows [][]any
+	var hourRows, countRows, assetRows, sourceRows, alertRows [][]any
+	type countKey struct {
+		org, typ string
+		sev      event.Severity
+	}
+	counts := map[countKey]int64{}
 	for k, n := range r.hours {
 		hourRows = append(hourRows, []any{k.org, k.hour, k.typ, k.sev, n})
+		counts[countKey{k.org, k.typ, k.sev}] += n
+	}
+	for k, n := range counts {
+		countRows = append(countRows, []any{k.org, k.typ, k.sev, n})
 	}
 	for k, sp := range r.assets {
 		assetRows = append(assetRows, []any{k.org, k.day, k.asset, sp.n, sp.sev})
@@ -265,6 +274,8 @@ func (r *rollupSums) write(ctx context.Context, tx *sql.Tx, now int64) error {
 	err := execAll(ctx, tx,
 		batch{"event rollup", `INSERT INTO event_rollup (org_id, hour, type, severity, n) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (org_id, hour, type, severity) DO UPDATE SET n = n + excluded.n`, hourRows},
+		batch{"event counts", `INSERT INTO event_counts (org_id, type, severity, n) VALUES (?, ?, ?, ?)
+			ON CONFLICT (org_id, type, severity) DO UPDATE SET n = n + excluded.n`, countRows},
 		batch{"asset rollup", `INSERT INTO asset_rollup (org_id, day, asset, n, max_severity) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = n + excluded.n, max_severity = MAX(max_severity, excluded.max_severity)`, assetRows},
 		batch{"event sources", sourceUpsert, sourceRows},
