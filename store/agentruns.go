@@ -101,7 +101,7 @@ func queueRun(ctx context.Context, tx *sql.Tx, n NewRun, now time.Time) (AgentRu
 // the workers.
 func (s *Store) QueueDepth(ctx context.Context) (int, error) {
 	var n int
-	err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_runs WHERE status = 'queued'`).Scan(&n)
+	err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_runs WHERE status = 'queued'`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("queue depth: %w", err)
 	}
@@ -111,7 +111,7 @@ func (s *Store) QueueDepth(ctx context.Context) (int, error) {
 // RecentDurations returns the durations of the agent's last n completed
 // runs, newest first.
 func (s *Store) RecentDurations(ctx context.Context, agent string, n int) ([]time.Duration, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT duration_ms FROM agent_runs INDEXED BY agent_runs_durations
+	rows, err := s.reads().QueryContext(ctx, `SELECT duration_ms FROM agent_runs INDEXED BY agent_runs_durations
 		WHERE agent = ? AND status = 'completed' ORDER BY finished_at DESC LIMIT ?`, agent, n)
 	if err != nil {
 		return nil, fmt.Errorf("recent durations: %w", err)
@@ -133,7 +133,7 @@ func (s *Store) RecentDurations(ctx context.Context, agent string, n int) ([]tim
 func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 	// Idle workers look through a reader first: no write lock for nothing.
 	var waiting bool
-	if err := s.reader.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agent_runs WHERE status = 'queued')`).Scan(&waiting); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agent_runs WHERE status = 'queued')`).Scan(&waiting); err != nil {
 		return AgentRun{}, fmt.Errorf("look for queued runs: %w", err)
 	}
 	if !waiting {
@@ -242,7 +242,7 @@ func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, faile
 // RunStatus returns the status of a run, for the worker that claimed it.
 func (s *Store) RunStatus(ctx context.Context, id string) (string, error) {
 	var status string
-	err := s.reader.QueryRowContext(ctx, `SELECT status FROM agent_runs WHERE id = ?`, id).Scan(&status)
+	err := s.reads().QueryRowContext(ctx, `SELECT status FROM agent_runs WHERE id = ?`, id).Scan(&status)
 	if err != nil {
 		return "", fmt.Errorf("run status: %w", err)
 	}
@@ -298,7 +298,7 @@ func (s *Store) CancelRun(ctx context.Context, sc RunScope, id string) (AgentRun
 // Run returns one run in scope.
 func (s *Store) Run(ctx context.Context, sc RunScope, id string) (AgentRun, error) {
 	where, args := sc.where()
-	r, err := scanRun(s.reader.QueryRowContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE id = ? AND `+where,
+	r, err := scanRun(s.reads().QueryRowContext(ctx, `SELECT `+runColumns+` FROM agent_runs WHERE id = ? AND `+where,
 		append([]any{id}, args...)...))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return AgentRun{}, fmt.Errorf("run: %w", err)
@@ -328,7 +328,7 @@ type AgentActivity struct {
 // agent_runs_org_agent.
 func (s *Store) AgentActivities(ctx context.Context, orgID string, agents []string) (map[string]AgentActivity, error) {
 	out := map[string]AgentActivity{}
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx querier) error {
 		rows, err := tx.QueryContext(ctx, `SELECT agent, SUM(status = 'queued'), SUM(status = 'running') FROM agent_runs
 			WHERE org_id = ? AND status IN ('queued', 'running') GROUP BY agent`, orgID)
 		if err != nil {
@@ -344,16 +344,11 @@ func (s *Store) AgentActivities(ctx context.Context, orgID string, agents []stri
 			out[agent] = a
 		}
 		rows.Close()
-		last, err := tx.PrepareContext(ctx, `SELECT queued_at, status FROM agent_runs WHERE org_id = ? AND agent = ?
-			ORDER BY seq DESC LIMIT 1`)
-		if err != nil {
-			return fmt.Errorf("agent last run: %w", err)
-		}
-		defer last.Close()
 		for _, agent := range agents {
 			var at int64
 			a := out[agent]
-			err := last.QueryRowContext(ctx, orgID, agent).Scan(&at, &a.LastStatus)
+			err := tx.QueryRowContext(ctx, `SELECT queued_at, status FROM agent_runs WHERE org_id = ? AND agent = ?
+				ORDER BY seq DESC LIMIT 1`, orgID, agent).Scan(&at, &a.LastStatus)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
@@ -373,7 +368,7 @@ func (s *Store) AgentActivities(ctx context.Context, orgID string, agents []stri
 // leaving one out.
 func (s *Store) AgentsRun(ctx context.Context, orgID, except string) (int, error) {
 	var n int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(DISTINCT agent) FROM agent_runs WHERE org_id = ? AND agent != ?`,
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(DISTINCT agent) FROM agent_runs WHERE org_id = ? AND agent != ?`,
 		orgID, except).Scan(&n); err != nil {
 		return 0, fmt.Errorf("agents run: %w", err)
 	}

@@ -86,10 +86,10 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 	}
 	// The filters are status and severity, exactly the counter's key.
 	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE `+where, args...).Scan(&total); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count alerts: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE `+where+
+	rows, err := s.reads().QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE `+where+
 		` ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list alerts: %w", err)
@@ -111,12 +111,6 @@ func (s *Store) Alert(ctx context.Context, orgID, id string) (Alert, error) {
 	return readAlert(ctx, s.reader, orgID, id)
 }
 
-// querier is a pool or a transaction.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 func readAlert(ctx context.Context, q querier, orgID, id string) (Alert, error) {
 	a, err := scanAlert(q.QueryRowContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE id = ? AND org_id = ?`, id, orgID))
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -136,7 +130,7 @@ type AlertDetail struct {
 // status changes, in one snapshot.
 func (s *Store) AlertDetail(ctx context.Context, orgID, id string, eventsShown int) (AlertDetail, error) {
 	var d AlertDetail
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx querier) error {
 		var err error
 		if d.Alert, err = readAlert(ctx, tx, orgID, id); err != nil {
 			return err

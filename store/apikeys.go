@@ -51,7 +51,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
 // APIKeyByHash finds a key (revoked and expired ones included: the caller
 // tells those apart) with its organization's plan.
 func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
-	k, err := scanAPIKey(s.reader.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
+	k, err := scanAPIKey(s.reads().QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
 		FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.hash = ?`, hash))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return APIKey{}, fmt.Errorf("api key by hash: %w", err)
@@ -62,10 +62,10 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
 // APIKeys lists an organization's keys, newest first.
 func (s *Store) APIKeys(ctx context.Context, orgID string, p Page) ([]APIKey, int, error) {
 	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE org_id = ?`, orgID).Scan(&total); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE org_id = ?`, orgID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count api keys: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys k JOIN orgs o ON o.id = k.org_id
+	rows, err := s.reads().QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys k JOIN orgs o ON o.id = k.org_id
 		WHERE k.org_id = ? ORDER BY k.id DESC LIMIT ? OFFSET ?`, orgID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list api keys: %w", err)
@@ -95,7 +95,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, orgID, id string) (APIKey, err
 	if err != nil {
 		return APIKey{}, err
 	}
-	return scanAPIKey(s.reader.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
+	return scanAPIKey(s.reads().QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
 		FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.id = ? AND k.org_id = ?`, id, orgID))
 }
 

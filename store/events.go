@@ -131,7 +131,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 	// One read transaction: the page and its total see the same snapshot.
 	var events []Event
 	var total int
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx querier) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
 			return fmt.Errorf("list events: %w", err)
@@ -182,7 +182,7 @@ func (f EventFilter) page(orgID string, b bounds) (string, []any) {
 		ORDER BY p.p_ts ` + dir + `, p.p_seq ` + dir, append(args, f.Page.Limit, f.Page.Offset)
 }
 
-func countEvents(ctx context.Context, tx *sql.Tx, orgID string, f EventFilter, b bounds) (int, error) {
+func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b bounds) (int, error) {
 	if b.lo == openLow && b.hi == openHigh {
 		// All of history: the per-type-and-severity counts, plus the
 		// events not folded into them yet, in this same snapshot.

@@ -215,7 +215,7 @@ func TestEventTotalCountsUnfolded(t *testing.T) {
 	f := EventFilter{From: &from, To: &to}
 	// Read without settling, as a reader does when ingest lands between
 	// its fold and its snapshot.
-	err := s.read(context.Background(), func(tx *sql.Tx) error {
+	err := s.read(context.Background(), func(tx querier) error {
 		n, err := countEvents(context.Background(), tx, "org_a", f, f.bounds())
 		if n != 50 {
 			t.Errorf("total %d, want 50", n)

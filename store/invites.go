@@ -36,10 +36,10 @@ func (s *Store) CreateInvite(ctx context.Context, inv Invite, m Mail) (Invite, e
 // Invites lists an organization's invites, newest first.
 func (s *Store) Invites(ctx context.Context, orgID string, p Page) ([]Invite, int, error) {
 	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM invites WHERE org_id = ?`, orgID).Scan(&total); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM invites WHERE org_id = ?`, orgID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count invites: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, org_id, email, role, COALESCE(invited_by, ''), expires_at, accepted_at, created_at
+	rows, err := s.reads().QueryContext(ctx, `SELECT id, org_id, email, role, COALESCE(invited_by, ''), expires_at, accepted_at, created_at
 		FROM invites WHERE org_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`, orgID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list invites: %w", err)

@@ -11,7 +11,7 @@ import (
 func (s *Store) Org(ctx context.Context, orgID string) (Org, error) {
 	var o Org
 	var created int64
-	err := s.reader.QueryRowContext(ctx, `SELECT id, name, plan, created_at,
+	err := s.reads().QueryRowContext(ctx, `SELECT id, name, plan, created_at,
 		(SELECT COUNT(*) FROM users WHERE org_id = orgs.id) FROM orgs WHERE id = ?`, orgID).
 		Scan(&o.ID, &o.Name, &o.Plan, &created, &o.Members)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -50,10 +50,10 @@ func (s *Store) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) (Or
 // Members lists an organization's users, oldest first, with the total count.
 func (s *Store) Members(ctx context.Context, orgID string, p Page) ([]User, int, error) {
 	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ?`, orgID).Scan(&total); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ?`, orgID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count members: %w", err)
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id
+	rows, err := s.reads().QueryContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id
 		WHERE u.org_id = ? ORDER BY u.id LIMIT ? OFFSET ?`, orgID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list members: %w", err)
@@ -140,7 +140,7 @@ func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, stays
 // VerifiedAdmins counts the organization's admins with a confirmed address.
 func (s *Store) VerifiedAdmins(ctx context.Context, orgID string) (int, error) {
 	var n int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin'
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin'
 		AND email_verified_at IS NOT NULL`, orgID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("verified admins: %w", err)
 	}

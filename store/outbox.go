@@ -25,7 +25,7 @@ func queueMail(ctx context.Context, tx *sql.Tx, m Mail, now time.Time) error {
 
 // PendingMail returns up to limit undelivered messages, oldest first.
 func (s *Store) PendingMail(ctx context.Context, limit int) ([]Mail, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, to_addr, subject, body FROM outbox
+	rows, err := s.reads().QueryContext(ctx, `SELECT id, to_addr, subject, body FROM outbox
 		WHERE status = 'pending' ORDER BY id LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending mail: %w", err)
@@ -67,7 +67,7 @@ func (s *Store) MarkMail(ctx context.Context, id int64, status string, deliveryE
 
 // Outbox returns the newest messages to an address, for the CLI and tests.
 func (s *Store) Outbox(ctx context.Context, to string, limit int) ([]Mail, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, to_addr, subject, body FROM outbox
+	rows, err := s.reads().QueryContext(ctx, `SELECT id, to_addr, subject, body FROM outbox
 		WHERE to_addr = ? ORDER BY id DESC LIMIT ?`, normalizeEmail(to), limit)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: %w", err)

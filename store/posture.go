@@ -22,7 +22,7 @@ type IdentityFacts struct {
 func (s *Store) IdentityFacts(ctx context.Context, orgID string, now time.Time) (IdentityFacts, error) {
 	var f IdentityFacts
 	n := ms(now)
-	err := s.reader.QueryRowContext(ctx, `SELECT
+	err := s.reads().QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM users WHERE org_id = ?1),
 		(SELECT COUNT(*) FROM users WHERE org_id = ?1 AND role = 'admin'),
 		(SELECT COUNT(*) FROM users WHERE org_id = ?1 AND email_verified_at IS NULL),
@@ -42,7 +42,7 @@ func (s *Store) IdentityFacts(ctx context.Context, orgID string, now time.Time) 
 // DNSTotals returns DNS queries by blocklist category ("" = allowed) from
 // the hour holding since.
 func (s *Store) DNSTotals(ctx context.Context, orgID string, since time.Time) (map[string]int, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT category, SUM(n) FROM dns_rollup WHERE org_id = ? AND hour >= ? GROUP BY category`,
+	rows, err := s.reads().QueryContext(ctx, `SELECT category, SUM(n) FROM dns_rollup WHERE org_id = ? AND hour >= ? GROUP BY category`,
 		orgID, floorMS(ms(since), hourMS))
 	if err != nil {
 		return nil, fmt.Errorf("dns totals: %w", err)
@@ -70,7 +70,7 @@ type BlockedDomain struct {
 
 // TopBlockedDomains returns the most-queried blocked domains.
 func (s *Store) TopBlockedDomains(ctx context.Context, orgID string, limit int) ([]BlockedDomain, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT domain, category, n, last_seen FROM dns_blocked_domains
+	rows, err := s.reads().QueryContext(ctx, `SELECT domain, category, n, last_seen FROM dns_blocked_domains
 		WHERE org_id = ? ORDER BY n DESC, domain LIMIT ?`, orgID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("blocked domains: %w", err)
@@ -92,7 +92,7 @@ func (s *Store) TopBlockedDomains(ctx context.Context, orgID string, limit int) 
 // LastDNSQuery returns when the organization's newest DNS query happened.
 func (s *Store) LastDNSQuery(ctx context.Context, orgID string) (*time.Time, error) {
 	var last sql.NullInt64
-	if err := s.reader.QueryRowContext(ctx, `SELECT MAX(ts) FROM dns_queries WHERE org_id = ?`, orgID).Scan(&last); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT MAX(ts) FROM dns_queries WHERE org_id = ?`, orgID).Scan(&last); err != nil {
 		return nil, fmt.Errorf("last dns query: %w", err)
 	}
 	return optMS(last), nil

@@ -21,7 +21,7 @@ const (
 // period, so one research run cannot hold a reader for long; scanned tells
 // how many it read.
 func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since time.Time) (events []Event, scanned int, err error) {
-	err = s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx querier) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events INDEXED BY events_org_ts
 			WHERE org_id = ? AND ts >= ? LIMIT ?)`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
 			return fmt.Errorf("events matching: %w", err)
@@ -44,7 +44,7 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 // AlertsMatching returns the organization's alerts, most recently active
 // first, whose asset is term or whose indicator or title contains it.
 func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit int) ([]Alert, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts
+	rows, err := s.reads().QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts
 		WHERE org_id = ?1 AND (asset = ?2 COLLATE NOCASE OR instr(lower(indicator), lower(?2)) > 0
 			OR instr(lower(title), lower(?2)) > 0)
 		ORDER BY last_seen DESC LIMIT ?3`, orgID, term, limit)
@@ -77,7 +77,7 @@ type DomainQueries struct {
 func (s *Store) DNSQueriesFor(ctx context.Context, orgID, domain string, since time.Time) (DomainQueries, error) {
 	var d DomainQueries
 	var first, last sql.NullInt64
-	err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT client), COALESCE(MAX(category), ''), MIN(ts), MAX(ts)
+	err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT client), COALESCE(MAX(category), ''), MIN(ts), MAX(ts)
 		FROM dns_queries WHERE org_id = ?1 AND ts >= ?2 AND (domain = ?3 OR substr(domain, -length(?3) - 1) = '.' || ?3)`,
 		orgID, ms(since), domain).Scan(&d.Count, &d.Clients, &d.Category, &first, &last)
 	if err != nil {
@@ -91,7 +91,7 @@ func (s *Store) DNSQueriesFor(ctx context.Context, orgID, domain string, since t
 // given time: ones nobody has dealt with.
 func (s *Store) StaleOpenAlerts(ctx context.Context, orgID string, before time.Time) (int, error) {
 	var n int
-	if err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE org_id = ? AND status = 'open'
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE org_id = ? AND status = 'open'
 		AND severity >= ? AND created_at < ?`, orgID, event.High, ms(before)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("stale open alerts: %w", err)
 	}

@@ -25,7 +25,7 @@ func (s *Store) QueueResetRequest(ctx context.Context, email string) error {
 
 // ResetRequests returns up to limit queued requests, oldest first.
 func (s *Store) ResetRequests(ctx context.Context, limit int) ([]ResetRequest, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, email FROM reset_requests ORDER BY id LIMIT ?`, limit)
+	rows, err := s.reads().QueryContext(ctx, `SELECT id, email FROM reset_requests ORDER BY id LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reset requests: %w", err)
 	}

@@ -29,6 +29,7 @@ type Store struct {
 	// checkpoint is off).
 	checkpointer *sql.DB
 	alerts       alertMemory
+	stmts        statements
 	fold         fold
 	foldEvery    time.Duration
 }
@@ -145,6 +146,7 @@ func (s *Store) Close() error {
 	if err != nil {
 		err = fmt.Errorf("final checkpoint: %w", err)
 	}
+	s.closeStatements()
 	return errors.Join(foldErr, err, s.checkpointer.Close(), s.reader.Close(), s.writer.Close())
 }
 
@@ -171,15 +173,18 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // read runs fn in one read-only transaction, so everything it reads comes
-// from the same snapshot.
-func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// from the same snapshot; its queries use the prepared statements.
+func (s *Store) read(ctx context.Context, fn func(q querier) error) error {
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(tx)
+	return fn(readTx{tx, s})
 }
+
+// reads is the read pool through the prepared statements.
+func (s *Store) reads() readPool { return readPool{s} }
 
 // ms converts a time to the stored unix-millisecond form.
 func ms(t time.Time) int64 { return t.UnixMilli() }
@@ -221,7 +226,7 @@ type pageQuery struct {
 func readPage[T any](ctx context.Context, s *Store, q pageQuery, p Page, scan func(*sql.Rows) (T, error)) ([]T, int, error) {
 	var out []T
 	var total int
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx querier) error {
 		if err := tx.QueryRowContext(ctx, q.count, q.args...).Scan(&total); err != nil {
 			return fmt.Errorf("count %s: %w", q.what, err)
 		}

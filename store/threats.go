@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,7 +30,7 @@ const maxThreatAssets = 20
 func (s *Store) Threats(ctx context.Context, orgID string, p Page) ([]Threat, int, error) {
 	var out []Threat
 	var total int
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx querier) error {
 		if err := tx.QueryRowContext(ctx, `WITH `+pendingEvents+` SELECT
 				(SELECT COUNT(*) FROM threat_indicators WHERE org_id = ?1) +
 				(SELECT COUNT(DISTINCT indicator) FROM pending WHERE indicator != '' AND indicator NOT IN
@@ -79,7 +78,7 @@ func (s *Store) Threats(ctx context.Context, orgID string, p Page) ([]Threat, in
 // the fold recorded, then the backlog's in the order the fold will add them
 // (first sighting, then name); listed by name. One walk of the backlog
 // serves the whole page.
-func threatAssets(ctx context.Context, tx *sql.Tx, orgID string, threats []Threat) error {
+func threatAssets(ctx context.Context, tx querier, orgID string, threats []Threat) error {
 	if len(threats) == 0 {
 		return nil
 	}
@@ -142,7 +141,7 @@ type EventCounts struct {
 // rollup plus the events not folded into it yet.
 func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.Time) (EventCounts, error) {
 	c := EventCounts{ByType: map[string]int{}}
-	rows, err := s.reader.QueryContext(ctx, `WITH `+pendingEvents+` SELECT type, severity, SUM(n) FROM (
+	rows, err := s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT type, severity, SUM(n) FROM (
 			SELECT type, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
 			UNION ALL SELECT type, severity, 1 FROM pending WHERE ts >= ?2)
 		GROUP BY type, severity`, orgID, floorMS(ms(since), hourMS))
@@ -173,7 +172,7 @@ type DailyCount struct {
 // DailyCounts returns per-day severity counts from the day holding since;
 // days without events are absent.
 func (s *Store) DailyCounts(ctx context.Context, orgID string, since time.Time) ([]DailyCount, error) {
-	rows, err := s.reader.QueryContext(ctx, `WITH `+pendingEvents+` SELECT (hour / ?3) * ?3, severity, SUM(n) FROM (
+	rows, err := s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT (hour / ?3) * ?3, severity, SUM(n) FROM (
 			SELECT hour, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
 			UNION ALL SELECT ts, severity, 1 FROM pending WHERE ts >= ?2)
 		GROUP BY 1, 2 ORDER BY 1`, orgID, floorMS(ms(since), dayMS), dayMS)
@@ -218,7 +217,7 @@ func (s *Store) TopIndicators(ctx context.Context, orgID string, since time.Time
 }
 
 func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally, error) {
-	rows, err := s.reader.QueryContext(ctx, query, args...)
+	rows, err := s.reads().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("tallies: %w", err)
 	}
@@ -237,7 +236,7 @@ func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally
 // OpenAlertCounts returns open alerts by severity.
 func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) (event.Counts, error) {
 	var out event.Counts
-	rows, err := s.reader.QueryContext(ctx, `SELECT severity, n FROM alert_counts WHERE org_id = ? AND status = 'open'`, orgID)
+	rows, err := s.reads().QueryContext(ctx, `SELECT severity, n FROM alert_counts WHERE org_id = ? AND status = 'open'`, orgID)
 	if err != nil {
 		return out, fmt.Errorf("open alerts: %w", err)
 	}
@@ -256,7 +255,7 @@ func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) (event.Counts
 // AlertsChangedSince counts alerts raised and resolved since a time.
 // Both times are written with the alert, not folded: no settling needed.
 func (s *Store) AlertsChangedSince(ctx context.Context, orgID string, since time.Time) (raised, resolved int, err error) {
-	err = s.reader.QueryRowContext(ctx, `SELECT
+	err = s.reads().QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM alerts WHERE org_id = ? AND created_at >= ?),
 		(SELECT COUNT(*) FROM alerts WHERE org_id = ? AND resolved_at >= ?)`, orgID, ms(since), orgID, ms(since)).Scan(&raised, &resolved)
 	if err != nil {
@@ -275,7 +274,7 @@ type Source struct {
 
 // Sources lists the organization's event sources, most recent first.
 func (s *Store) Sources(ctx context.Context, orgID string) ([]Source, error) {
-	rows, err := s.reader.QueryContext(ctx, `WITH `+pendingEvents+` SELECT source, SUM(n), MIN(first_seen), MAX(last_seen) FROM (
+	rows, err := s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT source, SUM(n), MIN(first_seen), MAX(last_seen) FROM (
 			SELECT source, n, first_seen, last_seen FROM event_sources WHERE org_id = ?1
 			UNION ALL SELECT source, 1, ts, ts FROM pending)
 		GROUP BY source ORDER BY MAX(last_seen) DESC, source LIMIT 100`, orgID)

@@ -221,7 +221,7 @@ type TicketDetail struct {
 // TicketDetail reads a ticket in scope and its thread in one snapshot.
 func (s *Store) TicketDetail(ctx context.Context, sc TicketScope, id string) (TicketDetail, error) {
 	var d TicketDetail
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx querier) error {
 		var err error
 		if d.Ticket, err = readTicket(ctx, tx, sc, id); err != nil {
 			return err
@@ -233,7 +233,7 @@ func (s *Store) TicketDetail(ctx context.Context, sc TicketScope, id string) (Ti
 }
 
 // ticketThread reads the thread of a ticket already read in scope.
-func ticketThread(ctx context.Context, tx *sql.Tx, id string) ([]TicketMessage, []TicketChange, []Escalation, error) {
+func ticketThread(ctx context.Context, tx querier, id string) ([]TicketMessage, []TicketChange, []Escalation, error) {
 	var msgs []TicketMessage
 	var changes []TicketChange
 	var escalations []Escalation
@@ -484,7 +484,7 @@ type TicketLoad struct {
 // TicketLoadSince summarises the organization's tickets.
 func (s *Store) TicketLoadSince(ctx context.Context, orgID string, since time.Time) (TicketLoad, error) {
 	l := TicketLoad{ByStatus: map[string]int{}}
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx querier) error {
 		rows, err := tx.QueryContext(ctx, `SELECT status, COUNT(*) FROM tickets WHERE org_id = ? GROUP BY status`, orgID)
 		if err != nil {
 			return fmt.Errorf("ticket load: %w", err)

@@ -96,7 +96,7 @@ func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 
 // UserByID returns a user with its organization's name and plan.
 func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
-	row := s.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = ?`, id)
+	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = ?`, id)
 	u, err := scanUser(row)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user by id: %w", err)
@@ -106,7 +106,7 @@ func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
 
 // UserByEmail returns the user with that address.
 func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
-	row := s.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.email = ?`, normalizeEmail(email))
+	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.email = ?`, normalizeEmail(email))
 	u, err := scanUser(row)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user by e-mail: %w", err)
@@ -118,7 +118,7 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
 // jti was logged out, in one query: it runs on every JWT request.
 func (s *Store) SessionUser(ctx context.Context, userID, jti string) (User, bool, error) {
 	var revoked bool
-	row := s.reader.QueryRowContext(ctx, `SELECT `+userColumns+`,
+	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+`,
 		EXISTS(SELECT 1 FROM revoked_tokens WHERE jti = ?)
 		FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = ?`, jti, userID)
 	u, err := scanUser(row, &revoked)

@@ -41,7 +41,7 @@ func consumeUserToken(ctx context.Context, tx *sql.Tx, hash []byte, purpose stri
 // refuse a bad one before doing expensive work.
 func (s *Store) UserTokenValid(ctx context.Context, hash []byte, purpose string) (bool, error) {
 	var ok bool
-	err := s.reader.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM user_tokens
+	err := s.reads().QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM user_tokens
 		WHERE hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?)`, hash, purpose, ms(s.now())).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("check %s token: %w", purpose, err)
