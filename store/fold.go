@@ -91,10 +91,12 @@ func (s *Store) settle(ctx context.Context) error {
 	s.fold.mu.Lock()
 	defer s.fold.mu.Unlock()
 	for s.fold.foldedSeq.Load() < s.fold.storedSeq.Load() {
-		var upto int64
+		var upto, was int64
+		var sums rollupSums
+		now := s.now()
 		err := s.write(ctx, func(tx *sql.Tx) error {
 			var err error
-			upto, err = foldEvents(ctx, tx, ms(s.now()))
+			was, upto, sums, err = foldEvents(ctx, tx, ms(now))
 			return err
 		})
 		if err != nil {
@@ -106,6 +108,7 @@ func (s *Store) settle(ctx context.Context) error {
 			return fmt.Errorf("fold events: stuck at %d, stored %d", upto, s.fold.storedSeq.Load())
 		}
 		s.fold.foldedSeq.Store(upto)
+		s.recent.folded(was, upto, sums.hours, now)
 	}
 	s.fold.unrecovered.Store(false)
 	return nil
@@ -135,25 +138,25 @@ func (s *Store) foldLoop(ctx context.Context, log *slog.Logger) {
 }
 
 // foldEvents adds up to foldChunk events after the cursor into the derived
-// data and moves the cursor past them, returning it.
-func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (int64, error) {
-	var cursor int64
+// data and moves the cursor past them, returning where it was, where it is
+// and what it added.
+func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (was, cursor int64, sums rollupSums, err error) {
 	if err := tx.QueryRowContext(ctx, `SELECT events_seq FROM fold_state`).Scan(&cursor); err != nil {
-		return 0, fmt.Errorf("fold cursor: %w", err)
+		return 0, 0, sums, fmt.Errorf("fold cursor: %w", err)
 	}
+	was = cursor
 	rows, err := tx.QueryContext(ctx, `SELECT e.seq, e.org_id, e.ts, e.type, e.severity, e.source, e.asset, e.indicator,
 		COALESCE(e.alert_id, ''), COALESCE(a.counted_through, 0)
 		FROM events e LEFT JOIN alerts a ON a.id = e.alert_id WHERE e.seq > ? ORDER BY e.seq LIMIT ?`, cursor, foldChunk)
 	if err != nil {
-		return 0, fmt.Errorf("read events to fold: %w", err)
+		return 0, 0, sums, fmt.Errorf("read events to fold: %w", err)
 	}
-	var sums rollupSums
 	for rows.Next() {
 		var e foldedEvent
 		var counted int64
 		if err := rows.Scan(&e.seq, &e.org, &e.ts, &e.typ, &e.sev, &e.source, &e.asset, &e.indicator, &e.alert, &counted); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("read events to fold: %w", err)
+			return 0, 0, sums, fmt.Errorf("read events to fold: %w", err)
 		}
 		if e.seq <= counted {
 			e.alert = "" // the alert counted it when it was raised
@@ -162,15 +165,15 @@ func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (int64, error) {
 		cursor = e.seq
 	}
 	if err := rows.Close(); err != nil {
-		return 0, fmt.Errorf("read events to fold: %w", err)
+		return 0, 0, sums, fmt.Errorf("read events to fold: %w", err)
 	}
 	if err := sums.write(ctx, tx, now); err != nil {
-		return 0, err
+		return 0, 0, sums, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE fold_state SET events_seq = ?`, cursor); err != nil {
-		return 0, fmt.Errorf("move fold cursor: %w", err)
+		return 0, 0, sums, fmt.Errorf("move fold cursor: %w", err)
 	}
-	return cursor, nil
+	return was, cursor, sums, nil
 }
 
 type foldedEvent struct {

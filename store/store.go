@@ -30,6 +30,7 @@ type Store struct {
 	checkpointer *sql.DB
 	alerts       alertMemory
 	stmts        statements
+	recent       recentCounts
 	fold         fold
 	foldEvery    time.Duration
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -137,14 +138,31 @@ type EventCounts struct {
 	ByType     map[string]int
 }
 
-// CountEventsSince counts events from the hour holding since: the hourly
-// rollup plus the events not folded into it yet.
+// CountEventsSince counts events from the hour holding since: the folded
+// hours (held in memory for the last week, else the hourly rollup) plus the
+// events not folded yet.
 func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.Time) (EventCounts, error) {
-	c := EventCounts{ByType: map[string]int{}}
-	rows, err := s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT type, severity, SUM(n) FROM (
-			SELECT type, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
-			UNION ALL SELECT type, severity, 1 FROM pending WHERE ts >= ?2)
-		GROUP BY type, severity`, orgID, floorMS(ms(since), hourMS))
+	hour := floorMS(ms(since), hourMS)
+	c, cursor, ok := s.recent.counts(orgID, hour)
+	if !ok && hour >= floorMS(ms(s.now().Add(-recentSpan)), hourMS) {
+		if err := s.recent.load(ctx, s.reads(), orgID, s.now()); err != nil {
+			return EventCounts{}, err
+		}
+		c, cursor, ok = s.recent.counts(orgID, hour)
+	}
+	var rows *sql.Rows
+	var err error
+	if ok {
+		// The events past the cursor the counts are exact for.
+		rows, err = s.reads().QueryContext(ctx, `SELECT type, severity, COUNT(*) FROM events NOT INDEXED
+			WHERE seq > ? AND org_id = ? AND ts >= ? GROUP BY type, severity`, cursor, orgID, hour)
+	} else {
+		c = EventCounts{ByType: map[string]int{}}
+		rows, err = s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT type, severity, SUM(n) FROM (
+				SELECT type, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
+				UNION ALL SELECT type, severity, 1 FROM pending WHERE ts >= ?2)
+			GROUP BY type, severity`, orgID, hour)
+	}
 	if err != nil {
 		return c, fmt.Errorf("count events: %w", err)
 	}
