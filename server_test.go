@@ -198,7 +198,7 @@ func TestGracefulShutdown(t *testing.T) {
 	// none is left running once serve has returned.
 	stacks := make([]byte, 1<<22)
 	stacks = stacks[:runtime.Stack(stacks, true)]
-	for _, loop := range []string{"store.(*Store).foldLoop", "store.(*Store).checkpointLoop", "mail.(*Mailer).Run", "account.(*KeyUse).Run",
+	for _, loop := range []string{"store.(*Store).foldLoop", "store.(*Store).checkpointLoop", "mail.(*Mailer).Run", "account.(*KeyUse).Run", "store.(*Store).probeLoop",
 		"agents.(*Runner).Run", "ratelimit.(*Limiter).Run", "main.(*app).runBackground"} {
 		if bytes.Contains(stacks, []byte(loop)) {
 			t.Errorf("%s still runs after shutdown", loop)

@@ -71,7 +71,8 @@ func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
 	return a, nil
 }
 
-// Alerts lists an organization's alerts, most recently active first.
+// Alerts lists an organization's alerts, most recently active first, ties
+// in the order they were raised (rowid, which the indexes end with).
 func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Alert, int, error) {
 	where, args := "org_id = ?", []any{orgID}
 	if f.Status != "" {
@@ -85,25 +86,10 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 		}
 	}
 	// The filters are status and severity, exactly the counter's key.
-	var total int
-	if err := s.reads().QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count alerts: %w", err)
-	}
-	rows, err := s.reads().QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE `+where+
-		` ORDER BY last_seen DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Page.Limit, f.Page.Offset)...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list alerts: %w", err)
-	}
-	defer rows.Close()
-	var out []Alert
-	for rows.Next() {
-		a, err := scanAlert(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list alerts: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, total, rows.Err()
+	return readPage(ctx, s, pageQuery{what: "alerts", args: args,
+		count: `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE ` + where,
+		list: `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
+		f.Page, func(rows *sql.Rows) (Alert, error) { return scanAlert(rows) })
 }
 
 // Alert returns one alert of the organization.

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -31,6 +32,7 @@ type Store struct {
 	alerts       alertMemory
 	stmts        statements
 	recent       recentCounts
+	health       atomic.Pointer[probe]
 	fold         fold
 	foldEvery    time.Duration
 }
@@ -111,7 +113,54 @@ func (s *Store) Maintain(ctx context.Context, log *slog.Logger) {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.checkpointLoop(ctx) })
 	wg.Go(func() { s.foldLoop(ctx, log) })
+	wg.Go(func() { s.probeLoop(ctx, log) })
 	wg.Wait()
+}
+
+// probeEvery is how often Maintain checks that the database answers.
+const probeEvery = time.Second
+
+// probeLoop keeps Healthy's answer: a read of the database, every second.
+func (s *Store) probeLoop(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(probeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if was, err := s.Healthy(), s.probe(ctx); ctx.Err() == nil {
+			if err != nil && was == nil {
+				log.Error("the database stopped answering", "err", err)
+			} else if err == nil && was != nil {
+				log.Info("the database answers again")
+			}
+		}
+	}
+}
+
+// probe reads from the database and records the answer for Healthy.
+func (s *Store) probe(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, 2*probeEvery)
+	defer cancel()
+	var one int
+	err := s.reads().QueryRowContext(pctx, `SELECT 1`).Scan(&one)
+	if ctx.Err() == nil {
+		s.health.Store(&probe{err})
+	}
+	return err
+}
+
+type probe struct{ err error }
+
+// Healthy is the last probe's answer: nil when the database answered.
+// A store that is open and not yet probed answered Open.
+func (s *Store) Healthy() error {
+	if p := s.health.Load(); p != nil {
+		return p.err
+	}
+	return nil
 }
 
 func (s *Store) checkpointLoop(ctx context.Context) {
@@ -149,11 +198,6 @@ func (s *Store) Close() error {
 	}
 	s.closeStatements()
 	return errors.Join(foldErr, err, s.checkpointer.Close(), s.reader.Close(), s.writer.Close())
-}
-
-// Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error {
-	return s.reader.PingContext(ctx)
 }
 
 // write runs fn in one write transaction: the unit every store method builds on,

@@ -203,3 +203,21 @@ func TestCheckpointsOffTheWritePath(t *testing.T) {
 		t.Fatalf("WAL of %d bytes left after Close", n)
 	}
 }
+
+// TestHealthyFollowsTheProbe: Healthy answers from the last probe, which
+// fails once the database cannot be read.
+func TestHealthyFollowsTheProbe(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Healthy() != nil || s.probe(context.Background()) != nil || s.Healthy() != nil {
+		t.Fatal("an open store is not healthy")
+	}
+	s.reader.Close() // the database can no longer be read
+	if s.probe(context.Background()) == nil || s.Healthy() == nil {
+		t.Fatal("a store that cannot be read is healthy")
+	}
+	s.reader, _ = sql.Open("sqlite", ":memory:") // for Close
+	s.Close()
+}
