@@ -52,14 +52,22 @@ func TestOrgAndPlanCLI(t *testing.T) {
 	if org["name"] != "Acme" || org["plan"] != "starter" || org["members_count"] != float64(2) || org["id"] != admin.OrgID {
 		t.Fatalf("org: %v", org)
 	}
+	// The member's session, and so its plan, is now held by the server.
+	hunt := map[string]string{"vertical": "legal"}
+	e.Do("POST", "/api/agents/msp-hunter/execute", member.Token, hunt).Must(t, http.StatusForbidden)
+	key := e.APIKey(admin, "write")
+	e.Do("POST", "/api/agents/msp-hunter/execute", key, hunt).Must(t, http.StatusForbidden)
 	var out bytes.Buffer
 	if err := runCLI(t, []string{"org", "set-plan", "--data", e.app.dataDir(t), "--email", admin.Email, "--plan", "pro"}, &out, &out); err != nil {
 		t.Fatalf("set-plan: %v (%s)", err, out.String())
 	}
-	// The running server sees it on the very next request.
+	// The running server sees it on the very next request, sessions and
+	// keys alike, though another process made the change.
 	if p := e.Do("GET", "/api/org", member.Token, nil).Str("data", "plan"); p != "pro" {
 		t.Fatalf("plan after set-plan: %q", p)
 	}
+	e.Do("POST", "/api/agents/msp-hunter/execute", member.Token, hunt).Must(t, http.StatusAccepted)
+	e.Do("POST", "/api/agents/msp-hunter/execute", key, hunt).Must(t, http.StatusAccepted)
 	for name, args := range map[string][]string{
 		"member email": {"--email", member.Email, "--plan", "ultimate"},
 		"bad plan":     {"--email", admin.Email, "--plan", "gold"},

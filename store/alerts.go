@@ -88,7 +88,7 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 	// The filters are status and severity, exactly the counter's key.
 	return readPage(ctx, s, pageQuery{what: "alerts", args: args,
 		count: `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE ` + where,
-		list: `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
+		list:  `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
 		f.Page, func(rows *sql.Rows) (Alert, error) { return scanAlert(rows) })
 }
 

@@ -51,10 +51,17 @@ func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
 // APIKeyByHash finds a key (revoked and expired ones included: the caller
 // tells those apart) with its organization's plan.
 func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
+	gen := s.auth.current()
+	if k, ok := s.auth.key(hash, gen); ok {
+		return k, nil
+	}
 	k, err := scanAPIKey(s.reads().QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
 		FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.hash = ?`, hash))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return APIKey{}, fmt.Errorf("api key by hash: %w", err)
+	}
+	if err == nil {
+		s.auth.putKey(hash, keyFacts{gen, k})
 	}
 	return k, err
 }
@@ -87,7 +94,7 @@ func (s *Store) APIKeys(ctx context.Context, orgID string, p Page) ([]APIKey, in
 
 // RevokeAPIKey marks a key revoked (idempotent) and returns it.
 func (s *Store) RevokeAPIKey(ctx context.Context, orgID, id string) (APIKey, error) {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND org_id = ?`,
 			ms(s.now()), id, orgID)
 		return expectOne(res, err, "revoke api key")

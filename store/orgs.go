@@ -29,7 +29,7 @@ func (s *Store) Org(ctx context.Context, orgID string) (Org, error) {
 // identifies an organization for billing changes.
 func (s *Store) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) (Org, error) {
 	var orgID string
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `UPDATE orgs SET plan = ?
 			WHERE id = (SELECT org_id FROM users WHERE email = ? AND role = 'admin') RETURNING id`,
 			plan, normalizeEmail(adminEmail)).Scan(&orgID)
@@ -87,7 +87,7 @@ func (s *Store) Member(ctx context.Context, orgID, userID string) (User, error) 
 
 // SetMemberRole changes a member's role; demoting the last admin is ErrLastAdmin.
 func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) (User, error) {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		if err := guardLastAdmin(ctx, tx, orgID, userID, role == RoleAdmin); err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) (
 // DeleteMember removes a user from the organization; removing the last admin
 // is ErrLastAdmin.
 func (s *Store) DeleteMember(ctx context.Context, orgID, userID string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAuth(ctx, func(tx *sql.Tx) error {
 		if err := guardLastAdmin(ctx, tx, orgID, userID, false); err != nil {
 			return err
 		}

@@ -33,6 +33,7 @@ type Store struct {
 	stmts        statements
 	recent       recentCounts
 	health       atomic.Pointer[probe]
+	auth         authCache
 	fold         fold
 	foldEvery    time.Duration
 }
@@ -63,6 +64,7 @@ func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEv
 // background work, for as long as its caller wants.
 func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
 	s := &Store{now: time.Now, foldEvery: foldInterval, alerts: alertMemory{limit: defaultMemoryLimit}}
+	s.auth.init(path)
 	for _, o := range opts {
 		o(s)
 	}

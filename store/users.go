@@ -117,6 +117,10 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
 // SessionUser loads the user behind a session token and whether the token's
 // jti was logged out, in one query: it runs on every JWT request.
 func (s *Store) SessionUser(ctx context.Context, userID, jti string) (User, bool, error) {
+	gen := s.auth.current()
+	if f, ok := s.auth.session(userID, jti, gen); ok {
+		return f.user, f.revoked, nil
+	}
 	var revoked bool
 	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+`,
 		EXISTS(SELECT 1 FROM revoked_tokens WHERE jti = ?)
@@ -124,6 +128,9 @@ func (s *Store) SessionUser(ctx context.Context, userID, jti string) (User, bool
 	u, err := scanUser(row, &revoked)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, false, fmt.Errorf("session user: %w", err)
+	}
+	if err == nil {
+		s.auth.putSession(userID, jti, sessionFacts{gen, u, revoked})
 	}
 	return u, revoked, err
 }
@@ -135,7 +142,7 @@ func (s *Store) SetPassword(ctx context.Context, userID, hash string, endSession
 	if endSessions {
 		bump = 1
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAuth(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, token_version = token_version + ? WHERE id = ?`, hash, bump, userID)
 		return expectOne(res, err, "set password")
 	})
@@ -143,7 +150,7 @@ func (s *Store) SetPassword(ctx context.Context, userID, hash string, endSession
 
 // EndSessions bumps token_version: every earlier session token is rejected.
 func (s *Store) EndSessions(ctx context.Context, userID string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAuth(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET token_version = token_version + 1 WHERE id = ?`, userID)
 		return expectOne(res, err, "end sessions")
 	})
@@ -153,7 +160,7 @@ func (s *Store) EndSessions(ctx context.Context, userID string) error {
 // A token revoked already is ErrSessionEnded, so two concurrent refreshes of one
 // token cannot both succeed.
 func (s *Store) RevokeSession(ctx context.Context, jti string, expires time.Time) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAuth(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, ms(expires))
 		if err := expectOne(res, err, "revoke session"); errors.Is(err, ErrNotFound) {
 			return ErrSessionEnded
@@ -181,7 +188,7 @@ func expectOne(res sql.Result, err error, what string) error {
 
 // ChangeEmail gives a user a new address; one another user has is ErrEmailTaken.
 func (s *Store) ChangeEmail(ctx context.Context, userID, email string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAuth(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET email = ? WHERE id = ?`, normalizeEmail(email), userID)
 		if isUniqueViolation(err) {
 			return ErrEmailTaken

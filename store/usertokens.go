@@ -52,7 +52,7 @@ func (s *Store) UserTokenValid(ctx context.Context, hash []byte, purpose string)
 // ResetPassword spends a reset token: sets the new password hash and bumps
 // token_version so every earlier session ends.
 func (s *Store) ResetPassword(ctx context.Context, tokenHash []byte, passwordHash string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAuth(ctx, func(tx *sql.Tx) error {
 		userID, err := consumeUserToken(ctx, tx, tokenHash, PurposeReset, s.now())
 		if err != nil {
 			return err
@@ -65,7 +65,7 @@ func (s *Store) ResetPassword(ctx context.Context, tokenHash []byte, passwordHas
 // VerifyEmail spends a verification token and marks the address confirmed.
 func (s *Store) VerifyEmail(ctx context.Context, tokenHash []byte) (User, error) {
 	var userID string
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		var err error
 		now := s.now()
 		if userID, err = consumeUserToken(ctx, tx, tokenHash, PurposeVerify, now); err != nil {
