@@ -328,7 +328,11 @@ type AgentActivity struct {
 // agent_runs_org_agent.
 func (s *Store) AgentActivities(ctx context.Context, orgID string, agents []string) (map[string]AgentActivity, error) {
 	out := map[string]AgentActivity{}
-	err := s.read(ctx, func(tx querier) error {
+	read := s.read
+	if len(agents) == 0 { // one query: no snapshot to share
+		read = func(ctx context.Context, fn func(q querier) error) error { return fn(s.reads()) }
+	}
+	err := read(ctx, func(tx querier) error {
 		rows, err := tx.QueryContext(ctx, `SELECT agent, SUM(status = 'queued'), SUM(status = 'running') FROM agent_runs
 			WHERE org_id = ? AND status IN ('queued', 'running') GROUP BY agent`, orgID)
 		if err != nil {
