@@ -34,6 +34,7 @@ type Store struct {
 	recent       recentCounts
 	health       atomic.Pointer[probe]
 	auth         authCache
+	walLimit     int64
 	fold         fold
 	foldEvery    time.Duration
 }
@@ -53,6 +54,10 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // them and recounts from the database (default 50,000).
 func WithAlertMemoryLimit(n int) Option { return func(s *Store) { s.alerts.limit = n } }
 
+// WithWALLimit sets the size past which the WAL is started over (default
+// 64 MiB).
+func WithWALLimit(bytes int64) Option { return func(s *Store) { s.walLimit = bytes } }
+
 // WithFoldInterval sets how often stored events are folded when nobody
 // reads (default foldInterval); tests that need events left unfolded
 // set it long.
@@ -63,12 +68,15 @@ func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEv
 // events a crash left unfolded. It starts no goroutine: Maintain does the
 // background work, for as long as its caller wants.
 func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, foldEvery: foldInterval, alerts: alertMemory{limit: defaultMemoryLimit}}
+	s := &Store{now: time.Now, foldEvery: foldInterval, alerts: alertMemory{limit: defaultMemoryLimit}, walLimit: defaultWALLimit}
 	s.auth.init(path)
 	for _, o := range opts {
 		o(s)
 	}
-	writer, err := sql.Open("sqlite", dsn(path, "immediate")+"&_pragma=wal_autocheckpoint(0)")
+	// The writer's page cache holds the indexes' working set as the tables
+	// grow; the WAL file is cut back to walLimit after each reset.
+	writer, err := sql.Open("sqlite", dsn(path, "immediate")+"&_pragma=wal_autocheckpoint(0)"+
+		fmt.Sprintf("&_pragma=cache_size(-%d)&_pragma=journal_size_limit(%d)", writerCacheKiB, s.walLimit))
 	if err != nil {
 		return nil, fmt.Errorf("open writer: %w", err)
 	}
@@ -175,15 +183,53 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 		case <-t.C:
 			// PASSIVE never blocks the writer or readers; what it cannot
 			// copy now it copies next time.
-			s.checkpointer.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+			var busy, frames, copied int64
+			err := s.checkpointer.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+			// Under constant ingest this checkpoint never catches the writer,
+			// and the WAL (which every page read searches) would grow
+			// without end.
+			if err == nil && frames*pageSize > s.walLimit {
+				s.restartWAL(ctx)
+			}
 		}
 	}
 }
 
+// restartWAL has the writer's own connection, taken between two
+// transactions, copy back what is left of the WAL and wait a moment for
+// readers to move off it, so that the next write starts it over from the
+// beginning. The wait is short: a reader that keeps it from finishing is
+// waited out on the next round instead, so writes never stall for long.
+func (s *Store) restartWAL(ctx context.Context) {
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, restartWait.Milliseconds())); err != nil {
+		return
+	}
+	conn.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
+	conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds()))
+}
+
+// restartWait bounds how long the writer waits for readers to leave the WAL.
+const restartWait = 50 * time.Millisecond
+
+// busyTimeout is how long a connection waits for a lock before it fails.
+const busyTimeout = 10 * time.Second
+
+// The WAL's default bound, and what it is measured in.
+const (
+	defaultWALLimit = 64 << 20
+	pageSize        = 4096 // SQLite's default, which Garrison keeps
+	writerCacheKiB  = 32 << 10
+)
+
 func dsn(path, txlock string) string {
 	q := url.Values{}
 	q.Set("_txlock", txlock)
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")

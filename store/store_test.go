@@ -221,3 +221,51 @@ func TestHealthyFollowsTheProbe(t *testing.T) {
 	s.reader, _ = sql.Open("sqlite", ":memory:") // for Close
 	s.Close()
 }
+
+// TestWALStaysBounded: under constant writes and reads, the WAL is started
+// over whenever it passes its limit, instead of growing with every write.
+func TestWALStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	const limit = 2 << 20
+	s, err := Open(context.Background(), path, testSchema+"\n-- migration: 3\nCREATE TABLE blobs (b BLOB) STRICT;\n", WithWALLimit(limit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Maintain(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))) })
+	wg.Go(func() { // readers always at work, as a server under load has
+		for ctx.Err() == nil {
+			tx, err := s.reader.Begin()
+			if err != nil {
+				return
+			}
+			var n int
+			tx.QueryRow(`SELECT COUNT(*) FROM blobs`).Scan(&n)
+			time.Sleep(5 * time.Millisecond)
+			tx.Rollback()
+		}
+	})
+	var peak int64
+	blob := make([]byte, 16<<10)
+	for range 1500 { // 24 MiB of writes, one every millisecond or so: twelve times the limit
+		if err := s.write(context.Background(), func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO blobs (b) VALUES (?)`, blob)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path + "-wal"); err == nil {
+			peak = max(peak, fi.Size())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	wg.Wait()
+	if peak > 6*limit { // what arrives between two checks comes on top
+		t.Fatalf("WAL peaked at %d bytes with a limit of %d", peak, limit)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
