@@ -56,8 +56,10 @@ func newTestEnv(t testing.TB, edit ...func(*config)) *testEnv {
 		stopRunner()
 		a.store.Close()
 	})
-	return &testEnv{Client: &apitest.Client{T: t, URL: srv.URL, HTTP: srv.Client(), Store: a.store, Mailer: a.mailer},
+	e := &testEnv{Client: &apitest.Client{T: t, URL: srv.URL, HTTP: srv.Client(), Store: a.store, Mailer: a.mailer},
 		app: a, srv: srv, clock: clock, logs: logs, stopRunner: stopRunner}
+	e.CheckOpenAPI() // the real app's answers hold to the document too
+	return e
 }
 
 // startRunner runs the app's agent runtime until the returned stop is

@@ -52,14 +52,11 @@ func (k *KeyUse) Flush(ctx context.Context) error {
 	pending := k.seen
 	k.seen = map[string]time.Time{}
 	k.mu.Unlock()
-	for id, at := range pending {
-		if err := k.store.TouchAPIKey(ctx, id, at); err != nil {
-			for id, at := range pending {
-				k.Seen(id, at)
-			}
-			return err
+	if err := k.store.TouchAPIKeys(ctx, pending); err != nil {
+		for id, at := range pending {
+			k.Seen(id, at)
 		}
-		delete(pending, id)
+		return err
 	}
 	return nil
 }

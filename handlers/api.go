@@ -168,6 +168,9 @@ func (a *API) endpoint(rt Route) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		r, err := a.admit(w, r, rt)
 		if err == nil {
+			err = checkQuery(r) // after the limits, so the answer carries their headers
+		}
+		if err == nil {
 			err = rt.handle(w, r)
 		}
 		if err != nil {
@@ -181,9 +184,6 @@ func (a *API) endpoint(rt Route) http.Handler {
 func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Request, error) {
 	ip := a.clientKey(r)
 	if err := a.limitBeforeAuth(w, r, rt, ip); err != nil {
-		return r, err
-	}
-	if err := checkQuery(r); err != nil {
 		return r, err
 	}
 	if rt.Access == Public {

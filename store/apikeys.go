@@ -106,11 +106,17 @@ func (s *Store) RevokeAPIKey(ctx context.Context, orgID, id string) (APIKey, err
 		FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.id = ? AND k.org_id = ?`, id, orgID))
 }
 
-// TouchAPIKey records a use of the key, unless a later one is recorded.
-func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`, ms(at), id); err != nil {
-			return fmt.Errorf("touch api key: %w", err)
+// TouchAPIKeys records uses of keys (key id → when), each unless a later
+// one is recorded, in one transaction.
+func (s *Store) TouchAPIKeys(ctx context.Context, uses map[string]time.Time) error {
+	if len(uses) == 0 {
+		return nil
+	}
+	return s.writeAuth(ctx, func(tx *sql.Tx) error {
+		for id, at := range uses {
+			if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`, ms(at), id); err != nil {
+				return fmt.Errorf("touch api key: %w", err)
+			}
 		}
 		return nil
 	})

@@ -8,6 +8,7 @@ package apitest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http/httptest"
 	"net/netip"
@@ -122,6 +123,9 @@ func New(t testing.TB, opts ...Option) *Env {
 		Ingest:         ingest.New(st, clock.Now, blocked),
 		IngestInflight: cfg.IngestInflight,
 	})
+	// Every answer this Env gets is checked against docs/openapi.json when
+	// the test ends (contract.go); Unchecked exempts one on purpose.
+	e.CheckOpenAPI()
 	e.Server = httptest.NewServer(e.API.Handler())
 	e.URL, e.HTTP = e.Server.URL, e.Server.Client()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -172,16 +176,26 @@ func (e *Env) Background() (stop func()) {
 var (
 	docOnce sync.Once
 	doc     []byte
+	docErr  error
 )
+
+// readOpenAPIDocument reads docs/openapi.json once per process.
+func readOpenAPIDocument() ([]byte, error) {
+	docOnce.Do(func() {
+		_, file, _, _ := runtime.Caller(0)
+		doc, docErr = os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "docs", "openapi.json"))
+		if docErr == nil && len(doc) == 0 {
+			docErr = errors.New("docs/openapi.json is empty")
+		}
+	})
+	return doc, docErr
+}
 
 // openAPIDocument is docs/openapi.json, as the binary embeds it.
 func openAPIDocument(t testing.TB) []byte {
-	docOnce.Do(func() {
-		_, file, _, _ := runtime.Caller(0)
-		doc, _ = os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "docs", "openapi.json"))
-	})
-	if len(doc) == 0 {
-		t.Fatal("docs/openapi.json not found")
+	doc, err := readOpenAPIDocument()
+	if err != nil {
+		t.Fatalf("docs/openapi.json not found: %v", err)
 	}
 	return doc
 }

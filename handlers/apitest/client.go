@@ -22,6 +22,7 @@ type Client struct {
 	HTTP   *http.Client
 	Store  *store.Store
 	Mailer *mail.Mailer
+	rec    *recorder // the OpenAPI response check (CheckOpenAPI), if on
 }
 
 // Response is a decoded answer.
@@ -139,6 +140,10 @@ func (e *Client) DoHeaders(method, path string, body any, headers map[string]str
 			req.Header.Set(k, v)
 		}
 	}
+	var reason string
+	if e.rec != nil {
+		reason = e.rec.take()
+	}
 	res, err := e.HTTP.Do(req)
 	if err != nil {
 		e.T.Fatal(err)
@@ -146,6 +151,13 @@ func (e *Client) DoHeaders(method, path string, body any, headers map[string]str
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
 	out := Response{Status: res.StatusCode, Header: res.Header, Raw: raw}
+	if e.rec != nil {
+		// res.Request is the request that got this answer (the last, had
+		// there been a redirect).
+		u := res.Request.URL
+		e.rec.record(exchange{method: res.Request.Method, path: u.Path, rawPath: u.EscapedPath(), status: res.StatusCode,
+			header: res.Header.Clone(), raw: raw, reason: reason})
+	}
 	if len(raw) > 0 && json.Unmarshal(raw, &out.Body) != nil {
 		e.T.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
 	}
