@@ -80,6 +80,11 @@ func (a *API) readIngest(w http.ResponseWriter, r *http.Request, orgID, kind str
 	var held int64
 	release = func() { a.ingestBudget.release(orgID, held) }
 	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		// One buffer of the announced size: growing by doubling would copy
+		// the body over and over. Its pages are only touched as bytes come.
+		buf.Grow(int(min(r.ContentLength, MaxIngestBodyBytes)))
+	}
 	for {
 		if !a.ingestBudget.acquire(orgID, ingestStep) {
 			release()
