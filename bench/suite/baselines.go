@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// The baselines run as subcommands of this program, each its own process,
+// so they are measured the way Garrison is.
+
+// healthBody is what Garrison's health check answers.
+var healthBody = []byte(`{"success":true,"data":{"status":"ok"}}`)
+
+// runHello is the floor of any HTTPS JSON server on this machine: net/http
+// answering a constant.
+func runHello(args []string) int {
+	fs := flag.NewFlagSet("hello", flag.ExitOnError)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	fs.Parse(args)
+	err := serveTLS(*addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Write(healthBody)
+	}))
+	fmt.Fprintln(os.Stderr, "hello:", err)
+	return 2
+}
+
+// limitEvent is one row as the limit server answers it.
+type limitEvent struct {
+	ID        string          `json:"id"`
+	OrgID     string          `json:"org_id"`
+	Type      string          `json:"type"`
+	Severity  string          `json:"severity"`
+	Timestamp string          `json:"timestamp"`
+	Source    string          `json:"source"`
+	Asset     string          `json:"asset"`
+	Message   string          `json:"message"`
+	Indicator string          `json:"indicator"`
+	Details   json.RawMessage `json:"details"`
+}
+
+var severityNames = []string{"info", "low", "medium", "high", "critical"}
+
+// newestQuery is Garrison's own order for its events page, which the
+// events_org_ts index serves without a sort (ts and then id descending).
+const newestQuery = `SELECT id, org_id, type, severity, ts, source, asset, message, indicator, details
+	FROM events WHERE org_id = ? ORDER BY ts DESC, id DESC LIMIT 50`
+
+// runLimit is the design-shaped server: verify a session JWT, read the 50
+// newest events of the caller's organization from a copy of Garrison's
+// database, encode them. Nothing else, so it is the limit of what the
+// design can reach on this machine.
+func runLimit(args []string) int {
+	fs := flag.NewFlagSet("limit", flag.ExitOnError)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	dbPath := fs.String("db", "", "copy of Garrison's database")
+	tokenFile := fs.String("token-file", "", "where to write the session token it minted")
+	fs.Parse(args)
+	fail := func(err error) int { fmt.Fprintln(os.Stderr, "limit:", err); return 2 }
+
+	q := url.Values{}
+	q.Set("_txlock", "deferred")
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "query_only(1)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: *dbPath}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return fail(err)
+	}
+	readers := max(4, 2*runtime.GOMAXPROCS(0)) // Garrison's read pool size
+	db.SetMaxOpenConns(readers)
+	db.SetMaxIdleConns(readers)
+	ctx := context.Background()
+	var org string
+	if err := db.QueryRowContext(ctx, `SELECT org_id FROM events LIMIT 1`).Scan(&org); err != nil {
+		return fail(fmt.Errorf("find the organization: %w", err))
+	}
+	stmt, err := db.PrepareContext(ctx, newestQuery)
+	if err != nil {
+		return fail(err)
+	}
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	token, err := mintJWT(secret, claims{Sub: "bench", Org: org, Exp: time.Now().Add(24 * time.Hour).Unix()})
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.WriteFile(*tokenFile, []byte(token), 0o600); err != nil {
+		return fail(err)
+	}
+
+	err = serveTLS(*addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		c, err := verifyJWT(secret, bearer, time.Now())
+		if !ok || err != nil {
+			http.Error(w, `{"success":false}`, http.StatusUnauthorized)
+			return
+		}
+		events, err := newest(r.Context(), stmt, c.Org)
+		if err != nil {
+			http.Error(w, `{"success":false}`, http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		json.NewEncoder(w).Encode(struct {
+			Success bool         `json:"success"`
+			Data    []limitEvent `json:"data"`
+		}{true, events})
+	}))
+	return fail(err)
+}
+
+func newest(ctx context.Context, stmt *sql.Stmt, org string) ([]limitEvent, error) {
+	rows, err := stmt.QueryContext(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]limitEvent, 0, 50)
+	for rows.Next() {
+		var e limitEvent
+		var sev, ts int64
+		var details sql.NullString
+		if err := rows.Scan(&e.ID, &e.OrgID, &e.Type, &sev, &ts, &e.Source, &e.Asset, &e.Message, &e.Indicator, &details); err != nil {
+			return nil, err
+		}
+		if sev >= 0 && int(sev) < len(severityNames) {
+			e.Severity = severityNames[sev]
+		}
+		e.Timestamp = time.UnixMilli(ts).UTC().Format(time.RFC3339)
+		if details.Valid {
+			e.Details = json.RawMessage(details.String)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,130 @@
+// Command suite measures Garrison side by side with baselines on this
+// machine, in one run:
+//
+//	go run ./bench/suite [--events 1000000] [--duration 10s] [--connections 64]
+//	                     [--only health,hello,…] [--extra-flags "…"] [--keep]
+//	                     [--json bench/results/suite-….json] [--strict]
+//
+// It builds the server, times its cold start, seeds events through the API
+// while sampling memory and WAL size, restarts it on the seeded data, then
+// loads Garrison's read endpoints and the baselines (a bare net/http
+// "hello", a hand-written "limit" server over a copy of the same database,
+// and PocketBase when it can be built) with wrk, twice, interleaved. It
+// prints a table of the figures against their goals and writes them as
+// JSON. Exit status: 0 when it ran (goals may have failed; --strict makes
+// a failed goal exit 1), 2 when it could not run.
+//
+// The subcommands `hello` and `limit` are the baselines' own processes.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "hello":
+			os.Exit(runHello(os.Args[2:]))
+		case "limit":
+			os.Exit(runLimit(os.Args[2:]))
+		}
+	}
+	os.Exit(run())
+}
+
+// options are the command-line flags.
+type options struct {
+	repo, only, extra, jsonPath, pocketbase string
+	events, connections                     int
+	duration                                time.Duration
+	keep, strict                            bool
+}
+
+func parseOptions() (options, error) {
+	var o options
+	flag.StringVar(&o.repo, "repo", ".", "repository root to build the server from")
+	flag.IntVar(&o.events, "events", 1_000_000, "events to seed into the organization")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long wrk loads each target, each round")
+	flag.IntVar(&o.connections, "connections", 64, "wrk connections")
+	flag.StringVar(&o.only, "only", "", "comma list of load targets to run (default all): "+strings.Join(targetNames, ","))
+	flag.StringVar(&o.extra, "extra-flags", "", `words appended to "garrison serve"`)
+	flag.StringVar(&o.jsonPath, "json", "", "result file (default bench/results/suite-<UTC time>.json under --repo)")
+	flag.StringVar(&o.pocketbase, "pocketbase", "", "the PocketBase baseline module (default bench/pocketbase under --repo; \"off\" skips it)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, data, logs)")
+	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a goal is missed")
+	flag.Parse()
+	switch {
+	case flag.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q", flag.Arg(0))
+	case o.events < 2*batchSize:
+		return o, fmt.Errorf("--events must be at least %d", 2*batchSize)
+	case o.duration < time.Second:
+		return o, fmt.Errorf("--duration must be at least 1s")
+	case o.connections < 2:
+		return o, fmt.Errorf("--connections must be at least 2 (wrk runs 2 threads)")
+	}
+	if _, err := parseOnly(o.only); err != nil {
+		return o, err
+	}
+	if o.jsonPath == "" {
+		o.jsonPath = filepath.Join(o.repo, "bench", "results", "suite-"+time.Now().UTC().Format("20060102T150405Z")+".json")
+	}
+	if o.pocketbase == "" {
+		o.pocketbase = filepath.Join(o.repo, "bench", "pocketbase")
+	}
+	return o, nil
+}
+
+func run() int {
+	o, err := parseOptions()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "suite:", err)
+		flag.Usage()
+		return 2
+	}
+	// Ctrl-C cancels the work in hand; the deferred calls stop every server
+	// with SIGTERM and remove the temporary directory.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	defer stopAll()
+	tmp, err := os.MkdirTemp("", "garrison-suite-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "suite:", err)
+		return 2
+	}
+	if o.keep {
+		defer fmt.Println("kept", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+
+	res, err := measure(ctx, o, tmp)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "suite: interrupted")
+		} else {
+			fmt.Fprintln(os.Stderr, "suite:", err)
+		}
+		return 2
+	}
+	res.evaluate()
+	res.printTables(os.Stdout)
+	if err := res.writeJSON(o.jsonPath); err != nil {
+		fmt.Fprintln(os.Stderr, "suite:", err)
+		return 2
+	}
+	fmt.Println("\nresults:", o.jsonPath)
+	if o.strict && !res.Pass {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+)
+
+// ingestPhaseSize is the events of each measured ingest phase: 50,000, or
+// half of a small --events, in whole batches.
+func ingestPhaseSize(events int) int {
+	return min(50_000, events/2) / batchSize * batchSize
+}
+
+// ingestAll measures ingest on the empty database (1 and then 2 senders),
+// seeds the rest of --events, records the storage cost, and measures again
+// on the seeded database. Each measured phase starts once the server is
+// quiet, so the previous phase's background work does not slow it.
+func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds credentials, res *results) error {
+	size := ingestPhaseSize(o.events)
+	// Every phase's events, in the order they are sent: the first empty
+	// phase is the feed's oldest slice, the last seeded one its newest.
+	gen := newGenerator(1, time.Now(), o.events+2*size)
+	url := g.base() + "/api/events"
+	stored := 0
+	phase := func(name string, senders int) error {
+		bodies := gen.batches(size) // made before the clock starts
+		settle(ctx, g.proc.pid(), 5*time.Minute)
+		smp.watch(g.proc.pid(), "ingest, "+name)
+		m0, _ := readMachineCPU()
+		su0, ss0, _ := procCPU(g.proc.pid())
+		self0, _, _ := procCPU(os.Getpid())
+		began := time.Now()
+		retries, slowest, err := sendAll(ctx, g.cl, url, creds.WriteKey, queue(bodies), senders)
+		secs := time.Since(began).Seconds()
+		if err != nil {
+			return fmt.Errorf("ingest %s: %w", name, err)
+		}
+		m1, _ := readMachineCPU()
+		su1, ss1, _ := procCPU(g.proc.pid())
+		self1, _, _ := procCPU(os.Getpid())
+		serverCores, otherCores := cpuShares(m0, m1, su1-su0, ss1-ss0,
+			time.Duration(self1-self0)*time.Second/ticksPerSecond, runtime.NumCPU())
+		pk := smp.get("ingest, " + name)
+		r := ingestResult{Phase: name, Senders: senders, Events: size, StoredBefore: stored, Seconds: secs,
+			EventsPerSec: float64(size) / secs, Retries503: retries, PeakRSSMiB: pk.RSSMiB, PeakWALMiB: pk.WALMiB,
+			SlowestPostMS: ms(slowest), ServerCores: serverCores, OtherCores: otherCores}
+		res.Ingest = append(res.Ingest, r)
+		stored += size
+		fmt.Printf("ingest %-18s %7.0f events/s (%d events, %.2f s, peak RSS %.0f MiB, WAL %.1f MiB; server %.2f cores, others %.2f)\n",
+			name+":", r.EventsPerSec, size, secs, pk.RSSMiB, pk.WALMiB, serverCores, otherCores)
+		return nil
+	}
+	if err := phase("empty, 1 sender", 1); err != nil {
+		return err
+	}
+	if err := phase("empty, 2 senders", 2); err != nil {
+		return err
+	}
+
+	if rest := o.events - stored; rest > 0 {
+		fmt.Printf("seeding %d more events with 2 senders …\n", rest)
+		smp.watch(g.proc.pid(), "ingest, seeding")
+		began := time.Now()
+		stop := progress(began, rest)
+		_, _, err := sendAll(ctx, g.cl, url, creds.WriteKey, produce(ctx, gen, rest, stop), 2)
+		if err != nil {
+			return fmt.Errorf("seeding: %w", err)
+		}
+		res.Seed.Events, res.Seed.Seconds = rest, time.Since(began).Seconds()
+		res.Seed.EventsPerSec = float64(rest) / res.Seed.Seconds
+		stored += rest
+		fmt.Printf("seeded %d events in %.1f s (%.0f events/s)\n", rest, res.Seed.Seconds, res.Seed.EventsPerSec)
+	}
+	// The fold and checkpoints go on after the last POST; how long is worth
+	// knowing, and the idle and storage figures must wait for them.
+	done := time.Now()
+	smp.watch(g.proc.pid(), "idle, seeded")
+	busyUntil, err := settle(ctx, g.proc.pid(), 10*time.Minute)
+	if err != nil {
+		res.Notes = append(res.Notes, "after seeding the server "+err.Error())
+	}
+	res.Seed.FoldSeconds = max(0, busyUntil.Sub(done).Seconds())
+	res.Memory.IdleAfterSeedMiB = settledRSS(ctx, g)
+	db, wal := g.dbBytes()
+	res.Storage.Events, res.Storage.DBBytes, res.Storage.WALBytes = stored, db, wal
+	res.Storage.BytesPerEvent = float64(db+wal) / float64(stored)
+	fmt.Printf("stored %d events; quiet %.1f s after the last POST; idle RSS %.1f MiB; %.0f bytes/event on disk\n",
+		stored, res.Seed.FoldSeconds, res.Memory.IdleAfterSeedMiB, res.Storage.BytesPerEvent)
+
+	if err := phase("seeded, 1 sender", 1); err != nil {
+		return err
+	}
+	if err := phase("seeded, 2 senders", 2); err != nil {
+		return err
+	}
+	settle(ctx, g.proc.pid(), 10*time.Minute)
+	return ctx.Err()
+}
+
+// progress returns a function the producer calls per batch handed out; it
+// prints a line every 100,000 events.
+func progress(began time.Time, total int) func(done int) {
+	next := 100_000
+	return func(done int) {
+		if done >= next && done < total {
+			fmt.Printf("  %d of %d (%.0f events/s)\n", done, total, float64(done)/time.Since(began).Seconds())
+			next += 100_000
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+const wrkOutput = `Running 5s test @ https://127.0.0.1:40000/api/dashboard/health
+  2 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     2.81ms    2.40ms  40.04ms   87.66%
+    Req/Sec    12.26k     1.07k   14.85k    70.00%
+  Latency Distribution
+     50%    2.26ms
+     75%    3.31ms
+     90%    5.32ms
+     99%    1.43s
+  121970 requests in 5.00s, 25.82MB read
+  Socket errors: connect 0, read 3, write 0, timeout 2
+  Non-2xx or 3xx responses: 17
+Requests/sec:  24381.02
+Transfer/sec:      5.16MB
+`
+
+func TestParseWrk(t *testing.T) {
+	r, err := parseWrk(wrkOutput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wrkRun{Requests: 121970, ReqPerSec: 24381.02, P50ms: 2.26, P99ms: 1430, Non2xx: 17, SocketErrors: 5, Timeouts: 2}
+	if r != want {
+		t.Fatalf("got %+v\nwant %+v", r, want)
+	}
+	if _, err := parseWrk(strings.Replace(wrkOutput, "99%", "98%", 1)); err == nil {
+		t.Fatal("a report without p99 parsed")
+	}
+}
+
+func TestJWT(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	now := time.Unix(1_800_000_000, 0)
+	tok, err := mintJWT(secret, claims{Sub: "u", Org: "org_1", Exp: now.Add(time.Hour).Unix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := verifyJWT(secret, tok, now); err != nil || c.Org != "org_1" {
+		t.Fatalf("verify: %+v %v", c, err)
+	}
+	for name, bad := range map[string]string{
+		"expired":  tok,
+		"tampered": tok[:len(tok)-2] + "AA",
+		"padded":   tok + "=",
+		"no dots":  strings.ReplaceAll(tok, ".", ""),
+		"other key": func() string {
+			s, _ := mintJWT([]byte("x"), claims{Org: "o", Exp: now.Add(time.Hour).Unix()})
+			return s
+		}(),
+	} {
+		at := now
+		if name == "expired" {
+			at = now.Add(2 * time.Hour)
+		}
+		if _, err := verifyJWT(secret, bad, at); err == nil {
+			t.Errorf("%s token verified", name)
+		}
+	}
+}
+
+func TestGenerator(t *testing.T) {
+	now := time.Now()
+	body := newGenerator(1, now, 30*batchSize).appendBatch(nil, batchSize)
+	var b struct {
+		Events []struct {
+			Type, Severity, Timestamp, Asset, Indicator, Message string
+			Details                                              json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Events) != batchSize {
+		t.Fatalf("%d events", len(b.Events))
+	}
+	high := 0
+	for _, e := range b.Events {
+		ts, err := time.Parse(time.RFC3339, e.Timestamp)
+		if err != nil || ts.After(now) || ts.Before(now.Add(-spread-time.Second)) || !strings.HasSuffix(e.Timestamp, "Z") {
+			t.Fatalf("timestamp %q", e.Timestamp)
+		}
+		if e.Severity == "high" || e.Severity == "critical" {
+			high++
+		}
+		if e.Type == "" || e.Asset == "" || e.Indicator == "" || e.Message == "" {
+			t.Fatalf("empty field in %+v", e)
+		}
+	}
+	if high < 60 || high > 140 {
+		t.Fatalf("%d of 1000 high or critical, want about 100", high)
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	run := func(rps, p99 float64) wrkRun {
+		return wrkRun{Requests: 1, ReqPerSec: rps, P50ms: 1, P99ms: p99, IdleBefore: 1}
+	}
+	load := func(name string, runs ...wrkRun) *loadResult {
+		l := &loadResult{target: target{Name: name}, Runs: runs}
+		l.summarize()
+		return l
+	}
+	r := &results{Load: []*loadResult{
+		load("health", run(950, 1), run(950, 1)),
+		load("stats-jwt", run(400, 1), run(200, 3)), // mean 300 = 0.30 × hello; p99 2 = 2 × hello
+		load("hello", run(1000, 1), run(1000, 1)),
+		load("events", run(100, 1), wrkRun{ReqPerSec: 0}), // a run without answers
+		load("limit", run(50, 1), run(50, 1)),
+	}}
+	r.ColdStart.SeededMS = []float64{100, 200, 120}
+	r.evaluate()
+	got := map[string]string{}
+	for _, c := range r.Checks {
+		got[c.Target+" "+c.What] = c.Verdict
+	}
+	for k, want := range map[string]string{
+		"health req/s ÷ hello":                                "PASS",
+		"stats-jwt req/s ÷ hello":                             "PASS",
+		"stats-jwt p99 ÷ hello p99 ÷ hello":                   "",
+		"stats-jwt p99 ÷ hello p99":                           "FAIL", // not below 2×
+		"stats-key req/s ÷ hello":                             "SKIP",
+		"events req/s ÷ limit":                                "FAIL", // 1.0× but a run got no answer
+		"cold-start cold start to healthy, 0 events (median)": "PASS",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %q, want %q", k, got[k], want)
+		}
+	}
+	if r.Load[3].MeanP99ms != 1 {
+		t.Errorf("a run without answers counted in the mean p99: %v", r.Load[3].MeanP99ms)
+	}
+	var b strings.Builder
+	r.printTables(&b)
+	if !strings.Contains(b.String(), "stats-jwt") || r.Pass {
+		t.Fatalf("table or verdict wrong:\n%s", b.String())
+	}
+}

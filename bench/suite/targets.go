@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// target is one thing wrk loads.
+type target struct {
+	Name   string `json:"name"`
+	URL    string `json:"url"`
+	bearer string // the credential it sends, not written to the results
+	Auth   string `json:"auth"` // which credential, for the report
+	pid    int    // the server process, for its CPU time
+}
+
+// targetNames is every target, in the order they run each round.
+var targetNames = []string{
+	"health", "stats-jwt", "stats-key", "events", "events-high", "overview", "security-score",
+	"hello", "limit", "pb-total", "pb-skiptotal",
+}
+
+// garrisonTargets are Garrison's endpoints: name, path, credential.
+var garrisonTargets = []struct{ name, path, auth string }{
+	{"health", "/api/dashboard/health", "none"},
+	{"stats-jwt", "/api/dashboard/stats", "jwt"},
+	{"stats-key", "/api/dashboard/stats", "read key"},
+	{"events", "/api/events?limit=50", "read key"},
+	{"events-high", "/api/events?limit=50&severity=high,critical", "read key"},
+	{"overview", "/api/dashboard/overview", "read key"},
+	{"security-score", "/api/dashboard/security-score", "read key"},
+}
+
+// parseOnly reads --only: empty means every target.
+func parseOnly(s string) (map[string]bool, error) {
+	want := map[string]bool{}
+	if s == "" {
+		for _, n := range targetNames {
+			want[n] = true
+		}
+		return want, nil
+	}
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		if !slices.Contains(targetNames, n) {
+			return nil, fmt.Errorf("unknown target %q in --only; targets: %s", n, strings.Join(targetNames, ", "))
+		}
+		want[n] = true
+	}
+	return want, nil
+}
