@@ -58,6 +58,7 @@ type Config struct {
 	IngestInflight int64
 	SMTPAddr       string
 	SMTPFrom       string
+	LogLevel       slog.Level // of what the server logs into Env.Logs (default info)
 }
 
 // Option changes the Config.
@@ -91,7 +92,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	clock := NewClock()
 	logs := &LockedBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	st, err := store.Open(context.Background(), filepath.Join(cfg.DataDir, "garrison.db"), storetest.Schema(t), store.WithClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)
