@@ -81,9 +81,9 @@ func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, d ratelimit.
 	}
 	st.applied, st.tightest = true, d
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.Itoa(d.ResetSeconds()))
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)} // canonical keys: see base
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	h["X-Ratelimit-Reset"] = []string{strconv.Itoa(d.ResetSeconds())}
 	if d.Allowed {
 		return nil
 	}

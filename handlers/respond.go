@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"sync"
 
 	"garrison/store"
 )
@@ -29,17 +30,31 @@ type pagination struct {
 // writeJSON encodes v fully before writing the header, so an encoding
 // failure can still become a clean 500.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := buffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
 		buf.WriteString(`{"success":false,"error":"` + internalMessage + `","code":"` + CodeInternal + `"}` + "\n")
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+// buffers are the answers' encoding buffers, reused.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBuffer returns a buffer to the pool, unless an unusually large answer
+// grew it: keeping that would hold its memory for good.
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > 1<<20 {
+		return
+	}
+	b.Reset()
+	buffers.Put(b)
 }
 
 // writeData answers {"success":true,"data":v}.
