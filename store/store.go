@@ -271,8 +271,18 @@ func (s *Store) read(ctx context.Context, fn func(q querier) error) error {
 	if err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}
-	defer tx.Rollback()
-	return fn(readTx{tx, s})
+	defer tx.Rollback() // for a panic in fn; a second Rollback does nothing
+	rtx := &readTx{tx: tx, s: s}
+	err = fn(rtx)
+	tx.Rollback()
+	// Now that its connection is back in the pool, what the transaction
+	// ran unprepared is prepared for next time.
+	for _, q := range rtx.missed {
+		if _, ok := s.cached(q); !ok && ctx.Err() == nil {
+			s.prepare(ctx, q)
+		}
+	}
+	return err
 }
 
 // reads is the read pool through the prepared statements.
