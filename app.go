@@ -19,6 +19,7 @@ import (
 	"garrison/ingest"
 	"garrison/llm"
 	"garrison/mail"
+	"garrison/memory"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -110,6 +111,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 // maintenanceInterval is how often expired denylist entries and tokens go.
 const maintenanceInterval = 10 * time.Minute
 
+// trimInterval is how often the heap is looked at for memory an idle
+// process can give back.
+const trimInterval = 5 * time.Second
+
 // limiterSweepInterval is how often fully refilled rate-limit buckets are dropped.
 const limiterSweepInterval = time.Minute
 
@@ -121,6 +126,7 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 	wg.Go(func() { a.mailer.Run(ctx) })
 	wg.Go(func() { a.keyUse.Run(ctx) })
 	wg.Go(func() { a.runner.Run(ctx) })
+	wg.Go(func() { memory.NewTrimmer().Run(ctx, trimInterval) })
 	for _, l := range a.limits.Limiters() {
 		wg.Go(func() { l.Run(ctx, limiterSweepInterval) })
 	}

@@ -48,20 +48,27 @@ var eventColumns = fmt.Sprintf(`id, org_id, type, severity, ts, source, asset, m
 	alerting.BurstWindow.Milliseconds(), event.High)
 
 func scanEvents(rows *sql.Rows) ([]Event, error) {
+	return scanEventsTotal(rows, nil)
+}
+
+// scanEventsTotal scans events, and, when total is not nil, the column after
+// them that carries the page's total (historyTotal).
+func scanEventsTotal(rows *sql.Rows, total *int) ([]Event, error) {
 	defer rows.Close()
 	var out []Event
+	var ts, received int64
+	dest := make([]any, 12, 13)
 	for rows.Next() {
 		var e Event
-		var ts, received int64
-		var details sql.NullString
-		if err := rows.Scan(&e.ID, &e.OrgID, &e.Type, &e.Severity, &ts, &e.Source, &e.Asset, &e.Message, &e.Indicator,
-			&details, &e.AlertID, &received); err != nil {
+		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.OrgID, &e.Type, &e.Severity, &ts, &e.Source
+		dest[6], dest[7], dest[8], dest[9], dest[10], dest[11] = &e.Asset, &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
+		if total != nil {
+			dest = append(dest[:12], total)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		e.Timestamp, e.ReceivedAt = fromMS(ts), fromMS(received)
-		if details.Valid {
-			e.Details = []byte(details.String)
-		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
@@ -127,10 +134,26 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // hours at either edge, so it never scans the range.
 func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Event, int, error) {
 	b := f.bounds()
-	query, args := f.page(orgID, b)
-	// One read transaction: the page and its total see the same snapshot.
 	var events []Event
 	var total int
+	if b.lo == openLow && b.hi == openHigh {
+		// All of history: the total is one more column of the page's own
+		// statement, so one statement answers in one snapshot.
+		query, args := f.page(orgID, b, historyTotal)
+		rows, err := s.reads().QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list events: %w", err)
+		}
+		if events, err = scanEventsTotal(rows, &total); err != nil {
+			return nil, 0, fmt.Errorf("list events: %w", err)
+		}
+		if len(events) > 0 {
+			return events, total, nil
+		}
+		// An empty page carries no total: read both below.
+	}
+	query, args := f.page(orgID, b, nil)
+	// One read transaction: the page and its total see the same snapshot.
 	err := s.read(ctx, func(tx querier) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -153,7 +176,12 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 // severities, newest (or oldest) first, reads each severity's own index
 // range for one page's worth and merges them, instead of walking the
 // organization's events past every other severity.
-func (f EventFilter) page(orgID string, b bounds) (string, []any) {
+func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string) (string, []any)) (string, []any) {
+	columns, args := eventColumns, []any(nil)
+	if extra != nil {
+		column, a := extra(f, orgID)
+		columns, args = columns+", "+column, a
+	}
 	dir := "DESC"
 	if f.Ascending {
 		dir = "ASC"
@@ -163,12 +191,11 @@ func (f EventFilter) page(orgID string, b bounds) (string, []any) {
 		order = "severity " + dir + ", " + order
 	}
 	if len(f.Severities) < 2 || f.SortBySeverity {
-		where, args := f.where(orgID, b)
-		return `SELECT ` + eventColumns + ` FROM events WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`,
-			append(args, f.Page.Limit, f.Page.Offset)
+		where, a := f.where(orgID, b)
+		return `SELECT ` + columns + ` FROM events WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`,
+			append(append(args, a...), f.Page.Limit, f.Page.Offset)
 	}
 	var parts []string
-	var args []any
 	for _, sev := range f.Severities {
 		one := f
 		one.Severities = []event.Severity{sev}
@@ -177,21 +204,28 @@ func (f EventFilter) page(orgID string, b bounds) (string, []any) {
 			` ORDER BY `+order+` LIMIT ?)`)
 		args = append(append(args, a...), f.Page.Limit+f.Page.Offset)
 	}
-	return `SELECT ` + eventColumns + ` FROM (SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `)
+	return `SELECT ` + columns + ` FROM (SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `)
 		ORDER BY p_ts ` + dir + `, p_seq ` + dir + ` LIMIT ? OFFSET ?) AS p JOIN events ON events.seq = p.p_seq
 		ORDER BY p.p_ts ` + dir + `, p.p_seq ` + dir, append(args, f.Page.Limit, f.Page.Offset)
+}
+
+// historyTotal is the expression of the number of the organization's events
+// that pass the filter's severities and types, in all of history: the
+// per-type-and-severity counts, plus the events not folded into them yet.
+func historyTotal(f EventFilter, orgID string) (string, []any) {
+	where, args := f.clause([]string{"org_id = ?"}, []any{orgID})
+	return `(SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE ` + where + `) +
+		(SELECT COUNT(*) FROM events NOT INDEXED WHERE seq > (SELECT events_seq FROM fold_state) AND ` + where + `)`,
+		append(args, args...)
 }
 
 func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b bounds) (int, error) {
 	if b.lo == openLow && b.hi == openHigh {
 		// All of history: the per-type-and-severity counts, plus the
 		// events not folded into them yet, in this same snapshot.
-		where, args := f.clause([]string{"org_id = ?"}, []any{orgID})
+		total, args := historyTotal(f, orgID)
 		var n int
-		err := tx.QueryRowContext(ctx, `SELECT (SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE `+where+`) +
-			(SELECT COUNT(*) FROM events NOT INDEXED WHERE seq > (SELECT events_seq FROM fold_state) AND `+where+`)`,
-			append(args, args...)...).Scan(&n)
-		if err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT `+total, args...).Scan(&n); err != nil {
 			return 0, fmt.Errorf("count events: %w", err)
 		}
 		return n, nil
