@@ -126,11 +126,12 @@ func coldStarts(ctx context.Context, g *garrison, res *results) error {
 	return nil
 }
 
-// settledRSS waits for the server's background work to end and its heap to
-// be handed back, then reads its RSS.
+// settledRSS waits for the server's background work to end and for it to
+// hand idle memory back (the writer's page cache after 10 s without writes,
+// the Go heap within 5 s of going quiet), then reads its RSS.
 func settledRSS(ctx context.Context, g *garrison) float64 {
 	settle(ctx, g.proc.pid(), 5*time.Minute)
-	sleep(ctx, 2*time.Second)
+	sleep(ctx, 15*time.Second)
 	return rssMiB(g.proc.pid())
 }
 
