@@ -13,6 +13,7 @@ import (
 	"garrison/account"
 	"garrison/agents"
 	"garrison/blocklist"
+	"garrison/compliance"
 	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/handlers"
@@ -83,8 +84,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 			a.mailer = mail.New(mail.Config{BaseURL: cfg.baseURL, SMTPAddr: cfg.smtpAddr, From: cfg.smtpFrom,
 				Username: cfg.smtpUsername, Password: cfg.smtpPassword}, st, log, opts.now)
 			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
+			engine := compliance.New(compliance.Config{Store: st, Now: opts.now,
+				Settings: compliance.ServerSettings(cfg.jwtTTL, opts.passwordIterations, blocked)})
 			a.runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: opts.now, Workers: cfg.agentWorkers,
-				Timeout: cfg.agentTimeout, LLM: model})
+				Timeout: cfg.agentTimeout, LLM: model, Compliance: engine})
 			a.api = handlers.New(handlers.Deps{
 				Store:          st,
 				Log:            log,
@@ -96,6 +99,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Blocklist:      blocked,
 				OpenAPI:        openAPIDocument,
 				Agents:         a.runner,
+				Compliance:     engine,
 				Dashboard:      dashboard.New(st, opts.now, blocked, model, log),
 				Ingest:         ingest.New(st, opts.now, blocked),
 				IngestInflight: cfg.ingestInflight,

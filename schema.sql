@@ -454,3 +454,78 @@ CREATE TABLE event_counts (
 ) STRICT, WITHOUT ROWID;
 INSERT INTO event_counts (org_id, type, severity, n)
     SELECT org_id, type, severity, SUM(n) FROM event_rollup GROUP BY org_id, type, severity;
+
+-- migration: 7
+-- Compliance audits. An audit is a run of the compliance agent (its status
+-- is the run's); summary and results are the JSON the engine wrote when the
+-- run completed: counts per framework, and each framework's controls with
+-- their results and evidence.
+CREATE TABLE compliance_audits (
+    id           TEXT PRIMARY KEY,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    run_id       TEXT NOT NULL UNIQUE REFERENCES agent_runs(id) ON DELETE CASCADE,
+    frameworks   TEXT NOT NULL,
+    requested_by TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    completed_at INTEGER,
+    summary      TEXT,
+    results      TEXT
+) STRICT;
+CREATE INDEX compliance_audits_org ON compliance_audits (org_id, id);
+
+-- A failing control of an organization's framework, from the audit that
+-- found it until one finds it passing. One open gap per control: an audit
+-- that still finds it failing updates it and keeps its id.
+CREATE TABLE compliance_gaps (
+    id              TEXT PRIMARY KEY,
+    org_id          TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    framework       TEXT NOT NULL,
+    control_id      TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+    severity        INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    detail          TEXT NOT NULL,
+    opened_audit_id TEXT NOT NULL,
+    last_audit_id   TEXT NOT NULL,
+    closed_audit_id TEXT,
+    opened_at       INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    closed_at       INTEGER
+) STRICT;
+CREATE UNIQUE INDEX compliance_gaps_open ON compliance_gaps (org_id, framework, control_id) WHERE status = 'open';
+CREATE INDEX compliance_gaps_org ON compliance_gaps (org_id, status, framework);
+
+-- An admin's statement about a control no check can evidence.
+CREATE TABLE compliance_attestations (
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    framework    TEXT NOT NULL,
+    control_id   TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'not_applicable')),
+    note         TEXT NOT NULL,
+    evidence_url TEXT NOT NULL,
+    expires_at   INTEGER,
+    attested_by  TEXT NOT NULL,
+    attested_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, framework, control_id)
+) STRICT, WITHOUT ROWID;
+
+-- Policy templates an organization adopted.
+CREATE TABLE policy_adoptions (
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    template_id TEXT NOT NULL,
+    adopted_by  TEXT NOT NULL,
+    adopted_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, template_id)
+) STRICT, WITHOUT ROWID;
+
+-- Remediations of gaps: who asked, what was planned or changed.
+CREATE TABLE compliance_remediations (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    gap_id     TEXT NOT NULL REFERENCES compliance_gaps(id) ON DELETE CASCADE,
+    status     TEXT NOT NULL CHECK (status IN ('applied', 'manual_required', 'planned')),
+    changes    TEXT NOT NULL,
+    passes_now INTEGER,
+    actor      TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX compliance_remediations_gap ON compliance_remediations (org_id, gap_id, id);

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"garrison/compliance"
 	"garrison/posture"
 	"garrison/store"
 	"garrison/valid"
@@ -61,11 +62,14 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 	if err != nil {
 		return Report{}, err
 	}
-	cf, err := gatherControlFacts(ctx, env, run.OrgID)
+	facts, err := posture.Gather(ctx, env.Store, run.OrgID, now)
 	if err != nil {
 		return Report{}, err
 	}
-	facts := cf.Facts
+	stale, err := env.Store.StaleOpenAlerts(ctx, run.OrgID, now.Add(-day))
+	if err != nil {
+		return Report{}, err
+	}
 	score := posture.Compute(facts)
 	daily, err := env.Store.DailyCounts(ctx, run.OrgID, now.UTC().Truncate(day).Add(-29*day))
 	if err != nil {
@@ -76,11 +80,17 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 	if err != nil {
 		return Report{}, err
 	}
-	checks := runChecks(cf)
-	passed := 0
+	checks, err := env.Compliance.DataFindings(ctx, run.OrgID)
+	if err != nil {
+		return Report{}, err
+	}
+	passed, failed := 0, 0
 	for _, c := range checks {
-		if c.Status == "pass" {
+		switch c.Result {
+		case compliance.Pass:
 			passed++
+		case compliance.Fail:
+			failed++
 		}
 	}
 	open := 0
@@ -89,8 +99,8 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 	}
 	openTickets := tickets.ByStatus[store.TicketOpen] + tickets.ByStatus[store.TicketInProgress] + tickets.ByStatus[store.TicketEscalated]
 
-	risk, reasons := renewalRisk(score.Score, trend, tickets, openTickets, len(checks)-passed)
-	upsell := upsellSignals(org.Plan, facts, tickets, cf, len(checks)-passed)
+	risk, reasons := renewalRisk(score.Score, trend, tickets, openTickets, failed)
+	upsell := upsellSignals(org.Plan, facts, tickets, stale, failed)
 	out := map[string]any{
 		"organization": org.Name, "plan": org.Plan,
 		"security_score": map[string]any{"score": score.Score, "grade": score.Grade},
@@ -99,7 +109,7 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 		"open_alerts": map[string]any{"total": open, "critical": facts.OpenAlerts[event.Critical], "high": facts.OpenAlerts[event.High]},
 		"tickets": map[string]any{"open": openTickets, "by_status": tickets.ByStatus, "resolved_30d": tickets.Resolved30d,
 			"escalated_30d": tickets.Escalated30d, "mean_resolution_hours_30d": round1(tickets.MeanResolveTime.Hours())},
-		"compliance":     map[string]any{"checks_passed": passed, "checks_total": len(checks)},
+		"compliance":     map[string]any{"checks_passed": passed, "checks_failed": failed, "checks_total": len(checks)},
 		"renewal_risk":   map[string]any{"level": risk, "reasons": nonNil(reasons)},
 		"upsell_signals": nonNil(upsell),
 	}
@@ -153,7 +163,7 @@ func renewalRisk(score int, trend string, t store.TicketLoad, openTickets, faile
 	return "low", reasons
 }
 
-func upsellSignals(plan string, f posture.Facts, t store.TicketLoad, cf controlFacts, failedChecks int) []map[string]string {
+func upsellSignals(plan string, f posture.Facts, t store.TicketLoad, stale, failedChecks int) []map[string]string {
 	var out []map[string]string
 	add := func(offer, why string) { out = append(out, map[string]string{"offer": offer, "signal": why}) }
 	if plan == store.PlanStarter && f.Week.Total > 10_000 {
@@ -162,8 +172,8 @@ func upsellSignals(plan string, f posture.Facts, t store.TicketLoad, cf controlF
 	if f.DNSQueries7d() == 0 {
 		add("Managed DNS filtering", "no DNS telemetry in 7 days")
 	}
-	if cf.stale > 0 {
-		add("Managed detection and response", fmt.Sprintf("%d high or critical alerts open for more than a day", cf.stale))
+	if stale > 0 {
+		add("Managed detection and response", fmt.Sprintf("%d high or critical alerts open for more than a day", stale))
 	}
 	if failedChecks >= 2 {
 		add("Compliance readiness package", fmt.Sprintf("%d control checks fail", failedChecks))

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"garrison/compliance"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -51,9 +52,10 @@ type Report struct {
 
 // Env is what analyzers may read.
 type Env struct {
-	Store *store.Store
-	Now   func() time.Time
-	CVEs  CVEIntel
+	Store      *store.Store
+	Now        func() time.Time
+	CVEs       CVEIntel
+	Compliance *compliance.Engine
 }
 
 // registry is in the order of the specification.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"garrison/compliance"
 	"garrison/llm"
 	"garrison/store"
 )
@@ -24,6 +25,8 @@ type Config struct {
 	Timeout time.Duration // longest one run may take
 	LLM     *llm.Client   // nil: deterministic summaries only
 	CVEs    CVEIntel      // nil until the CVE intelligence store exists
+	// Compliance is the compliance engine the compliance agent audits with.
+	Compliance *compliance.Engine
 	// Poll is how often idle workers look for runs a missed wake-up left
 	// queued; Notify makes them look at once.
 	Poll time.Duration
@@ -70,7 +73,7 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs},
+	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Compliance: cfg.Compliance},
 		wake: make(chan struct{}, 1), cancels: map[string]context.CancelCauseFunc{}}
 }
 

@@ -99,7 +99,11 @@ func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Ac
 	if err != nil {
 		return Accepted{}, fmt.Errorf("encode run parameters: %w", err)
 	}
-	run, err := r.cfg.Store.QueueRun(ctx, store.NewRun{OrgID: req.OrgID, Agent: ag.Slug, Params: stored, RequestedBy: req.RequestedBy})
+	nr := store.NewRun{OrgID: req.OrgID, Agent: ag.Slug, Params: stored, RequestedBy: req.RequestedBy}
+	if a, ok := params.(interface{ AuditFrameworks() []string }); ok {
+		nr.Audit = &store.NewAudit{Frameworks: a.AuditFrameworks()}
+	}
+	run, err := r.cfg.Store.QueueRun(ctx, nr)
 	if err != nil {
 		return Accepted{}, err
 	}

@@ -73,8 +73,8 @@ type Stats struct {
 	AgentsActive        int  `json:"agents_active"`
 }
 
-// Stats reads the stats panel. Compliance gaps come from framework audits;
-// until one has run there are none.
+// Stats reads the stats panel. Compliance gaps are the open gaps of the
+// framework audits; until one has completed there are none.
 func (b *Board) Stats(ctx context.Context, orgID string) (Stats, error) {
 	today, err := b.store.CountEventsSince(ctx, orgID, startOfDay(b.now()))
 	if err != nil {
@@ -85,6 +85,9 @@ func (b *Board) Stats(ctx context.Context, orgID string) (Stats, error) {
 		return Stats{}, err
 	}
 	s := Stats{ThreatsBlockedToday: today.ByType[event.TypeBlocked], OpenAlerts: open.Total()}
+	if s.ComplianceGaps, s.ComplianceAudited, err = b.store.ComplianceState(ctx, orgID); err != nil {
+		return Stats{}, err
+	}
 	s.AgentsActive, _, err = b.agentLoad(ctx, orgID)
 	return s, err
 }

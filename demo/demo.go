@@ -14,6 +14,7 @@ import (
 
 	"garrison/agents"
 	"garrison/blocklist"
+	"garrison/compliance"
 	"garrison/credential"
 	"garrison/store"
 
@@ -182,13 +183,48 @@ func seedDemoWork(ctx context.Context, st *store.Store, admin store.User) error 
 			return fmt.Errorf("demo ticket: %w", err)
 		}
 	}
+	if err := seedDemoCompliance(ctx, st, admin); err != nil {
+		return err
+	}
 	for _, r := range []store.NewRun{
 		{Agent: "threat-researcher", Params: []byte(`{"target":"srv-01.demo.local"}`)},
 		{Agent: "onboarding", Params: []byte(`{}`)},
+		// An audit of all four frameworks: the compliance pages have a
+		// completed report as soon as the server's workers start.
+		{Agent: "compliance", Params: []byte(`{}`), Audit: &store.NewAudit{Frameworks: compliance.FrameworkIDs()}},
 	} {
 		r.OrgID, r.RequestedBy = admin.OrgID, admin.ID
 		if _, err := st.QueueRun(ctx, r); err != nil {
 			return fmt.Errorf("demo agent run: %w", err)
+		}
+	}
+	return nil
+}
+
+// demoPolicies are the templates the demo client has adopted; the others
+// are gaps its audit shows.
+var demoPolicies = []string{"acceptable-use", "incident-response", "password", "backup-recovery"}
+
+// demoAttestations are controls no check evidences that the demo's
+// administrator has attested, one of them failing.
+var demoAttestations = []store.Attestation{
+	{Framework: "soc2", ControlID: "CC6.4", Status: "pass", Note: "Server closet locked; badge access reviewed each quarter.",
+		EvidenceURL: "https://wiki.demo.local/facilities/badge-review"},
+	{Framework: "soc2", ControlID: "CC8.1", Status: "fail", Note: "Firewall changes are not ticketed yet."},
+	{Framework: "cis", ControlID: "16.1", Status: "not_applicable", Note: "The client develops no software."},
+	{Framework: "hipaa", ControlID: "164.310(a)(2)(ii)", Status: "pass", Note: "Facility security plan approved in March."},
+}
+
+func seedDemoCompliance(ctx context.Context, st *store.Store, admin store.User) error {
+	for _, id := range demoPolicies {
+		if _, _, err := st.AdoptPolicy(ctx, admin.OrgID, id, admin.ID); err != nil {
+			return fmt.Errorf("demo policy %s: %w", id, err)
+		}
+	}
+	for _, a := range demoAttestations {
+		a.AttestedBy = admin.ID
+		if _, err := st.Attest(ctx, admin.OrgID, a); err != nil {
+			return fmt.Errorf("demo attestation %s %s: %w", a.Framework, a.ControlID, err)
 		}
 	}
 	return nil

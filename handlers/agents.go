@@ -15,6 +15,8 @@ import (
 // AgentRuntime is what the API needs of the agents' runtime (agents.Runner).
 type AgentRuntime interface {
 	Start(ctx context.Context, req agents.Request, spend func() error) (agents.Accepted, error)
+	// StartAudit starts a run of the compliance agent and returns its audit.
+	StartAudit(ctx context.Context, req agents.Request, spend func() error) (agents.AuditAccepted, error)
 	CancelRun(ctx context.Context, sc store.RunScope, id string) (store.AgentRun, error)
 	// Notify wakes the workers after a run was queued.
 	Notify()

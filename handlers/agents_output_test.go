@@ -98,38 +98,39 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 	seedAgentData(t, e, admin)
 	e.submitTicket(admin.Token, "Printer offline", "The printer on floor 2 shows offline and nobody can print.", "medium")
 
-	comp := e.runToEnd(admin.Token, "compliance", map[string]any{"framework": "hipaa"})["output"].(map[string]any)
-	status := map[string]string{}
-	for _, c := range comp["checks"].([]any) {
-		m := c.(map[string]any)
-		status[m["id"].(string)] = m["status"].(string)
-		if len(m["controls"].(map[string]any)) != 1 || len(toStrings(m["controls"].(map[string]any)["hipaa"])) == 0 {
-			t.Fatalf("framework filter: %v", m)
-		}
+	// The compliance agent's run is an audit; its output names the report
+	// and the worst gaps: the admin's unconfirmed address (high) first.
+	run := e.runToEnd(admin.Token, "compliance", map[string]any{"framework": "hipaa"})
+	comp := run["output"].(map[string]any)
+	hipaa := comp["summary"].(map[string]any)["hipaa"].(map[string]any)
+	worst := comp["worst_gaps"].([]any)
+	if !strings.HasPrefix(comp["report_id"].(string), "rpt_") || strings.Join(toStrings(comp["frameworks"]), ",") != "hipaa" ||
+		hipaa["controls_total"] != 70.0 || hipaa["failed"].(float64) < 2 || len(worst) != 3 ||
+		worst[0].(map[string]any)["control_id"] != "164.312(d)" || worst[0].(map[string]any)["severity"] != "high" {
+		t.Fatalf("compliance output: %v", comp)
 	}
-	// The admin's address is unconfirmed; sensors and DNS report; the
-	// critical alert is two hours old, so not yet overdue.
-	want := map[string]string{"least_privilege": "pass", "verified_identities": "fail", "expiring_admin_keys": "pass",
-		"dormant_keys": "pass", "event_monitoring": "pass", "dns_filtering": "pass", "alert_response": "pass", "alert_review": "pass"}
-	for id, s := range want {
-		if status[id] != s {
-			t.Errorf("check %s: %s, want %s", id, status[id], s)
-		}
+	if s := run["output_summary"].(string); !strings.Contains(s, "HIPAA Security Rule") || !strings.Contains(s, "164.312(d)") {
+		t.Fatalf("compliance summary: %s", s)
 	}
-	if comp["passed"] != 7.0 || comp["failed"] != 1.0 {
-		t.Fatalf("compliance totals: %v", comp)
+	audit := e.Do("GET", "/api/compliance/audits/"+comp["report_id"].(string), admin.Token, nil).Must(t, http.StatusOK).Data()
+	if audit["status"] != "completed" || audit["agent_run_id"] != run["agent_run_id"] {
+		t.Fatalf("the run's audit: %v", audit["status"])
 	}
 
 	manager := e.runToEnd(admin.Token, "account-manager", nil)["output"].(map[string]any)
 	if manager["plan"] != "starter" || manager["open_alerts"].(map[string]any)["critical"] != 1.0 ||
-		manager["tickets"].(map[string]any)["open"].(float64) < 1 || manager["compliance"].(map[string]any)["checks_passed"] != 7.0 {
+		manager["tickets"].(map[string]any)["open"].(float64) < 1 || manager["compliance"].(map[string]any)["checks_passed"] != 12.0 ||
+		manager["compliance"].(map[string]any)["checks_failed"] != 2.0 {
 		t.Fatalf("account manager: %v", manager)
 	}
-	// Score 74 (C) is the one renewal-risk point; DNS reports, no alert is
-	// overdue and one check fails, so nothing to upsell.
+	// Score 66 (D: the HIPAA audit's gaps now count in it) is the one
+	// renewal-risk point; DNS reports and no alert is overdue; two checks
+	// fail (the address, a key without expiry): a compliance package to offer.
 	risk := manager["renewal_risk"].(map[string]any)
-	if manager["security_score"].(map[string]any)["score"] != 74.0 || risk["level"] != "low" ||
-		strings.Join(toStrings(risk["reasons"]), ";") != "security score 74 is below 75" || len(manager["upsell_signals"].([]any)) != 0 ||
+	upsells := manager["upsell_signals"].([]any)
+	if manager["security_score"].(map[string]any)["score"] != 66.0 || risk["level"] != "low" ||
+		strings.Join(toStrings(risk["reasons"]), ";") != "security score 66 is below 75" || len(upsells) != 1 ||
+		upsells[0].(map[string]any)["signal"] != "2 control checks fail" ||
 		manager["risk_trend"].(map[string]any)["trend"] != "stable" {
 		t.Fatalf("account manager: %v", manager)
 	}
@@ -148,10 +149,10 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 		done[m["id"].(string)] = m["status"].(string)
 	}
 	if done["api_key"] != "done" || done["event_source"] != "done" || done["dns_telemetry"] != "done" || done["agent_run"] != "done" ||
-		done["team_invited"] != "pending" || done["cves_watched"] != "unavailable" {
+		done["frameworks_audited"] != "done" || done["team_invited"] != "pending" || done["cves_watched"] != "unavailable" {
 		t.Fatalf("checklist: %v", done)
 	}
-	if onb["percent_complete"] != 57.0 || toStrings(onb["next_steps"])[0] != "Invite colleagues with POST /api/org/invites (email, role)." {
+	if onb["percent_complete"] != 62.0 || toStrings(onb["next_steps"])[0] != "Invite colleagues with POST /api/org/invites (email, role)." {
 		t.Fatalf("onboarding: %v", onb)
 	}
 

@@ -343,7 +343,7 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 	}
 	narrative := done["output"].(map[string]any)["narrative"].(map[string]any)
 	if narrative["source"] != "llm" || narrative["model"] != "test-model" ||
-		!strings.Contains(done["output"].(map[string]any)["facts_summary"].(string), "control checks pass") {
+		!strings.Contains(done["output"].(map[string]any)["facts_summary"].(string), "assessed controls pass") {
 		t.Fatalf("narrative: %v", done["output"])
 	}
 	// Cancelled runs stay cancelled; ended runs cannot be cancelled.

@@ -16,6 +16,7 @@ import (
 
 	"garrison/account"
 	"garrison/blocklist"
+	"garrison/compliance"
 	"garrison/dashboard"
 	"garrison/ingest"
 	"garrison/ratelimit"
@@ -40,6 +41,9 @@ type Deps struct {
 	OpenAPI []byte
 	// Agents runs queued agent runs.
 	Agents AgentRuntime
+	// Compliance is the compliance engine: frameworks, audits, templates,
+	// attestations and remediation.
+	Compliance *compliance.Engine
 	// Dashboard composes the dashboard's panels.
 	Dashboard *dashboard.Board
 	// Ingest parses and stores sensor data.

@@ -66,6 +66,27 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("the demo's research found nothing: %v", out)
 		}
 	}
+	// A completed audit of all four frameworks, with the demo's adopted
+	// policies and attestations in it.
+	audits := e.Do("GET", "/api/compliance/audits", token, nil).Must(t, http.StatusOK).List()
+	if len(audits) != 1 {
+		t.Fatalf("demo audits: %v", audits)
+	}
+	audit := e.awaitAudit(token, audits[0].(map[string]any)["report_id"].(string))
+	if len(audit["frameworks"].([]any)) != 4 || len(audit["gaps"].([]any)) == 0 {
+		t.Fatalf("demo audit: %v", audit["summary"])
+	}
+	for _, c := range [][3]string{{"soc2", "CC6.4", "pass"}, {"soc2", "CC8.1", "fail"}, {"cis", "16.1", "not_applicable"},
+		{"hipaa", "164.310(a)(2)(ii)", "pass"}} {
+		if got := controlOf(audit, c[0], c[1]); got["result"] != c[2] || got["basis"] != "attestation" {
+			t.Fatalf("demo attestation %v: %v", c, got)
+		}
+	}
+	for _, fw := range e.Do("GET", "/api/compliance", token, nil).Must(t, http.StatusOK).Data()["frameworks"].([]any) {
+		if f := fw.(map[string]any); f["last_audit_at"] == nil || f["completion_percentage"].(float64) == 0 {
+			t.Fatalf("demo framework: %v", f)
+		}
+	}
 	out.Reset()
 	if err := demo.Create(context.Background(), e.Store, e.Clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
 		t.Fatalf("second run: %v %s", err, out.String())

@@ -9,6 +9,7 @@ import (
 
 	"garrison/account"
 	"garrison/agents"
+	"garrison/compliance"
 	"garrison/store"
 	"garrison/ticket"
 	"garrison/valid"
@@ -120,6 +121,7 @@ func answerFor(r *http.Request, err error) *Error {
 	var tooLarge *http.MaxBytesError
 	var planErr *agents.PlanError
 	var moveErr *ticket.MoveError
+	var conflict *compliance.ConflictError
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr
@@ -129,6 +131,8 @@ func answerFor(r *http.Request, err error) *Error {
 		return &Error{Status: http.StatusForbidden, Code: CodePlanRequired, Message: planErr.Error()}
 	case errors.As(err, &moveErr):
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: moveErr.Error()}
+	case errors.As(err, &conflict):
+		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: conflict.Error()}
 	case errors.As(err, &tooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: tooLargeMessage}
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:

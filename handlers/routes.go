@@ -60,6 +60,17 @@ func (a *API) table() []Route {
 		{"PATCH", "/api/tickets/{id}", Write, a.updateTicket},
 		{"POST", "/api/tickets/{id}/messages", Write, a.addTicketMessage},
 		{"GET", "/api/notifications", Read, a.listNotifications},
+
+		{"GET", "/api/compliance", Read, a.complianceOverview},
+		{"POST", "/api/compliance/audit", Write, a.startAudit},
+		{"GET", "/api/compliance/audits", Read, a.listAudits},
+		{"GET", "/api/compliance/audits/{id}", Read, a.getAudit},
+		{"GET", "/api/compliance/audits/{id}/download", Read, a.downloadAudit},
+		{"PATCH", "/api/compliance/controls/{framework}/{control_id}", Admin, a.attestControl},
+		{"GET", "/api/compliance/templates", Read, a.listTemplates},
+		{"GET", "/api/compliance/templates/{id}/download", Read, a.downloadTemplate},
+		{"POST", "/api/compliance/templates/{id}/adopt", Write, a.adoptTemplate},
+		{"POST", "/api/compliance/remediate", Write, a.remediate},
 	}
 }
 

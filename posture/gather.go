@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"garrison/compliance"
 	"garrison/store"
 
 	"garrison/event"
@@ -29,8 +30,27 @@ func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (
 	if f.Sources, err = st.Sources(ctx, orgID); err != nil {
 		return f, err
 	}
-	f.DNS7d, err = st.DNSTotals(ctx, orgID, now.Add(-7*day))
-	return f, err
+	if f.DNS7d, err = st.DNSTotals(ctx, orgID, now.Add(-7*day)); err != nil {
+		return f, err
+	}
+	latest, err := st.LatestAudits(ctx, orgID)
+	if err != nil {
+		return f, err
+	}
+	for _, id := range compliance.FrameworkIDs() {
+		a, ok := latest[id]
+		if !ok {
+			continue
+		}
+		sums, err := compliance.AuditSummary(a)
+		if err != nil {
+			return f, err
+		}
+		fw, _ := compliance.LookupFramework(id)
+		f.Compliance = append(f.Compliance, AuditedFramework{Framework: id, Name: fw.Name, Summary: sums[id], ReportID: a.ID,
+			AuditedAt: *a.CompletedAt})
+	}
+	return f, nil
 }
 
 // DayRisk maps a day's events by severity to 0..100: severity-weighted

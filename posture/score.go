@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"garrison/blocklist"
+	"garrison/compliance"
 	"garrison/store"
 
 	"garrison/event"
@@ -55,7 +56,17 @@ type Facts struct {
 	Identity     store.IdentityFacts
 	Sources      []store.Source
 	DNS7d        map[string]int
+	Compliance   []AuditedFramework // frameworks with a completed audit, in the API's order
 	Now          time.Time
+}
+
+// AuditedFramework is a framework's standing in its latest completed audit.
+type AuditedFramework struct {
+	Framework string
+	Name      string
+	Summary   compliance.Summary
+	ReportID  string
+	AuditedAt time.Time
 }
 
 // penalise records one input and what it costs the sub-score.
@@ -90,9 +101,9 @@ func Compute(f Facts) Score {
 	th.finish("Open alerts weighted by severity, and recent high-severity activity")
 	subs["threats"] = th
 
-	// The CVE watchlist and compliance audits assess these once they exist.
+	// The CVE watchlist assesses this once it exists.
 	subs["vulnerabilities"] = notAssessed("No CVE watchlist data yet")
-	subs["compliance"] = notAssessed("No compliance audit has run yet")
+	subs["compliance"] = complianceScore(f.Compliance)
 
 	id := &SubScore{}
 	id.penalise("unverified_users", f.Identity.Unverified, min(20, f.Identity.Unverified*5), "each user with an unconfirmed e-mail address costs 5")
@@ -144,6 +155,24 @@ func Compute(f Facts) Score {
 		Formula: "Each sub-score starts at 100 and loses the penalties of its inputs (floored at 0). The score is the weighted " +
 			"mean of the assessed sub-scores (threats 35%, vulnerabilities 20%, compliance 15%, identity 15%, network 15%), " +
 			"re-weighted over those assessed."}
+}
+
+// complianceScore is the mean completion of the audited frameworks: each
+// framework's shortfall from 100% costs its share.
+func complianceScore(audited []AuditedFramework) *SubScore {
+	if len(audited) == 0 {
+		return notAssessed("No compliance audit has completed yet")
+	}
+	s := &SubScore{}
+	for _, a := range audited {
+		shortfall := 100 - a.Summary.CompletionPercentage
+		s.penalise(a.Framework+"_completion_percentage", a.Summary.CompletionPercentage,
+			int(math.Round(float64(shortfall)/float64(len(audited)))),
+			fmt.Sprintf("%s: %d%% of assessed controls pass in audit %s (%s); the %d-point shortfall costs its share of %d audited frameworks",
+				a.Name, a.Summary.CompletionPercentage, a.ReportID, timestamp.Format(a.AuditedAt), shortfall, len(audited)))
+	}
+	s.finish("Completion of the audited compliance frameworks (latest audit of each)")
+	return s
 }
 
 func grade(score int) string {

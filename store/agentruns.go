@@ -73,6 +73,7 @@ type NewRun struct {
 	Agent       string
 	Params      json.RawMessage // a JSON object
 	RequestedBy string
+	Audit       *NewAudit // a compliance audit the run carries out
 }
 
 // QueueRun stores a queued run and returns it; it is durable when this returns.
@@ -93,6 +94,11 @@ func queueRun(ctx context.Context, tx *sql.Tx, n NewRun, now time.Time) (AgentRu
 	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_runs (id, org_id, agent, status, params, requested_by, queued_at)
 		VALUES (?, ?, ?, 'queued', ?, ?, ?)`, r.ID, r.OrgID, r.Agent, string(r.Params), r.RequestedBy, ms(now)); err != nil {
 		return AgentRun{}, fmt.Errorf("queue run: %w", err)
+	}
+	if n.Audit != nil {
+		if err := insertAudit(ctx, tx, r, *n.Audit, now); err != nil {
+			return AgentRun{}, err
+		}
 	}
 	return r, nil
 }

@@ -22,6 +22,7 @@ import (
 	"garrison/account"
 	"garrison/agents"
 	"garrison/blocklist"
+	"garrison/compliance"
 	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/handlers"
@@ -107,7 +108,10 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	mailer := mail.New(mail.Config{BaseURL: BaseURL, SMTPAddr: cfg.SMTPAddr, From: cfg.SMTPFrom}, st, log, clock.Now)
 	model := llm.New(llm.Config{URL: cfg.LLMURL, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout}, nil)
-	runner := agents.NewRunner(agents.Config{Store: st, Log: log, Now: clock.Now, Workers: cfg.Workers, Timeout: cfg.AgentTimeout, LLM: model})
+	engine := compliance.New(compliance.Config{Store: st, Now: clock.Now,
+		Settings: compliance.ServerSettings(cfg.SessionTTL, Iterations, blocked)})
+	runner := agents.NewRunner(agents.Config{Store: st, Log: log, Now: clock.Now, Workers: cfg.Workers, Timeout: cfg.AgentTimeout,
+		LLM: model, Compliance: engine})
 	e := &Env{Client: &Client{T: t, Store: st, Mailer: mailer}, Clock: clock, Logs: logs, Runner: runner, DataDir: cfg.DataDir, trusted: cfg.TrustedProxies,
 		limits: handlers.NewRateLimits(limits, cfg.TrustedProxies, ratelimit.WithClock(clock.Now))}
 	e.API = handlers.New(handlers.Deps{
@@ -120,6 +124,7 @@ func New(t testing.TB, opts ...Option) *Env {
 		Blocklist:      blocked,
 		OpenAPI:        openAPIDocument(t),
 		Agents:         runner,
+		Compliance:     engine,
 		Dashboard:      dashboard.New(st, clock.Now, blocked, model, log),
 		Ingest:         ingest.New(st, clock.Now, blocked),
 		IngestInflight: cfg.IngestInflight,

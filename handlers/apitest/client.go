@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"regexp"
 	"strings"
@@ -157,6 +158,10 @@ func (e *Client) DoHeaders(method, path string, body any, headers map[string]str
 		u := res.Request.URL
 		e.rec.record(exchange{method: res.Request.Method, path: u.Path, rawPath: u.EscapedPath(), status: res.StatusCode,
 			header: res.Header.Clone(), raw: raw, reason: reason})
+	}
+	// Downloads (CSV, HTML, Markdown) stay in Raw; JSON is decoded.
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "" && mt != "application/json" {
+		return out
 	}
 	if len(raw) > 0 && json.Unmarshal(raw, &out.Body) != nil {
 		e.T.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
