@@ -18,6 +18,7 @@ import (
 	"garrison/dashboard"
 	"garrison/handlers"
 	"garrison/ingest"
+	"garrison/intel"
 	"garrison/llm"
 	"garrison/mail"
 	"garrison/memory"
@@ -41,6 +42,8 @@ type app struct {
 	mailer  *mail.Mailer
 	keyUse  *account.KeyUse
 	runner  *agents.Runner
+	intel   *intel.Service
+	cfg     config
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -78,7 +81,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 	if err == nil {
 		var codec *jwtCodec
 		if codec, err = newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, opts.now); err == nil {
-			a := &app{store: st, jwt: codec, log: log, now: opts.now,
+			a := &app{store: st, jwt: codec, log: log, now: opts.now, cfg: cfg,
 				limits: handlers.NewRateLimits(cfg.limits, cfg.trustedProxies, limiterOpts...)}
 			a.keyUse = account.NewKeyUse(st, log)
 			a.mailer = mail.New(mail.Config{BaseURL: cfg.baseURL, SMTPAddr: cfg.smtpAddr, From: cfg.smtpFrom,
@@ -86,8 +89,12 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
 			engine := compliance.New(compliance.Config{Store: st, Now: opts.now,
 				Settings: compliance.ServerSettings(cfg.jwtTTL, opts.passwordIterations, blocked)})
+			var queued func()
+			a.intel = intel.New(intel.Config{Store: st, Now: opts.now, TempDir: cfg.dataDir, NotifyAgent: agents.IntelNotifier,
+				Queued: func() { queued() }, ImportOrgs: cfg.intelImportOrgs})
 			a.runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: opts.now, Workers: cfg.agentWorkers,
-				Timeout: cfg.agentTimeout, LLM: model, Compliance: engine})
+				Timeout: cfg.agentTimeout, LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(a.intel), Mailer: a.mailer})
+			queued = a.runner.Notify
 			a.api = handlers.New(handlers.Deps{
 				Store:          st,
 				Log:            log,
@@ -100,6 +107,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				OpenAPI:        openAPIDocument,
 				Agents:         a.runner,
 				Compliance:     engine,
+				Intel:          a.intel,
 				Dashboard:      dashboard.New(st, opts.now, blocked, model, log),
 				Ingest:         ingest.New(st, opts.now, blocked),
 				IngestInflight: cfg.ingestInflight,
@@ -130,6 +138,11 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 	wg.Go(func() { a.mailer.Run(ctx) })
 	wg.Go(func() { a.keyUse.Run(ctx) })
 	wg.Go(func() { a.runner.Run(ctx) })
+	if len(a.cfg.intelSyncURLs) > 0 {
+		sync := &intel.Syncer{Service: a.intel, URLs: a.cfg.intelSyncURLs, Interval: a.cfg.intelSyncEvery, Log: a.log,
+			Client: &http.Client{Timeout: 30 * time.Minute}}
+		wg.Go(func() { sync.Run(ctx) })
+	}
 	wg.Go(func() { memory.NewTrimmer().Run(ctx, trimInterval) })
 	for _, l := range a.limits.Limiters() {
 		wg.Go(func() { l.Run(ctx, limiterSweepInterval) })

@@ -118,3 +118,45 @@ func TestBlocklistImport(t *testing.T) {
 		t.Fatalf("imported list not applied: %v", top)
 	}
 }
+
+// TestIntelImportCLI imports beside a running server: the server's agents
+// tell the watching organization what changed.
+func TestIntelImportCLI(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	dataDir := e.app.dataDir(t)
+	e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2025-48384"}).Must(t, http.StatusCreated)
+	dir := t.TempDir()
+	kev, err := os.ReadFile("intel/testdata/kev_sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "kev.json"), kev, 0o600)
+	os.WriteFile(filepath.Join(dir, "broken.json"), kev[:len(kev)/2], 0o600)
+	var out, errOut bytes.Buffer
+	err = runCLI(t, []string{"intel", "import", "--data", dataDir, filepath.Join(dir, "kev.json"), filepath.Join(dir, "broken.json")}, &out, &errOut)
+	// One good file, one refused whole: the command says so and fails.
+	if err == nil || !strings.Contains(out.String(), "kev.json: kev, 5 records") || !strings.Contains(out.String(), "1 organization(s) to notify") ||
+		!strings.Contains(errOut.String(), "broken.json: ") || !strings.Contains(errOut.String(), "at byte") {
+		t.Fatalf("intel import: %v\nstdout %s\nstderr %s", err, out.String(), errOut.String())
+	}
+	st := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Data()
+	if st["counts"].(map[string]any)["kev"] != 5.0 || st["last_imports"].(map[string]any)["kev"].(map[string]any)["via"] != "cli" {
+		t.Fatalf("status: %v", st)
+	}
+	e.app.runner.Notify()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		list := e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, http.StatusOK).List()
+		if len(list) == 1 && strings.HasPrefix(list[0].(map[string]any)["title"].(string), "CVE-2025-48384: ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no notification: %v", list)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := runCLI(t, []string{"intel", "import", "--data", dataDir}, &out, &errOut); err == nil {
+		t.Fatal("no files: accepted")
+	}
+}

@@ -44,6 +44,9 @@ type config struct {
 	llmAPIKey       string // from GARRISON_LLM_API_KEY only: flags show in ps
 	llmTimeout      time.Duration
 	ingestInflight  int64 // bytes
+	intelImportOrgs []string
+	intelSyncURLs   []string
+	intelSyncEvery  time.Duration
 }
 
 // envName is the environment variable of a flag: --jwt-ttl is GARRISON_JWT_TTL.
@@ -128,6 +131,11 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		"(a size such as 64MiB, 1GiB or 500000)")
 	limits := fs.String("limits", "", "rate-limit overrides, a comma list of name=N/window with names "+
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
+	importOrgs := fs.String("intel-import-orgs", "", "comma list of organization ids whose admins may import intelligence through "+
+		"POST /api/intel/import (empty: the first organization created on this appliance)")
+	syncURLs := fs.String("intel-sync-url", "", "comma list of URLs of intelligence files (NVD, CVE 5, KEV, EPSS, ATT&CK; gzip or not) "+
+		"to pull on a schedule, for connected installs (empty: off)")
+	fs.DurationVar(&c.intelSyncEvery, "intel-sync-interval", 6*time.Hour, "how often --intel-sync-url is fetched (conditional requests)")
 	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return config{}, err
@@ -141,6 +149,16 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	}
 	if c.trustedProxies, err = ratelimit.ParseTrustedProxies(*proxies); err != nil {
 		return config{}, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	for _, id := range strings.Split(*importOrgs, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			c.intelImportOrgs = append(c.intelImportOrgs, id)
+		}
+	}
+	for _, u := range strings.Split(*syncURLs, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			c.intelSyncURLs = append(c.intelSyncURLs, u)
+		}
 	}
 	c.smtpPassword = getenv("GARRISON_SMTP_PASSWORD")
 	c.llmAPIKey = getenv("GARRISON_LLM_API_KEY")
@@ -175,6 +193,15 @@ func (c config) validate() error {
 	}
 	if c.shutdownTimeout <= 0 {
 		problems = append(problems, "--shutdown-timeout must be positive")
+	}
+	for _, s := range c.intelSyncURLs {
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			problems = append(problems, "--intel-sync-url must list absolute http(s) URLs")
+			break
+		}
+	}
+	if c.intelSyncEvery < time.Minute {
+		problems = append(problems, "--intel-sync-interval must be at least 1m")
 	}
 	if c.agentWorkers < 1 || c.agentWorkers > 16 {
 		problems = append(problems, "--agent-workers must be from 1 to 16")

@@ -40,6 +40,7 @@ Usage:
   garrison org set-plan [flags]     change an organization's plan
   garrison demo [--data DIR]        create a demo organization with 30 days of activity
   garrison blocklist import [flags] add a DNS blocklist under a category
+  garrison intel import FILE|DIR …  feed the vulnerability intelligence store (NVD, CVE 5, KEV, EPSS, ATT&CK)
   garrison help                     this text
 
 Every flag can also be set with an environment variable: --jwt-ttl is
@@ -68,6 +69,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runBlocklist(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":
 		return runDemoCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "intel":
+		return runIntel(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return nil

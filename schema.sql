@@ -529,3 +529,123 @@ CREATE TABLE compliance_remediations (
     created_at INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX compliance_remediations_gap ON compliance_remediations (org_id, gap_id, id);
+
+-- migration: 8
+-- The local vulnerability intelligence store, fed by imports: public data
+-- shared by every organization on the appliance. A CVE keeps the latest
+-- normalized record of each source (NVD, CVE JSON 5), the enrichment view
+-- computed from them with KEV and EPSS (view_at: when it last changed), and
+-- targets: the CPE ranges and affected products assets are matched against.
+-- nvd, cve5 and targets are JSON compressed with DEFLATE (intel/pack.go).
+CREATE TABLE intel_cves (
+    id         TEXT PRIMARY KEY,
+    nvd        BLOB,
+    cve5       BLOB,
+    view       TEXT NOT NULL,
+    targets    BLOB NOT NULL,
+    vendor     TEXT NOT NULL DEFAULT '',
+    product    TEXT NOT NULL DEFAULT '',
+    view_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX intel_cves_product ON intel_cves (vendor, product);
+
+CREATE TABLE intel_kev (
+    cve_id TEXT PRIMARY KEY,
+    data   TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_epss (
+    cve_id     TEXT PRIMARY KEY,
+    score      REAL NOT NULL,
+    percentile REAL NOT NULL,
+    score_date TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- ATT&CK techniques imported from a STIX bundle; they take precedence over
+-- the catalog embedded in the binary.
+CREATE TABLE intel_techniques (
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    tactics    TEXT NOT NULL,
+    deprecated INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_imports (
+    id          TEXT PRIMARY KEY,
+    format      TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    via         TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+    records     INTEGER NOT NULL DEFAULT 0,
+    added       INTEGER NOT NULL DEFAULT 0,
+    changed     INTEGER NOT NULL DEFAULT 0,
+    unchanged   INTEGER NOT NULL DEFAULT 0,
+    skipped     INTEGER NOT NULL DEFAULT 0,
+    newest      INTEGER,
+    meta        TEXT NOT NULL DEFAULT '{}',
+    error       TEXT NOT NULL DEFAULT '',
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER
+) STRICT;
+CREATE INDEX intel_imports_format ON intel_imports (format, started_at);
+
+-- What an import changed in a CVE's view: one row per field.
+CREATE TABLE intel_changes (
+    id        INTEGER PRIMARY KEY,
+    cve_id    TEXT NOT NULL,
+    import_id TEXT NOT NULL,
+    field     TEXT NOT NULL,
+    before    TEXT,
+    after     TEXT,
+    at        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX intel_changes_cve ON intel_changes (cve_id, id);
+CREATE INDEX intel_changes_import ON intel_changes (import_id, cve_id);
+
+CREATE TABLE cve_watchlist (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    cve_id     TEXT NOT NULL,
+    added_by   TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (org_id, cve_id)
+) STRICT;
+CREATE INDEX cve_watchlist_cve ON cve_watchlist (cve_id, org_id);
+
+-- Imports whose changes an organization has been told of (once each).
+CREATE TABLE intel_notified (
+    org_id    TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    import_id TEXT NOT NULL,
+    at        INTEGER NOT NULL,
+    PRIMARY KEY (org_id, import_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE assets (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    hostname   TEXT NOT NULL,
+    ip         TEXT NOT NULL,
+    os         TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    software   TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (org_id, hostname)
+) STRICT;
+
+-- What a sync last fetched from each URL, for conditional requests.
+CREATE TABLE intel_sync (
+    url           TEXT PRIMARY KEY,
+    etag          TEXT NOT NULL,
+    last_modified TEXT NOT NULL,
+    checked_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- Which reader has read a notification.
+CREATE TABLE notification_reads (
+    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+    reader          TEXT NOT NULL,
+    read_at         INTEGER NOT NULL,
+    PRIMARY KEY (notification_id, reader)
+) STRICT, WITHOUT ROWID;

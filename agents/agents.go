@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"garrison/compliance"
+	"garrison/mail"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -56,6 +57,7 @@ type Env struct {
 	Now        func() time.Time
 	CVEs       CVEIntel
 	Compliance *compliance.Engine
+	Mailer     *mail.Mailer // writes the mails agents send (nil: none)
 }
 
 // registry is in the order of the specification.

@@ -13,6 +13,7 @@ import (
 
 	"garrison/compliance"
 	"garrison/llm"
+	"garrison/mail"
 	"garrison/store"
 )
 
@@ -24,9 +25,11 @@ type Config struct {
 	Workers int           // goroutines running agents; at least 1
 	Timeout time.Duration // longest one run may take
 	LLM     *llm.Client   // nil: deterministic summaries only
-	CVEs    CVEIntel      // nil until the CVE intelligence store exists
+	CVEs    CVEIntel      // nil: the researcher has no CVE data
 	// Compliance is the compliance engine the compliance agent audits with.
 	Compliance *compliance.Engine
+	// Mailer writes the mails agents send (the intelligence digests).
+	Mailer *mail.Mailer
 	// Poll is how often idle workers look for runs a missed wake-up left
 	// queued; Notify makes them look at once.
 	Poll time.Duration
@@ -73,7 +76,7 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Compliance: cfg.Compliance},
+	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Compliance: cfg.Compliance, Mailer: cfg.Mailer},
 		wake: make(chan struct{}, 1), cancels: map[string]context.CancelCauseFunc{}}
 }
 

@@ -28,9 +28,12 @@ var threatResearcher = Agent{
 }
 
 type threatParams struct {
-	Prompt  string `json:"prompt"`
-	Target  string `json:"target"`
-	Options struct {
+	Prompt string `json:"prompt"`
+	Target string `json:"target"`
+	// IntelImport, instead of a target, asks what an intelligence import
+	// changed in the CVEs the organization watches, and tells it once.
+	IntelImport string `json:"intel_import"`
+	Options     struct {
 		IncludeCVE   *bool `json:"include_cve"`
 		MitreMapping *bool `json:"mitre_mapping"`
 	} `json:"options"`
@@ -44,6 +47,8 @@ var (
 	hashPattern   = regexp.MustCompile(`^(?i)[0-9a-f]{32}$|^[0-9a-f]{40}$|^[0-9a-f]{64}$`)
 	domainPattern = regexp.MustCompile(`^(?i)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$`)
 	vendorPattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._&+-]{0,99}$`)
+
+	intelImportPattern = regexp.MustCompile(`^imp_[0-9a-z]{26}$`)
 )
 
 // targetKind classifies a research target.
@@ -70,8 +75,11 @@ func (p *threatParams) Validate(problems *valid.Problems) {
 	p.Target = strings.TrimSpace(p.Target)
 	checkText(problems, "prompt", p.Prompt, promptLimit)
 	switch {
+	case p.IntelImport != "":
+		problems.Check(intelImportPattern.MatchString(p.IntelImport), "intel_import", "must be an import id (imp_…)")
+		problems.Check(p.Target == "", "target", "must be left out with intel_import")
 	case p.Target == "":
-		problems.Add("target", "is required: a domain, IP address, file hash, CVE id or vendor")
+		problems.Add("target", "is required: a domain, IP address, file hash, CVE id or vendor (or intel_import)")
 	case targetKind(p.Target) == "":
 		problems.Add("target", "must be a domain, IP address, MD5/SHA-1/SHA-256 hash, CVE id or vendor name")
 	}
@@ -234,6 +242,9 @@ func riskRating(ev eventSummary, openAlerts int, dns *store.DomainQueries, cves 
 
 func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Params) (Report, error) {
 	p := params.(*threatParams)
+	if p.IntelImport != "" {
+		return intelUpdate(ctx, env, run, p.IntelImport)
+	}
 	kind, now := targetKind(p.Target), env.Now()
 	events, scanned, err := env.Store.EventsMatching(ctx, run.OrgID, p.Target, now.Add(-researchWindow))
 	if err != nil {

@@ -18,7 +18,7 @@ const Version = "18.1"
 // NOTICE.md is embedded with the data so ATT&CK's terms travel with every
 // copy of it, as they require.
 //
-//go:embed data/attack_enterprise_techniques.json data/kev_attack_mappings.csv data/attack_to_cve_mappings.csv data/NOTICE.md
+//go:embed data/attack_enterprise_techniques.json data/kev_attack_mappings.csv data/attack_to_cve_mappings.csv data/capec_cwe_attack.csv data/NOTICE.md
 var dataFS embed.FS
 
 // Technique is one ATT&CK Enterprise technique or sub-technique.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"garrison/event"
+	"garrison/intel"
 	"garrison/store"
 	"garrison/timestamp"
 )
@@ -359,14 +360,32 @@ var dataChecks = []*Check{
 		ID: "vulnerability_sla", Title: "Watched vulnerabilities are patched within their SLA", Severity: event.High,
 		Controls: map[string][]string{"soc2": {"CC7.1"}, "hipaa": {"164.308(a)(1)(ii)(B)"}, "nist": {"ID.RA-01", "PR.PS-02"}, "cis": {"7.2", "7.7"}},
 		Steps: []string{
-			"Patch the affected assets of each watched CVE listed, most severe first.",
-			"Mark the CVE patched on the watchlist once every affected asset is updated.",
+			"Update the affected assets of each overdue CVE listed (GET /api/cve-watchlist/{id} names them), KEV-listed first, then by CVSS score.",
+			"Update the asset's software list (PATCH /api/assets/{id}) with the new version, so the CVE no longer matches it.",
+			"Where no patch exists, apply the vendor's mitigation and record it in an attestation of the control.",
 		},
 		evaluate: func(f *Facts) outcome {
 			if !f.Settings.CVEWatchlist {
 				return outcome{NotApplicable, "This release has no CVE watchlist, so no patching deadline can be checked yet.", nil}
 			}
-			return outcome{NotApplicable, "No watched CVE is tracked yet.", nil}
+			var overdue, tracked []string
+			for _, it := range f.Exposure {
+				if !it.Enriched || it.Affected == 0 {
+					continue
+				}
+				tracked = append(tracked, it.CVEID)
+				if due, ok := patchDue(it); ok && f.Now.After(due) {
+					overdue = append(overdue, it.CVEID)
+				}
+			}
+			if len(tracked) == 0 {
+				return outcome{NotApplicable, fmt.Sprintf("No watched CVE affects an asset of the inventory (%d watched).", len(f.Exposure)),
+					map[string]any{"watched": len(f.Exposure)}}
+			}
+			return passIf(len(overdue) == 0,
+				fmt.Sprintf("%d of %d watched CVEs affecting assets are past their patching deadline (KEV due date; critical %d days, high %d days, others %d days after being watched or published).",
+					len(overdue), len(tracked), int(patchSLA["critical"].Hours()/24), int(patchSLA["high"].Hours()/24), int(patchSLA[""].Hours()/24)),
+				map[string]any{"affecting_assets": len(tracked), "overdue": len(overdue), "cve_ids": firstIDs(overdue)})
 		},
 	},
 	{
@@ -491,3 +510,25 @@ var checksByControl = func() map[string][]*Check {
 
 // Checks lists every automated check.
 func Checks() []*Check { return slices.Clone(allChecks) }
+
+// patchSLA is how long after a CVE is known (watched or published, the
+// later) its affected assets may stay unpatched, by severity.
+var patchSLA = map[string]time.Duration{"critical": 15 * 24 * time.Hour, "high": 30 * 24 * time.Hour, "": 90 * 24 * time.Hour}
+
+// patchDue is a watched CVE's patching deadline: CISA's due date for a
+// KEV-listed one, else the severity's SLA from when it was known.
+func patchDue(it intel.ExposureItem) (time.Time, bool) {
+	known := it.WatchedAt
+	if it.Published != nil && it.Published.After(known) {
+		known = *it.Published
+	}
+	sla, ok := patchSLA[it.Severity]
+	if !ok {
+		sla = patchSLA[""]
+	}
+	due := known.Add(sla)
+	if it.KEVDue != nil && it.KEVDue.Before(due) {
+		due = *it.KEVDue
+	}
+	return due, true
+}

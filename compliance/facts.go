@@ -8,6 +8,7 @@ import (
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/event"
+	"garrison/intel"
 	"garrison/store"
 )
 
@@ -57,6 +58,7 @@ type Facts struct {
 	OldestOpen     *time.Time // when the oldest open alert was raised
 	Adopted        map[string]store.PolicyAdoption
 	Attestations   map[string]store.Attestation // by store.GapKey
+	Exposure       []intel.ExposureItem         // the CVE watchlist with affected asset counts
 }
 
 // gather reads the facts of an organization as of now.
@@ -98,6 +100,9 @@ func (e *Engine) gather(ctx context.Context, orgID string) (*Facts, error) {
 	if f.Attestations, err = e.store.Attestations(ctx, orgID); err != nil {
 		return nil, err
 	}
+	if f.Exposure, err = intel.Exposure(ctx, e.store, orgID); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -113,5 +118,6 @@ func ServerSettings(sessionTTL time.Duration, passwordIterations int, blocked *b
 		HTTPSOnly:         true,
 		TLSMinVersion:     "1.2",
 		BlocklistDomains:  blocked.Len(),
+		CVEWatchlist:      true,
 	}
 }

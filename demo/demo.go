@@ -183,6 +183,9 @@ func seedDemoWork(ctx context.Context, st *store.Store, admin store.User) error 
 			return fmt.Errorf("demo ticket: %w", err)
 		}
 	}
+	if err := seedDemoIntel(ctx, st, admin); err != nil {
+		return err
+	}
 	if err := seedDemoCompliance(ctx, st, admin); err != nil {
 		return err
 	}

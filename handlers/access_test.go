@@ -94,6 +94,18 @@ var routeAccess = map[string]handlers.Access{
 	"GET /api/compliance/templates/{id}/download":             handlers.Read,
 	"POST /api/compliance/templates/{id}/adopt":               handlers.Write,
 	"POST /api/compliance/remediate":                          handlers.Write,
+	"GET /api/cve-watchlist":                                  handlers.Read,
+	"POST /api/cve-watchlist":                                 handlers.Write,
+	"GET /api/cve-watchlist/{id}":                             handlers.Read,
+	"DELETE /api/cve-watchlist/{id}":                          handlers.Write,
+	"GET /api/assets":                                         handlers.Read,
+	"POST /api/assets":                                        handlers.Write,
+	"GET /api/assets/{id}":                                    handlers.Read,
+	"PATCH /api/assets/{id}":                                  handlers.Write,
+	"DELETE /api/assets/{id}":                                 handlers.Write,
+	"POST /api/intel/import":                                  handlers.Admin,
+	"GET /api/intel/status":                                   handlers.Read,
+	"POST /api/notifications/{id}/read":                       handlers.Read,
 }
 
 // expectedStatus is what a caller must get from a route before the route's

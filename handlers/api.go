@@ -19,6 +19,7 @@ import (
 	"garrison/compliance"
 	"garrison/dashboard"
 	"garrison/ingest"
+	"garrison/intel"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -44,6 +45,8 @@ type Deps struct {
 	// Compliance is the compliance engine: frameworks, audits, templates,
 	// attestations and remediation.
 	Compliance *compliance.Engine
+	// Intel is the vulnerability intelligence: store, assets, watchlist.
+	Intel *intel.Service
 	// Dashboard composes the dashboard's panels.
 	Dashboard *dashboard.Board
 	// Ingest parses and stores sensor data.
@@ -166,8 +169,11 @@ func (a *API) endpoint(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), limitStateKey{}, &limitState{}))
 		limit := int64(MaxBodyBytes)
-		if ingestRoutes[rt.Path] {
+		switch {
+		case ingestRoutes[rt.Path]:
 			limit = MaxIngestBodyBytes
+		case rt.Path == "/api/intel/import":
+			limit = intel.MaxImportBytes
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		r, err := a.admit(w, r, rt)

@@ -87,6 +87,22 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("demo framework: %v", f)
 		}
 	}
+	// Six real CVEs watched, enriched from the embedded NVD and KEV slices;
+	// the inventory runs software some of them affect.
+	watch := e.Do("GET", "/api/cve-watchlist?sort=score", token, nil).Must(t, http.StatusOK).List()
+	affected := 0
+	for _, w := range watch {
+		m := w.(map[string]any)
+		if m["status"] != "enriched" || m["kev"] == nil || m["cvss_score"] == nil {
+			t.Fatalf("demo watch entry: %v", m)
+		}
+		if len(m["affected_assets"].([]any)) > 0 {
+			affected++
+		}
+	}
+	if len(watch) != 6 || affected < 4 {
+		t.Fatalf("demo watchlist: %d entries, %d with affected assets", len(watch), affected)
+	}
 	out.Reset()
 	if err := demo.Create(context.Background(), e.Store, e.Clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
 		t.Fatalf("second run: %v %s", err, out.String())

@@ -10,6 +10,7 @@ import (
 	"garrison/account"
 	"garrison/agents"
 	"garrison/compliance"
+	"garrison/intel"
 	"garrison/store"
 	"garrison/ticket"
 	"garrison/valid"
@@ -50,11 +51,12 @@ const (
 // Error is an error with everything the client may see: status, code,
 // message and invalid fields. Cause is for the log only.
 type Error struct {
-	Status  int
-	Code    string
-	Message string
-	Fields  []string
-	Cause   error
+	Status     int
+	Code       string
+	Message    string
+	Fields     []string
+	ExistingID string // a duplicate's existing resource
+	Cause      error
 }
 
 func (e *Error) Error() string {
@@ -102,6 +104,18 @@ var answers = []struct {
 		Message: "Members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest"}},
 	{account.ErrUnverifiedSender, Error{Status: http.StatusForbidden, Code: CodeEmailUnverified,
 		Message: "Confirm your e-mail address (POST /api/auth/verify-email) before inviting others"}},
+	{store.ErrWatchLimit, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "The watchlist holds its maximum of 2000 CVEs; remove entries before adding more"}},
+	{store.ErrAssetLimit, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "The inventory holds its maximum of 10000 assets; remove assets before adding more"}},
+	{store.ErrAssetHostname, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "Another asset of the organization has this hostname"}},
+	{intel.ErrImportRunning, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "Another intelligence import is running; try again when it has finished"}},
+	{intel.ErrImportTooLarge, Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+		Message: "An import sent to the API is at most 256 MiB; import larger files with garrison intel import"}},
+	{intel.ErrImportForbidden, Error{Status: http.StatusForbidden, Code: CodeForbidden,
+		Message: "Only administrators of the appliance operator's organization may import intelligence"}},
 	{store.ErrInvalidToken, Error{Status: http.StatusBadRequest, Code: CodeValidation,
 		Message: "Invalid request: token is invalid, expired or already used", Fields: []string{"token"}}},
 }
@@ -111,6 +125,8 @@ type errorBody struct {
 	Error   string   `json:"error"`
 	Code    string   `json:"code"`
 	Fields  []string `json:"fields,omitempty"`
+	// ExistingID names the resource a duplicate collided with.
+	ExistingID string `json:"existing_id,omitempty"`
 }
 
 // answerFor is the client's view of err. Errors the client must not see in
@@ -122,6 +138,7 @@ func answerFor(r *http.Request, err error) *Error {
 	var planErr *agents.PlanError
 	var moveErr *ticket.MoveError
 	var conflict *compliance.ConflictError
+	var watched *store.WatchExistsError
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr
@@ -133,6 +150,8 @@ func answerFor(r *http.Request, err error) *Error {
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: moveErr.Error()}
 	case errors.As(err, &conflict):
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: conflict.Error()}
+	case errors.As(err, &watched):
+		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: watched.Error(), ExistingID: watched.ID}
 	case errors.As(err, &tooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: tooLargeMessage}
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
@@ -162,5 +181,5 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if apiErr.Code == CodeValidation && fields == nil {
 		fields = []string{}
 	}
-	writeJSON(w, apiErr.Status, errorBody{Error: apiErr.Message, Code: apiErr.Code, Fields: fields})
+	writeJSON(w, apiErr.Status, errorBody{Error: apiErr.Message, Code: apiErr.Code, Fields: fields, ExistingID: apiErr.ExistingID})
 }

@@ -60,6 +60,7 @@ func (a *API) table() []Route {
 		{"PATCH", "/api/tickets/{id}", Write, a.updateTicket},
 		{"POST", "/api/tickets/{id}/messages", Write, a.addTicketMessage},
 		{"GET", "/api/notifications", Read, a.listNotifications},
+		{"POST", "/api/notifications/{id}/read", Read, a.readNotification},
 
 		{"GET", "/api/compliance", Read, a.complianceOverview},
 		{"POST", "/api/compliance/audit", Write, a.startAudit},
@@ -71,6 +72,18 @@ func (a *API) table() []Route {
 		{"GET", "/api/compliance/templates/{id}/download", Read, a.downloadTemplate},
 		{"POST", "/api/compliance/templates/{id}/adopt", Write, a.adoptTemplate},
 		{"POST", "/api/compliance/remediate", Write, a.remediate},
+
+		{"GET", "/api/cve-watchlist", Read, a.listWatch},
+		{"POST", "/api/cve-watchlist", Write, a.addWatch},
+		{"GET", "/api/cve-watchlist/{id}", Read, a.getWatch},
+		{"DELETE", "/api/cve-watchlist/{id}", Write, a.deleteWatch},
+		{"GET", "/api/assets", Read, a.listAssets},
+		{"POST", "/api/assets", Write, a.putAssets},
+		{"GET", "/api/assets/{id}", Read, a.getAsset},
+		{"PATCH", "/api/assets/{id}", Write, a.patchAsset},
+		{"DELETE", "/api/assets/{id}", Write, a.deleteAsset},
+		{"POST", "/api/intel/import", Admin, a.importIntel},
+		{"GET", "/api/intel/status", Read, a.intelStatus},
 	}
 }
 

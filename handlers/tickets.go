@@ -211,7 +211,26 @@ type notificationView struct {
 	Body      string `json:"body"`
 	Ref       string `json:"ref"`
 	Audience  string `json:"audience"`
+	Read      bool   `json:"read"`
 	CreatedAt string `json:"created_at"`
+}
+
+func newNotificationView(n store.Notification) notificationView {
+	return notificationView{n.ID, n.Kind, n.Title, n.Body, n.Ref, n.Audience, n.Read, timestamp.Format(n.CreatedAt)}
+}
+
+// notificationQuery is what the caller may read: a session its own and
+// the organization's (and the admins' when an admin); a key the admins'
+// and the organization's. Read marks are the caller's own.
+func notificationQuery(p Principal) store.NotificationQuery {
+	q := store.NotificationQuery{OrgID: p.OrgID, Audiences: []string{store.AudienceAdmins, store.AudienceOrg}, Reader: actor(p)}
+	if p.Kind == KindSession {
+		q.Audiences = []string{p.User.ID, store.AudienceOrg}
+		if p.User.Role == store.RoleAdmin {
+			q.Audiences = append(q.Audiences, store.AudienceAdmins)
+		}
+	}
+	return q
 }
 
 func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
@@ -219,22 +238,29 @@ func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pr := principalFrom(r.Context())
-	audiences := []string{store.AudienceAdmins}
-	if pr.Kind == KindSession {
-		audiences = []string{pr.User.ID}
-		if pr.User.Role == store.RoleAdmin {
-			audiences = append(audiences, store.AudienceAdmins)
+	q := notificationQuery(principalFrom(r.Context()))
+	if unread, _ := queryValue(r, "unread"); unread != "" {
+		if unread != "true" && unread != "false" {
+			return valid.Field("unread", "must be true or false")
 		}
+		q.Unread = unread == "true"
 	}
-	list, total, err := a.Store.Notifications(r.Context(), pr.OrgID, audiences, page)
+	list, total, err := a.Store.Notifications(r.Context(), q, page)
 	if err != nil {
 		return err
 	}
-	views := make([]notificationView, len(list))
-	for i, n := range list {
-		views[i] = notificationView{n.ID, n.Kind, n.Title, n.Body, n.Ref, n.Audience, timestamp.Format(n.CreatedAt)}
+	writeList(w, mapSlice(list, newNotificationView), total, page)
+	return nil
+}
+
+func (a *API) readNotification(w http.ResponseWriter, r *http.Request) error {
+	if err := decode(r, &struct{}{}); err != nil {
+		return err
 	}
-	writeList(w, views, total, page)
+	n, err := a.Store.MarkNotificationRead(r.Context(), notificationQuery(principalFrom(r.Context())), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, newNotificationView(n))
 	return nil
 }

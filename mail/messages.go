@@ -1,7 +1,9 @@
 package mail
 
 import (
+	"fmt"
 	"net/url"
+	"strings"
 
 	"garrison/store"
 )
@@ -30,4 +32,31 @@ func (m *Mailer) Invite(to, orgName, role, token string) store.Mail {
 	return store.Mail{To: to, Subject: "You are invited to " + orgName + " on Garrison",
 		Body: "You have been invited to join " + orgName + " on Garrison as " + role + ".\n\nAccept by registering through the link below (valid for seven days):\n\n" +
 			m.link("/register", token) + "\n\nor by sending the token as invite_token to POST /api/auth/register.\n"}
+}
+
+// DigestItem is one watched CVE an intelligence import changed.
+type DigestItem struct {
+	CVEID   string
+	EntryID string
+	Changes []string // "CVSS score: 7.5 (CVSS 3.1) → 9.8 (CVSS 3.1)"
+}
+
+// IntelDigest is the one mail an organization's admin gets per import that
+// changed CVEs it watches.
+func (m *Mailer) IntelDigest(to, orgName, importID string, items []DigestItem) store.Mail {
+	var b strings.Builder
+	fmt.Fprintf(&b, "New intelligence changed %d CVE(s) on the watchlist of %s (import %s):\n", len(items), orgName, importID)
+	for _, it := range items {
+		fmt.Fprintf(&b, "\n%s\n", it.CVEID)
+		for _, c := range it.Changes {
+			fmt.Fprintf(&b, "  - %s\n", c)
+		}
+		fmt.Fprintf(&b, "  %s/api/cve-watchlist/%s\n", m.baseURL, it.EntryID)
+	}
+	b.WriteString("\nThe watchlist shows each entry's full enrichment and history (GET /api/cve-watchlist).\n")
+	subject := fmt.Sprintf("Garrison: %d watched CVE(s) changed", len(items))
+	if len(items) == 1 {
+		subject = "Garrison: " + items[0].CVEID + " changed"
+	}
+	return store.Mail{To: to, Subject: subject, Body: b.String()}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"garrison/compliance"
+	"garrison/intel"
 	"garrison/store"
 
 	"garrison/event"
@@ -31,6 +32,9 @@ func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (
 		return f, err
 	}
 	if f.DNS7d, err = st.DNSTotals(ctx, orgID, now.Add(-7*day)); err != nil {
+		return f, err
+	}
+	if f.Exposure, err = intel.Exposure(ctx, st, orgID); err != nil {
 		return f, err
 	}
 	latest, err := st.LatestAudits(ctx, orgID)

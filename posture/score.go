@@ -5,10 +5,12 @@ package posture
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"garrison/blocklist"
 	"garrison/compliance"
+	"garrison/intel"
 	"garrison/store"
 
 	"garrison/event"
@@ -56,7 +58,8 @@ type Facts struct {
 	Identity     store.IdentityFacts
 	Sources      []store.Source
 	DNS7d        map[string]int
-	Compliance   []AuditedFramework // frameworks with a completed audit, in the API's order
+	Compliance   []AuditedFramework   // frameworks with a completed audit, in the API's order
+	Exposure     []intel.ExposureItem // the CVE watchlist with affected asset counts
 	Now          time.Time
 }
 
@@ -101,8 +104,7 @@ func Compute(f Facts) Score {
 	th.finish("Open alerts weighted by severity, and recent high-severity activity")
 	subs["threats"] = th
 
-	// The CVE watchlist assesses this once it exists.
-	subs["vulnerabilities"] = notAssessed("No CVE watchlist data yet")
+	subs["vulnerabilities"] = vulnerabilityScore(f.Exposure)
 	subs["compliance"] = complianceScore(f.Compliance)
 
 	id := &SubScore{}
@@ -187,4 +189,56 @@ func grade(score int) string {
 		return "D"
 	}
 	return "F"
+}
+
+// vulnerabilityScore weighs the watched CVEs: those with affected assets
+// most, a KEV listing (exploited in the wild) above a critical score above
+// a high one; a watched KEV or critical CVE without affected assets costs a
+// little, as a reminder to check the inventory.
+func vulnerabilityScore(items []intel.ExposureItem) *SubScore {
+	enriched := 0
+	var kevAffected, criticalAffected, highAffected, unconfirmed []string
+	for _, it := range items {
+		if !it.Enriched {
+			continue
+		}
+		enriched++
+		switch {
+		case it.Affected > 0 && it.KEV:
+			kevAffected = append(kevAffected, it.CVEID)
+		case it.Affected > 0 && it.Score >= 9:
+			criticalAffected = append(criticalAffected, it.CVEID)
+		case it.Affected > 0 && it.Score >= 7:
+			highAffected = append(highAffected, it.CVEID)
+		case it.KEV || it.Score >= 9:
+			unconfirmed = append(unconfirmed, it.CVEID)
+		}
+	}
+	if enriched == 0 {
+		if len(items) == 0 {
+			return notAssessed("No CVE is on the watchlist")
+		}
+		return notAssessed("No watched CVE has intelligence yet; import NVD or CVE 5 data")
+	}
+	s := &SubScore{}
+	s.penalise("kev_cves_with_affected_assets", len(kevAffected), min(60, 25*len(kevAffected)),
+		"each CISA KEV-listed CVE affecting an asset costs 25 (at most 60): "+listOrNone(kevAffected))
+	s.penalise("critical_cves_with_affected_assets", len(criticalAffected), min(45, 15*len(criticalAffected)),
+		"each other critical (CVSS 9.0 or more) CVE affecting an asset costs 15 (at most 45): "+listOrNone(criticalAffected))
+	s.penalise("high_cves_with_affected_assets", len(highAffected), min(20, 5*len(highAffected)),
+		"each high (CVSS 7.0 to 8.9) CVE affecting an asset costs 5 (at most 20): "+listOrNone(highAffected))
+	s.penalise("kev_or_critical_cves_without_matched_assets", len(unconfirmed), min(10, 2*len(unconfirmed)),
+		"each KEV-listed or critical CVE no asset matches costs 2 (at most 10): check the inventory lists the software: "+listOrNone(unconfirmed))
+	s.finish(fmt.Sprintf("%d watched CVEs with intelligence, weighed by exploitation, severity and affected assets", enriched))
+	return s
+}
+
+func listOrNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	if len(ids) > 10 {
+		return strings.Join(ids[:10], ", ") + fmt.Sprintf(" and %d more", len(ids)-10)
+	}
+	return strings.Join(ids, ", ")
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 )
 
+// AudienceOrg addresses a notification to everyone in the organization.
+const AudienceOrg = "org"
+
 func notify(ctx context.Context, tx *sql.Tx, orgID string, n Notification, now int64) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO notifications (id, org_id, audience, kind, title, body, ref, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, NewID("ntf", fromMS(now)), orgID, n.Audience, n.Kind, n.Title, n.Body, n.Ref, now); err != nil {
@@ -14,22 +17,98 @@ func notify(ctx context.Context, tx *sql.Tx, orgID string, n Notification, now i
 	return nil
 }
 
-// Notifications lists, newest first, the organization's notifications
-// addressed to any of the audiences.
-func (s *Store) Notifications(ctx context.Context, orgID string, audiences []string, p Page) ([]Notification, int, error) {
-	where, args := "org_id = ? AND audience IN ("+placeholders(len(audiences))+")", []any{orgID}
-	for _, a := range audiences {
+// NotificationQuery selects a reader's notifications.
+type NotificationQuery struct {
+	OrgID     string
+	Audiences []string // the audiences the reader belongs to
+	Reader    string   // whose read marks count
+	Unread    bool     // only those the reader has not read
+}
+
+func (q NotificationQuery) where() (string, []any) {
+	where, args := "n.org_id = ? AND n.audience IN ("+placeholders(len(q.Audiences))+")", []any{q.OrgID}
+	for _, a := range q.Audiences {
 		args = append(args, a)
 	}
-	return readPage(ctx, s, pageQuery{what: "notifications", args: args,
-		count: `SELECT COUNT(*) FROM notifications WHERE ` + where,
-		list: `SELECT id, audience, kind, title, body, ref, created_at FROM notifications
-			WHERE ` + where + ` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`},
+	if q.Unread {
+		where += " AND NOT EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id AND r.reader = ?)"
+		args = append(args, q.Reader)
+	}
+	return where, args
+}
+
+// Notifications lists, newest first, the notifications the query selects,
+// each with whether the reader has read it.
+func (s *Store) Notifications(ctx context.Context, q NotificationQuery, p Page) ([]Notification, int, error) {
+	where, args := q.where()
+	return readPage(ctx, s, pageQuery{what: "notifications", args: append([]any{q.Reader}, args...),
+		// Both statements take the reader first: the list reads its marks,
+		// the count only skips it.
+		count: `SELECT COUNT(*) FROM notifications n WHERE ? IS NOT NULL AND ` + where,
+		list: `SELECT n.id, n.audience, n.kind, n.title, n.body, n.ref, n.created_at,
+			EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id AND r.reader = ?)
+			FROM notifications n WHERE ` + where + ` ORDER BY n.created_at DESC, n.rowid DESC LIMIT ? OFFSET ?`},
 		p, func(rows *sql.Rows) (Notification, error) {
 			var n Notification
 			var at int64
-			err := rows.Scan(&n.ID, &n.Audience, &n.Kind, &n.Title, &n.Body, &n.Ref, &at)
+			err := rows.Scan(&n.ID, &n.Audience, &n.Kind, &n.Title, &n.Body, &n.Ref, &at, &n.Read)
 			n.CreatedAt = fromMS(at)
 			return n, err
 		})
+}
+
+// MarkNotificationRead records that the reader read a notification it may
+// see; ErrNotFound otherwise. Marking twice keeps the first time.
+func (s *Store) MarkNotificationRead(ctx context.Context, q NotificationQuery, id string) (Notification, error) {
+	var n Notification
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		where, args := q.where()
+		var at int64
+		err := tx.QueryRowContext(ctx, `SELECT n.id, n.audience, n.kind, n.title, n.body, n.ref, n.created_at FROM notifications n
+			WHERE n.id = ? AND `+where, append([]any{id}, args...)...).Scan(&n.ID, &n.Audience, &n.Kind, &n.Title, &n.Body, &n.Ref, &at)
+		if err == sql.ErrNoRows {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("notification: %w", err)
+		}
+		n.CreatedAt, n.Read = fromMS(at), true
+		if _, err := tx.ExecContext(ctx, `INSERT INTO notification_reads (notification_id, reader, read_at) VALUES (?, ?, ?)
+			ON CONFLICT DO NOTHING`, id, q.Reader, ms(s.now())); err != nil {
+			return fmt.Errorf("mark read: %w", err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// DeliverNotices records an import's notices for an organization with the
+// mails to its admins, once: a second delivery of the same import (a run
+// repeated after a crash) changes nothing and says so.
+func (s *Store) DeliverNotices(ctx context.Context, orgID, importID string, notices []Notification, mails []Mail) (bool, error) {
+	delivered := false
+	now := s.now()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO intel_notified (org_id, import_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+			orgID, importID, ms(now))
+		if err != nil {
+			return fmt.Errorf("record delivery: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		for _, n := range notices {
+			if err := notify(ctx, tx, orgID, n, ms(now)); err != nil {
+				return err
+			}
+		}
+		for _, m := range mails {
+			if err := queueMail(ctx, tx, m, now); err != nil {
+				return err
+			}
+		}
+		delivered = true
+		return nil
+	})
+	return delivered, err
 }

@@ -146,3 +146,23 @@ func (s *Store) VerifiedAdmins(ctx context.Context, orgID string) (int, error) {
 	}
 	return n, nil
 }
+
+// AdminAddresses lists the confirmed e-mail addresses of the organization's
+// admins: who gets the organization's mail.
+func (s *Store) AdminAddresses(ctx context.Context, orgID string) ([]string, error) {
+	return queryAll(ctx, s.reads(), "admin addresses",
+		`SELECT email FROM users WHERE org_id = ? AND role = 'admin' AND email_verified_at IS NOT NULL ORDER BY email`, []any{orgID}, scanString)
+}
+
+// FirstOrgID is the organization the appliance made first: its operator's.
+func (s *Store) FirstOrgID(ctx context.Context) (string, error) {
+	var id string
+	err := s.reads().QueryRowContext(ctx, `SELECT id FROM orgs ORDER BY created_at, rowid LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("first organization: %w", err)
+	}
+	return id, nil
+}

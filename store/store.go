@@ -131,6 +131,11 @@ func (s *Store) Maintain(ctx context.Context, log *slog.Logger) {
 	wg.Wait()
 }
 
+// Checkpoint keeps the WAL short until ctx ends, as Maintain does: for a
+// command (an intelligence import) that writes much without the server's
+// loops, so its writes are not all copied again when it closes.
+func (s *Store) Checkpoint(ctx context.Context) { s.checkpointLoop(ctx) }
+
 // probeEvery is how often Maintain checks that the database answers.
 const probeEvery = time.Second
 
@@ -390,4 +395,32 @@ func readPage[T any](ctx context.Context, s *Store, q pageQuery, p Page, scan fu
 		return rows.Err()
 	})
 	return out, total, err
+}
+
+// queryAll runs a query on q and scans every row with scan.
+func queryAll[T any](ctx context.Context, q querier, what, query string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// scanString reads a one-column row.
+func scanString(rows *sql.Rows) (string, error) {
+	var s string
+	err := rows.Scan(&s)
+	return s, err
 }

@@ -85,12 +85,13 @@ type Escalation struct {
 // Notification is an in-app notice for the organization's admins or one user.
 type Notification struct {
 	ID        string
-	Audience  string // AudienceAdmins or a user id
+	Audience  string // AudienceAdmins, AudienceOrg or a user id
 	Kind      string
 	Title     string
 	Body      string
 	Ref       string
 	CreatedAt time.Time
+	Read      bool // by the reader who asked
 }
 
 // AudienceAdmins addresses a notification to every admin of the organization.

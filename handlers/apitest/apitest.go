@@ -27,6 +27,7 @@ import (
 	"garrison/dashboard"
 	"garrison/handlers"
 	"garrison/ingest"
+	"garrison/intel"
 	"garrison/llm"
 	"garrison/mail"
 	"garrison/ratelimit"
@@ -110,8 +111,11 @@ func New(t testing.TB, opts ...Option) *Env {
 	model := llm.New(llm.Config{URL: cfg.LLMURL, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout}, nil)
 	engine := compliance.New(compliance.Config{Store: st, Now: clock.Now,
 		Settings: compliance.ServerSettings(cfg.SessionTTL, Iterations, blocked)})
-	runner := agents.NewRunner(agents.Config{Store: st, Log: log, Now: clock.Now, Workers: cfg.Workers, Timeout: cfg.AgentTimeout,
-		LLM: model, Compliance: engine})
+	var runner *agents.Runner
+	intelligence := intel.New(intel.Config{Store: st, Now: clock.Now, TempDir: cfg.DataDir, NotifyAgent: agents.IntelNotifier,
+		Queued: func() { runner.Notify() }})
+	runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: clock.Now, Workers: cfg.Workers, Timeout: cfg.AgentTimeout,
+		LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(intelligence), Mailer: mailer})
 	e := &Env{Client: &Client{T: t, Store: st, Mailer: mailer}, Clock: clock, Logs: logs, Runner: runner, DataDir: cfg.DataDir, trusted: cfg.TrustedProxies,
 		limits: handlers.NewRateLimits(limits, cfg.TrustedProxies, ratelimit.WithClock(clock.Now))}
 	e.API = handlers.New(handlers.Deps{
@@ -125,6 +129,7 @@ func New(t testing.TB, opts ...Option) *Env {
 		OpenAPI:        openAPIDocument(t),
 		Agents:         runner,
 		Compliance:     engine,
+		Intel:          intelligence,
 		Dashboard:      dashboard.New(st, clock.Now, blocked, model, log),
 		Ingest:         ingest.New(st, clock.Now, blocked),
 		IngestInflight: cfg.IngestInflight,

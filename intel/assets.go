@@ -1,0 +1,155 @@
+package intel
+
+import (
+	"context"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"garrison/intel/cpe"
+	"garrison/store"
+	"garrison/valid"
+)
+
+// Limits of the inventory.
+const (
+	MaxAssetsPerRequest = 1000
+	maxSoftware         = 1000
+	maxHostname         = 253
+	maxLabel            = 100
+	maxVersion          = 64
+	maxCPE              = 1024
+)
+
+// AssetInput is an asset as a client sends it.
+type AssetInput struct {
+	Hostname string           `json:"hostname"`
+	IP       string           `json:"ip"`
+	OS       string           `json:"os"`
+	Owner    string           `json:"owner"`
+	Software []store.Software `json:"software"`
+}
+
+// check validates one asset; prefix names its place in a batch ("0.").
+func (a *AssetInput) check(p *valid.Problems, prefix string) {
+	a.Hostname = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(a.Hostname), "."))
+	p.Check(validHostname(a.Hostname), prefix+"hostname", "is required: a host name of at most 253 characters (letters, digits, '-', '_' and dots)")
+	if a.IP != "" {
+		addr, err := netip.ParseAddr(a.IP)
+		p.Check(err == nil && addr.Zone() == "", prefix+"ip", "must be an IPv4 or IPv6 address")
+		if err == nil {
+			a.IP = addr.String()
+		}
+	}
+	p.Check(len(a.OS) <= maxLabel && valid.Text(a.OS) && !strings.Contains(a.OS, "\n"), prefix+"os", "must be one line of at most 100 bytes")
+	p.Check(len(a.Owner) <= maxLabel && valid.Text(a.Owner) && !strings.Contains(a.Owner, "\n"), prefix+"owner", "must be one line of at most 100 bytes")
+	if len(a.Software) > maxSoftware {
+		p.Add(prefix+"software", "must list at most 1000 entries")
+		return
+	}
+	for i := range a.Software {
+		s := &a.Software[i]
+		at := prefix + "software." + strconv.Itoa(i) + "."
+		s.Vendor, s.Product, s.Version = strings.TrimSpace(s.Vendor), strings.TrimSpace(s.Product), strings.TrimSpace(s.Version)
+		p.Check(s.Vendor != "" && len(s.Vendor) <= maxLabel && valid.Text(s.Vendor) && !strings.Contains(s.Vendor, "\n"), at+"vendor", "is required: one line of at most 100 bytes")
+		p.Check(s.Product != "" && len(s.Product) <= maxLabel && valid.Text(s.Product) && !strings.Contains(s.Product, "\n"), at+"product", "is required: one line of at most 100 bytes")
+		p.Check(len(s.Version) <= maxVersion && valid.Text(s.Version) && !strings.ContainsAny(s.Version, " \n\t"), at+"version", "must be at most 64 bytes without spaces")
+		if s.CPE != "" {
+			_, err := cpe.Parse(s.CPE)
+			p.Check(len(s.CPE) <= maxCPE && err == nil, at+"cpe", "must be a CPE 2.3 name (cpe:2.3:part:vendor:product:version:…)")
+		}
+	}
+}
+
+func validHostname(h string) bool {
+	if h == "" || len(h) > maxHostname {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (a AssetInput) asset(orgID string) store.Asset {
+	sw := a.Software
+	if sw == nil {
+		sw = []store.Software{}
+	}
+	return store.Asset{OrgID: orgID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: sw}
+}
+
+// PutAssets validates and stores assets, all or none; problems are named
+// by index ("2.software.0.vendor") when batch is true. An asset whose
+// hostname the organization has already is updated.
+func (s *Service) PutAssets(ctx context.Context, orgID string, in []AssetInput, batch bool) ([]store.Asset, []bool, error) {
+	var p valid.Problems
+	if batch && (len(in) == 0 || len(in) > MaxAssetsPerRequest) {
+		return nil, nil, valid.Field("body", "must be an asset or an array of 1 to 1000 assets")
+	}
+	seen := map[string]int{}
+	for i := range in {
+		prefix := ""
+		if batch {
+			prefix = strconv.Itoa(i) + "."
+		}
+		in[i].check(&p, prefix)
+		if j, dup := seen[in[i].Hostname]; dup && in[i].Hostname != "" {
+			p.Add(prefix+"hostname", "repeats the hostname of asset "+strconv.Itoa(j))
+		}
+		seen[in[i].Hostname] = i
+	}
+	if err := p.Err(); err != nil {
+		return nil, nil, err
+	}
+	assets := make([]store.Asset, len(in))
+	for i, a := range in {
+		assets[i] = a.asset(orgID)
+	}
+	return s.cfg.Store.PutAssets(ctx, orgID, assets)
+}
+
+// AssetPatch changes the fields it sets.
+type AssetPatch struct {
+	Hostname *string           `json:"hostname"`
+	IP       *string           `json:"ip"`
+	OS       *string           `json:"os"`
+	Owner    *string           `json:"owner"`
+	Software *[]store.Software `json:"software"`
+}
+
+// UpdateAsset changes the fields the patch sets; the result is validated
+// whole.
+func (s *Service) UpdateAsset(ctx context.Context, orgID, id string, patch AssetPatch) (store.Asset, error) {
+	cur, err := s.cfg.Store.AssetByID(ctx, orgID, id)
+	if err != nil {
+		return store.Asset{}, err
+	}
+	in := AssetInput{Hostname: cur.Hostname, IP: cur.IP, OS: cur.OS, Owner: cur.Owner, Software: cur.Software}
+	for _, f := range []struct {
+		from *string
+		to   *string
+	}{{patch.Hostname, &in.Hostname}, {patch.IP, &in.IP}, {patch.OS, &in.OS}, {patch.Owner, &in.Owner}} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
+	}
+	if patch.Software != nil {
+		in.Software = *patch.Software
+	}
+	var p valid.Problems
+	in.check(&p, "")
+	if err := p.Err(); err != nil {
+		return store.Asset{}, err
+	}
+	a := in.asset(orgID)
+	a.ID = id
+	return s.cfg.Store.UpdateAsset(ctx, a)
+}

@@ -1,0 +1,324 @@
+package intel
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"garrison/attack"
+	"garrison/intel/cpe"
+	"garrison/intel/feed"
+	"garrison/store"
+	"garrison/valid"
+)
+
+// Watch statuses.
+const (
+	StatusPending  = "pending"
+	StatusEnriched = "enriched"
+)
+
+var cveIDRe = regexp.MustCompile(`^CVE-[0-9]{4}-[0-9]{4,19}$`)
+
+// NormalizeCVEID upper-cases and checks a CVE id.
+func NormalizeCVEID(id string) (string, bool) {
+	id = strings.ToUpper(strings.TrimSpace(id))
+	return id, cveIDRe.MatchString(id)
+}
+
+// Technique is an ATT&CK technique an entry maps to, with where the
+// mapping comes from.
+type Technique struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Tactics []string `json:"tactics"`
+	URL     string   `json:"url"`
+	// Source: "ctid" (the Center for Threat-Informed Defense mapped this
+	// CVE) or "cwe-capec" (derived: the CVE's weakness, a CAPEC pattern
+	// of it, the technique that pattern names; Via says which).
+	Source string `json:"source"`
+	Role   string `json:"role,omitempty"`
+	Via    string `json:"via,omitempty"`
+}
+
+// AffectedAsset is an asset whose software matches the CVE.
+type AffectedAsset struct {
+	AssetID  string         `json:"asset_id"`
+	Hostname string         `json:"hostname"`
+	Owner    string         `json:"owner"`
+	Software store.Software `json:"software"`
+	// Match is "cpe" (a CPE range of NVD's configurations) or "name" (the
+	// CVE has no CPE data; the vendor and product names matched).
+	Match        string `json:"match"`
+	VersionKnown bool   `json:"version_known"`
+	Reason       string `json:"reason"`
+}
+
+// Entry is a watchlist entry with its enrichment.
+type Entry struct {
+	store.WatchEntry
+	Status     string
+	View       *View
+	Techniques []Technique
+	Affected   []AffectedAsset
+	LastIntel  *time.Time
+	History    []store.IntelChange // GET of one entry only
+}
+
+// Watch puts a CVE on the organization's watchlist; it is enriched at once
+// from the local store, or pending until an import brings it.
+func (s *Service) Watch(ctx context.Context, orgID, cveID, actor string) (Entry, error) {
+	id, ok := NormalizeCVEID(cveID)
+	if !ok {
+		return Entry{}, valid.Field("cve_id", "must be a CVE identifier: CVE-YYYY-NNNN (a year, then 4 to 19 digits)")
+	}
+	w, err := s.cfg.Store.AddWatch(ctx, store.WatchEntry{OrgID: orgID, CVEID: id, AddedBy: actor})
+	if err != nil {
+		return Entry{}, err
+	}
+	return s.WatchEntry(ctx, orgID, w.ID)
+}
+
+// matcher matches CVE targets against one organization's inventory.
+type matcher struct {
+	assets []store.Asset
+}
+
+func newMatcher(ctx context.Context, st *store.Store, orgID string) (*matcher, error) {
+	assets, err := st.AllAssets(ctx, orgID)
+	return &matcher{assets: assets}, err
+}
+
+// affected lists the assets a CVE's targets match: CPE ranges when the CVE
+// has any, else the CVE 5 affected products by name.
+func (m *matcher) affected(t Targets) []AffectedAsset {
+	out := []AffectedAsset{}
+	for _, a := range m.assets {
+		for _, sw := range a.Software {
+			soft := cpe.Software{Vendor: sw.Vendor, Product: sw.Product, Version: sw.Version, CPE: sw.CPE}
+			var res cpe.MatchResult
+			matched := false
+			if len(t.CPEMatches) > 0 {
+				for _, cm := range t.CPEMatches {
+					r := cpe.Range{Criteria: cm.Criteria, StartIncluding: cm.StartIncluding, StartExcluding: cm.StartExcluding,
+						EndIncluding: cm.EndIncluding, EndExcluding: cm.EndExcluding}
+					if res, matched = r.Match(soft); matched {
+						break
+					}
+				}
+			} else {
+				for _, af := range t.Affected {
+					if res, matched = toCPEAffected(af).Match(soft); matched {
+						break
+					}
+				}
+			}
+			if matched {
+				out = append(out, AffectedAsset{AssetID: a.ID, Hostname: a.Hostname, Owner: a.Owner, Software: sw, Match: res.Kind,
+					VersionKnown: res.VersionKnown, Reason: res.Reason})
+			}
+		}
+	}
+	return out
+}
+
+func toCPEAffected(a feed.Affected) cpe.Affected {
+	out := cpe.Affected{Vendor: a.Vendor, Product: a.Product, DefaultStatus: a.DefaultStatus}
+	for _, v := range a.Versions {
+		out.Versions = append(out.Versions, cpe.AffectedVersion{Version: v.Version, LessThan: v.LessThan,
+			LessThanOrEqual: v.LessThanOrEqual, Status: v.Status, VersionType: v.VersionType})
+	}
+	return out
+}
+
+// techniques maps a CVE to ATT&CK: the CTID mappings of the CVE when there
+// are any, else the techniques its weaknesses reach through CAPEC.
+// Imported technique names and tactics win over the embedded catalog's.
+func techniques(v *View, imported map[string]store.IntelTechnique) []Technique {
+	out := []Technique{}
+	overlay := func(t Technique) Technique {
+		if it, ok := imported[t.ID]; ok && !it.Deprecated {
+			t.Name, t.Tactics = it.Name, it.Tactics
+		}
+		return t
+	}
+	for _, m := range attack.ForCVE(v.ID) {
+		out = append(out, overlay(Technique{ID: m.Technique.ID, Name: m.Technique.Name, Tactics: m.Technique.Tactics, URL: m.Technique.URL,
+			Source: "ctid", Role: m.Role}))
+	}
+	if len(out) > 0 {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, cwe := range v.CWEs {
+		for _, m := range attack.ForCWE(cwe) {
+			if seen[m.Technique.ID] {
+				continue
+			}
+			seen[m.Technique.ID] = true
+			out = append(out, overlay(Technique{ID: m.Technique.ID, Name: m.Technique.Name, Tactics: m.Technique.Tactics, URL: m.Technique.URL,
+				Source: "cwe-capec", Via: m.CWE + " → " + m.CAPEC + " " + m.CAPECName}))
+		}
+	}
+	return out
+}
+
+// enrich turns a stored entry into an Entry.
+func enrich(w store.WatchEntry, m *matcher, imported map[string]store.IntelTechnique) (Entry, error) {
+	e := Entry{WatchEntry: w, Status: StatusPending, Techniques: []Technique{}, Affected: []AffectedAsset{}}
+	if w.Intel == nil {
+		return e, nil
+	}
+	var v View
+	if err := json.Unmarshal(w.Intel.View, &v); err != nil {
+		return Entry{}, fmt.Errorf("view of %s: %w", w.CVEID, err)
+	}
+	raw, err := unpack(w.Intel.Targets)
+	if err != nil {
+		return Entry{}, fmt.Errorf("targets of %s: %w", w.CVEID, err)
+	}
+	var t Targets
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return Entry{}, fmt.Errorf("targets of %s: %w", w.CVEID, err)
+	}
+	at := w.Intel.ViewAt
+	e.Status, e.View, e.LastIntel = StatusEnriched, &v, &at
+	e.Techniques = techniques(&v, imported)
+	e.Affected = m.affected(t)
+	return e, nil
+}
+
+// WatchEntry reads one entry with its enrichment and change history.
+func (s *Service) WatchEntry(ctx context.Context, orgID, id string) (Entry, error) {
+	w, err := s.cfg.Store.WatchEntryByID(ctx, orgID, id)
+	if err != nil {
+		return Entry{}, err
+	}
+	m, err := newMatcher(ctx, s.cfg.Store, orgID)
+	if err != nil {
+		return Entry{}, err
+	}
+	imported, err := s.cfg.Store.IntelTechniques(ctx)
+	if err != nil {
+		return Entry{}, err
+	}
+	e, err := enrich(w, m, imported)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.History, err = s.cfg.Store.IntelChanges(ctx, w.CVEID, maxHistory); err != nil {
+		return Entry{}, err
+	}
+	if e.History == nil {
+		e.History = []store.IntelChange{}
+	}
+	return e, nil
+}
+
+const maxHistory = 200
+
+// ListQuery filters and orders the watchlist.
+type ListQuery struct {
+	MinScore    *float64
+	KEV         bool   // only KEV-listed
+	PatchStatus string // "" or a patch status
+	Affected    bool   // only entries with affected assets
+	Sort        string // "added" (default), "score", "updated"
+	Page        store.Page
+}
+
+// ParseListQuery checks the list's query parameters.
+func ParseListQuery(minScore, kev, patch, affected, sort string, page store.Page) (ListQuery, error) {
+	q := ListQuery{Page: page, PatchStatus: patch, Sort: cmp.Or(sort, "added")}
+	var p valid.Problems
+	if minScore != "" {
+		f, err := strconv.ParseFloat(minScore, 64)
+		p.Check(err == nil && f >= 0 && f <= 10, "min_score", "must be a number from 0 to 10")
+		q.MinScore = &f
+	}
+	p.Check(kev == "" || kev == "true" || kev == "false", "kev", "must be true or false")
+	q.KEV = kev == "true"
+	p.Check(affected == "" || affected == "true" || affected == "false", "affected", "must be true or false")
+	q.Affected = affected == "true"
+	p.Check(patch == "" || patch == PatchAvailable || patch == NoPatchKnown || patch == PatchUnknown, "patch_status",
+		"must be patch_available, no_patch_known or unknown")
+	p.Check(q.Sort == "added" || q.Sort == "score" || q.Sort == "updated", "sort", "must be score, added or updated")
+	return q, p.Err()
+}
+
+// Watchlist lists the organization's entries that pass the filters, in the
+// order asked, one page of them, with the total that pass.
+func (s *Service) Watchlist(ctx context.Context, orgID string, q ListQuery) ([]Entry, int, error) {
+	return watchlist(ctx, s.cfg.Store, orgID, q)
+}
+
+func watchlist(ctx context.Context, st *store.Store, orgID string, q ListQuery) ([]Entry, int, error) {
+	stored, err := st.WatchEntries(ctx, orgID)
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := newMatcher(ctx, st, orgID)
+	if err != nil {
+		return nil, 0, err
+	}
+	imported, err := st.IntelTechniques(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []Entry
+	for _, w := range stored {
+		e, err := enrich(w, m, imported)
+		if err != nil {
+			return nil, 0, err
+		}
+		if q.keeps(&e) {
+			out = append(out, e)
+		}
+	}
+	switch q.Sort {
+	case "score":
+		slices.SortStableFunc(out, func(a, b Entry) int { return cmp.Compare(b.score(), a.score()) })
+	case "updated":
+		slices.SortStableFunc(out, func(a, b Entry) int { return cmp.Compare(b.updated(), a.updated()) })
+	}
+	total := len(out)
+	lo, hi := min(q.Page.Offset, total), min(q.Page.Offset+q.Page.Limit, total)
+	return out[lo:hi], total, nil
+}
+
+func (e *Entry) score() float64 {
+	if e.View == nil || e.View.Primary == nil {
+		return -1
+	}
+	return e.View.Primary.Score
+}
+
+func (e *Entry) updated() int64 {
+	if e.LastIntel == nil {
+		return 0
+	}
+	return e.LastIntel.UnixMilli()
+}
+
+func (q ListQuery) keeps(e *Entry) bool {
+	patch := PatchUnknown
+	if e.View != nil {
+		patch = e.View.PatchStatus
+	}
+	return (q.MinScore == nil || e.score() >= *q.MinScore) && (!q.KEV || e.View != nil && e.View.KEV != nil) &&
+		(q.PatchStatus == "" || patch == q.PatchStatus) && (!q.Affected || len(e.Affected) > 0)
+}
+
+// Unwatch takes an entry off the watchlist: no more notifications for it.
+func (s *Service) Unwatch(ctx context.Context, orgID, id string) error {
+	return s.cfg.Store.DeleteWatch(ctx, orgID, id)
+}
+
+// pageAll reads a whole watchlist (it holds at most store.MaxWatched).
+var pageAll = store.Page{Limit: store.MaxWatched, Offset: 0}

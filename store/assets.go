@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Software is one entry of an asset's software list.
+type Software struct {
+	Vendor  string `json:"vendor"`
+	Product string `json:"product"`
+	Version string `json:"version"`
+	CPE     string `json:"cpe,omitempty"`
+}
+
+// Asset is a machine of the organization's inventory.
+type Asset struct {
+	ID, OrgID, Hostname, IP, OS, Owner string
+	Software                           []Software
+	CreatedAt, UpdatedAt               time.Time
+}
+
+// MaxAssets bounds an organization's inventory.
+const MaxAssets = 10000
+
+// ErrAssetLimit: the inventory would exceed MaxAssets.
+var ErrAssetLimit = errors.New("the organization's inventory is full")
+
+const assetColumns = `id, org_id, hostname, ip, os, owner, software, created_at, updated_at`
+
+func scanAsset(row interface{ Scan(...any) error }) (Asset, error) {
+	var a Asset
+	var software string
+	var created, updated int64
+	if err := row.Scan(&a.ID, &a.OrgID, &a.Hostname, &a.IP, &a.OS, &a.Owner, &software, &created, &updated); err != nil {
+		return Asset{}, fmt.Errorf("asset: %w", err)
+	}
+	if err := json.Unmarshal([]byte(software), &a.Software); err != nil {
+		return Asset{}, fmt.Errorf("asset %s software: %w", a.ID, err)
+	}
+	a.CreatedAt, a.UpdatedAt = fromMS(created), fromMS(updated)
+	return a, nil
+}
+
+// PutAssets stores assets in one transaction, all or none: an asset whose
+// hostname the organization has already is updated in place (its id
+// kept). created says, per asset, whether it is new.
+func (s *Store) PutAssets(ctx context.Context, orgID string, assets []Asset) (out []Asset, created []bool, err error) {
+	now := s.now()
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		out, created = make([]Asset, len(assets)), make([]bool, len(assets))
+		for i, a := range assets {
+			software, err := json.Marshal(a.Software)
+			if err != nil {
+				return fmt.Errorf("encode software: %w", err)
+			}
+			id := NewID("ast", now)
+			row := tx.QueryRowContext(ctx, `INSERT INTO assets (`+assetColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (org_id, hostname) DO UPDATE SET ip = excluded.ip, os = excluded.os, owner = excluded.owner,
+				software = excluded.software, updated_at = excluded.updated_at RETURNING `+assetColumns,
+				id, orgID, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(now), ms(now))
+			if out[i], err = scanAsset(row); err != nil {
+				return err
+			}
+			created[i] = out[i].ID == id
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM assets WHERE org_id = ?`, orgID).Scan(&n); err != nil {
+			return fmt.Errorf("count assets: %w", err)
+		}
+		if n > MaxAssets {
+			return ErrAssetLimit
+		}
+		return nil
+	})
+	return out, created, err
+}
+
+// Assets lists the organization's assets by hostname.
+func (s *Store) Assets(ctx context.Context, orgID string, p Page) ([]Asset, int, error) {
+	return readPage(ctx, s, pageQuery{what: "assets", args: []any{orgID},
+		count: `SELECT COUNT(*) FROM assets WHERE org_id = ?`,
+		list:  `SELECT ` + assetColumns + ` FROM assets WHERE org_id = ? ORDER BY hostname LIMIT ? OFFSET ?`},
+		p, func(rows *sql.Rows) (Asset, error) { return scanAsset(rows) })
+}
+
+// AllAssets reads the whole inventory (at most MaxAssets), for matching.
+func (s *Store) AllAssets(ctx context.Context, orgID string) ([]Asset, error) {
+	return queryAll(ctx, s.reads(), "assets", `SELECT `+assetColumns+` FROM assets WHERE org_id = ? ORDER BY hostname`, []any{orgID},
+		func(rows *sql.Rows) (Asset, error) { return scanAsset(rows) })
+}
+
+// AssetByID reads one asset of the organization.
+func (s *Store) AssetByID(ctx context.Context, orgID, id string) (Asset, error) {
+	a, err := scanAsset(s.reads().QueryRowContext(ctx, `SELECT `+assetColumns+` FROM assets WHERE org_id = ? AND id = ?`, orgID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Asset{}, ErrNotFound
+	}
+	return a, err
+}
+
+// UpdateAsset replaces an asset's fields; a hostname another asset has is
+// ErrAssetHostname.
+func (s *Store) UpdateAsset(ctx context.Context, a Asset) (Asset, error) {
+	software, err := json.Marshal(a.Software)
+	if err != nil {
+		return Asset{}, fmt.Errorf("encode software: %w", err)
+	}
+	var out Asset
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		out, err = scanAsset(tx.QueryRowContext(ctx, `UPDATE assets SET hostname = ?, ip = ?, os = ?, owner = ?, software = ?, updated_at = ?
+			WHERE org_id = ? AND id = ? RETURNING `+assetColumns, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(s.now()), a.OrgID, a.ID))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return ErrNotFound
+		case isUniqueViolation(err):
+			return ErrAssetHostname
+		}
+		return err
+	})
+	return out, err
+}
+
+// ErrAssetHostname: another asset of the organization has the hostname.
+var ErrAssetHostname = errors.New("another asset has this hostname")
+
+// DeleteAsset removes an asset of the organization.
+func (s *Store) DeleteAsset(ctx context.Context, orgID, id string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM assets WHERE org_id = ? AND id = ?`, orgID, id)
+		if err != nil {
+			return fmt.Errorf("delete asset: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
