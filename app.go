@@ -16,6 +16,7 @@ import (
 	"garrison/compliance"
 	"garrison/credential"
 	"garrison/dashboard"
+	"garrison/demo"
 	"garrison/handlers"
 	"garrison/ingest"
 	"garrison/intel"
@@ -91,7 +92,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Settings: compliance.ServerSettings(cfg.jwtTTL, opts.passwordIterations, blocked)})
 			var queued func()
 			a.intel = intel.New(intel.Config{Store: st, Now: opts.now, TempDir: cfg.dataDir, NotifyAgent: agents.IntelNotifier,
-				Queued: func() { queued() }, ImportOrgs: cfg.intelImportOrgs})
+				Queued: func() { queued() }, ImportOrgs: cfg.intelImportOrgs, NotOperator: demo.Addresses})
 			a.runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: opts.now, Workers: cfg.agentWorkers,
 				Timeout: cfg.agentTimeout, LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(a.intel), Mailer: a.mailer})
 			queued = a.runner.Notify

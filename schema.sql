@@ -586,9 +586,14 @@ CREATE TABLE intel_imports (
     meta        TEXT NOT NULL DEFAULT '{}',
     error       TEXT NOT NULL DEFAULT '',
     started_at  INTEGER NOT NULL,
+    beat_at     INTEGER NOT NULL,
     finished_at INTEGER
 ) STRICT;
 CREATE INDEX intel_imports_format ON intel_imports (format, started_at);
+-- One import at a time, across processes (the server, garrison intel
+-- import): a running import beats after each batch; one whose beat is
+-- stale was cut short and is failed by the next import to start.
+CREATE UNIQUE INDEX intel_imports_running ON intel_imports (status) WHERE status = 'running';
 
 -- What an import changed in a CVE's view: one row per field.
 CREATE TABLE intel_changes (
@@ -649,3 +654,65 @@ CREATE TABLE notification_reads (
     read_at         INTEGER NOT NULL,
     PRIMARY KEY (notification_id, reader)
 ) STRICT, WITHOUT ROWID;
+
+-- migration: 9
+-- Outreach: prospects an organization imports, and the leads the
+-- msp-hunter agent scores from them, with the history of every status and
+-- score change.
+CREATE TABLE prospects (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    domain        TEXT NOT NULL,
+    company       TEXT NOT NULL,
+    vertical      TEXT NOT NULL,
+    region        TEXT NOT NULL,
+    employees     INTEGER,
+    contact_name  TEXT NOT NULL,
+    contact_email TEXT NOT NULL,
+    contact_phone TEXT NOT NULL,
+    notes         TEXT NOT NULL,
+    attributes    TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    UNIQUE (org_id, domain)
+) STRICT;
+
+-- What an import merged into an existing prospect.
+CREATE TABLE prospect_merges (
+    id          INTEGER PRIMARY KEY,
+    prospect_id TEXT NOT NULL REFERENCES prospects(id) ON DELETE CASCADE,
+    changes     TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX prospect_merges_prospect ON prospect_merges (prospect_id, id);
+
+CREATE TABLE leads (
+    id                   TEXT PRIMARY KEY,
+    org_id               TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    prospect_id          TEXT NOT NULL REFERENCES prospects(id) ON DELETE CASCADE,
+    status               TEXT NOT NULL CHECK (status IN ('new', 'contacted', 'responded', 'qualified', 'won', 'lost')),
+    score                INTEGER NOT NULL CHECK (score BETWEEN 0 AND 100),
+    score_reasons        TEXT NOT NULL,
+    intelligence_summary TEXT NOT NULL,
+    summary_source       TEXT NOT NULL,
+    run_id               TEXT NOT NULL,
+    created_at           INTEGER NOT NULL,
+    updated_at           INTEGER NOT NULL,
+    UNIQUE (org_id, prospect_id)
+) STRICT;
+CREATE INDEX leads_org_score ON leads (org_id, score DESC, id);
+CREATE INDEX leads_org_updated ON leads (org_id, updated_at DESC, id);
+
+-- A lead's status and score changes: who, when, from, to, why.
+CREATE TABLE lead_history (
+    id      INTEGER PRIMARY KEY,
+    lead_id TEXT NOT NULL REFERENCES leads(id) ON DELETE CASCADE,
+    kind    TEXT NOT NULL CHECK (kind IN ('status', 'score')),
+    from_v  TEXT,
+    to_v    TEXT NOT NULL,
+    note    TEXT NOT NULL,
+    actor   TEXT NOT NULL,
+    at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX lead_history_lead ON lead_history (lead_id, id);

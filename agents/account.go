@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"garrison/compliance"
+	"garrison/outreach"
 	"garrison/posture"
 	"garrison/store"
 	"garrison/valid"
@@ -119,6 +120,24 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 		passed, len(checks), risk)
 	if len(upsell) > 0 {
 		summary += fmt.Sprintf(" %d upsell signals.", len(upsell))
+	}
+	// Leads won this month (UTC), for plans with outreach.
+	if outreach.Permit(org.Plan) == nil {
+		monthStart := time.Date(now.UTC().Year(), now.UTC().Month(), 1, 0, 0, 0, 0, time.UTC)
+		won, err := env.Store.LeadsWonSince(ctx, run.OrgID, monthStart)
+		if err != nil {
+			return Report{}, err
+		}
+		var names []string
+		var items []map[string]any
+		for _, l := range won {
+			names = append(names, l.Prospect.Company)
+			items = append(items, map[string]any{"lead_id": l.ID, "company": l.Prospect.Company, "domain": l.Prospect.Domain, "score": l.Score})
+		}
+		out["leads_won_this_month"] = nonNil(items)
+		if len(names) > 0 {
+			summary += fmt.Sprintf(" Leads won this month: %s.", joinList(names))
+		}
 	}
 	return Report{Output: out, Summary: summary, Task: "a client health report for an account manager"}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"garrison/compliance"
+	"garrison/llm"
 	"garrison/mail"
 	"garrison/store"
 	"garrison/valid"
@@ -58,6 +59,8 @@ type Env struct {
 	CVEs       CVEIntel
 	Compliance *compliance.Engine
 	Mailer     *mail.Mailer // writes the mails agents send (nil: none)
+	LLM        *llm.Client  // the on-prem model, nil without one
+
 }
 
 // registry is in the order of the specification.

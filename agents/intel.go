@@ -26,6 +26,7 @@ type CVERecord struct {
 	Severity       string    `json:"severity"`
 	Vendors        []string  `json:"vendors"`
 	KnownExploited bool      `json:"known_exploited"`
+	CWEs           []string  `json:"cwes"`
 	Published      time.Time `json:"published"`
 }
 
@@ -42,7 +43,7 @@ type intelCVEs struct{ s intelSource }
 
 func cveRecord(r intel.Record) CVERecord {
 	v := r.View
-	c := CVERecord{ID: v.ID, Description: v.Description, Vendors: []string{}, KnownExploited: v.KEV != nil}
+	c := CVERecord{ID: v.ID, Description: v.Description, Vendors: []string{}, KnownExploited: v.KEV != nil, CWEs: v.CWEs}
 	if v.Primary != nil {
 		c.CVSS, c.Severity = v.Primary.Score, v.Severity()
 	}

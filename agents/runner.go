@@ -76,7 +76,8 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Compliance: cfg.Compliance, Mailer: cfg.Mailer},
+	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Compliance: cfg.Compliance, Mailer: cfg.Mailer,
+		LLM: cfg.LLM},
 		wake: make(chan struct{}, 1), cancels: map[string]context.CancelCauseFunc{}}
 }
 
@@ -170,6 +171,17 @@ func (r *Runner) work(ctx context.Context) {
 		case <-poll.C:
 		}
 	}
+}
+
+// RunNow carries out one queued run in the calling goroutine, for a command
+// (the demo) that needs it done before it returns.
+func (r *Runner) RunNow(ctx context.Context, runID string) error {
+	run, err := r.cfg.Store.ClaimRunByID(ctx, runID)
+	if err != nil {
+		return err
+	}
+	r.execute(ctx, run)
+	return nil
 }
 
 func (r *Runner) execute(ctx context.Context, run store.AgentRun) {

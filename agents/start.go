@@ -10,15 +10,6 @@ import (
 	"garrison/valid"
 )
 
-// PlanError refuses an agent the organization's plan does not include.
-type PlanError struct {
-	Agent, Needs, Has string
-}
-
-func (e *PlanError) Error() string {
-	return "The " + e.Agent + " agent needs the " + e.Needs + " plan or higher; this organization is on " + e.Has
-}
-
 // Find resolves an agent slug given in field; an unknown one is refused
 // naming the six.
 func Find(slug, field string) (Agent, error) {
@@ -39,10 +30,7 @@ func quoteShort(s string) string {
 
 // Permit refuses an agent the plan does not include.
 func (a Agent) Permit(plan string) error {
-	if !a.AllowedOn(plan) {
-		return &PlanError{Agent: a.Slug, Needs: a.Plan, Has: plan}
-	}
-	return nil
+	return store.RequirePlan("The "+a.Slug+" agent", a.Plan, plan)
 }
 
 // Request is a run to start, as the API received it.

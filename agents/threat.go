@@ -31,7 +31,8 @@ type threatParams struct {
 	Prompt string `json:"prompt"`
 	Target string `json:"target"`
 	// IntelImport, instead of a target, asks what an intelligence import
-	// changed in the CVEs the organization watches, and tells it once.
+	// changed in the CVEs the organization watches, and tells it once. Only
+	// the store queues such runs (FinishIntelImport); the API refuses it.
 	IntelImport string `json:"intel_import"`
 	Options     struct {
 		IncludeCVE   *bool `json:"include_cve"`
@@ -47,8 +48,6 @@ var (
 	hashPattern   = regexp.MustCompile(`^(?i)[0-9a-f]{32}$|^[0-9a-f]{40}$|^[0-9a-f]{64}$`)
 	domainPattern = regexp.MustCompile(`^(?i)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$`)
 	vendorPattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._&+-]{0,99}$`)
-
-	intelImportPattern = regexp.MustCompile(`^imp_[0-9a-z]{26}$`)
 )
 
 // targetKind classifies a research target.
@@ -76,8 +75,9 @@ func (p *threatParams) Validate(problems *valid.Problems) {
 	checkText(problems, "prompt", p.Prompt, promptLimit)
 	switch {
 	case p.IntelImport != "":
-		problems.Check(intelImportPattern.MatchString(p.IntelImport), "intel_import", "must be an import id (imp_…)")
-		problems.Check(p.Target == "", "target", "must be left out with intel_import")
+		// Only an import queues these runs: a run started early would
+		// deliver part of an import's changes and mark it delivered.
+		problems.Add("intel_import", "is set by Garrison only, for the runs that tell an organization what an import changed")
 	case p.Target == "":
 		problems.Add("target", "is required: a domain, IP address, file hash, CVE id or vendor (or intel_import)")
 	case targetKind(p.Target) == "":
@@ -143,7 +143,10 @@ type techniqueFinding struct {
 
 // mapTechniques maps the events' signatures and types, and a CVE target, to
 // ATT&CK techniques, counting the events behind each.
-func mapTechniques(events []store.Event, target, kind string) []techniqueFinding {
+// mapTechniques maps the research to ATT&CK: for a CVE, the CTID mappings
+// of it, else (derived) the techniques its weaknesses reach through CAPEC;
+// then what the matching events show.
+func mapTechniques(events []store.Event, target, kind string, cwes []string) []techniqueFinding {
 	found := map[string]*techniqueFinding{}
 	add := func(t attack.Technique, reason string, n int) {
 		f, ok := found[t.ID]
@@ -159,6 +162,13 @@ func mapTechniques(events []store.Event, target, kind string) []techniqueFinding
 	if kind == "cve" {
 		for _, m := range attack.ForCVE(target) {
 			add(m.Technique, "CTID mapping of "+strings.ToUpper(target)+" ("+m.Role+")", 0)
+		}
+		if len(found) == 0 {
+			for _, cwe := range cwes {
+				for _, m := range attack.ForCWE(cwe) {
+					add(m.Technique, "derived: "+strings.ToUpper(target)+" has "+m.CWE+", which "+m.CAPEC+" "+m.CAPECName+" exploits", 0)
+				}
+			}
 		}
 	}
 	seen := map[string][]attack.Match{}
@@ -294,7 +304,17 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 
 	var techniques []techniqueFinding
 	if enabled(p.Options.MitreMapping) {
-		techniques = mapTechniques(events, p.Target, kind)
+		var cwes []string
+		if kind == "cve" && env.CVEs != nil {
+			c, ok, err := env.CVEs.LookupCVE(ctx, strings.ToUpper(p.Target))
+			if err != nil {
+				return Report{}, err
+			}
+			if ok {
+				cwes = c.CWEs
+			}
+		}
+		techniques = mapTechniques(events, p.Target, kind, cwes)
 		out["mitre_attack"] = map[string]any{"version": attack.Version, "techniques": nonNil(techniques)}
 	}
 

@@ -21,6 +21,10 @@ import (
 	"garrison/event"
 )
 
+// Addresses are LIKE patterns of the demo's admin addresses (published and
+// while it is built): never the appliance operator's organization.
+var Addresses = []string{Email, "demo+seeding-%@garrison.example"}
+
 // The demo organization and its admin.
 const (
 	Email    = "demo@garrison.example"
@@ -184,6 +188,9 @@ func seedDemoWork(ctx context.Context, st *store.Store, admin store.User) error 
 		}
 	}
 	if err := seedDemoIntel(ctx, st, admin); err != nil {
+		return err
+	}
+	if err := seedDemoOutreach(ctx, st, admin); err != nil {
 		return err
 	}
 	if err := seedDemoCompliance(ctx, st, admin); err != nil {

@@ -106,6 +106,11 @@ var routeAccess = map[string]handlers.Access{
 	"POST /api/intel/import":                                  handlers.Admin,
 	"GET /api/intel/status":                                   handlers.Read,
 	"POST /api/notifications/{id}/read":                       handlers.Read,
+	"POST /api/outreach/prospects":                            handlers.Write,
+	"GET /api/outreach/prospects":                             handlers.Read,
+	"GET /api/outreach/leads":                                 handlers.Read,
+	"GET /api/outreach/leads/{id}":                            handlers.Read,
+	"PATCH /api/outreach/leads/{id}/status":                   handlers.Write,
 }
 
 // expectedStatus is what a caller must get from a route before the route's

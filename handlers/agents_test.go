@@ -249,7 +249,7 @@ func TestAgentRunPlanGate(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
 	e.Do("POST", "/api/agents/msp-hunter/execute", admin.Token, map[string]any{"vertical": "legal"}).
-		WantError(t, http.StatusForbidden, "plan_upgrade_required", "The msp-hunter agent needs the pro plan or higher; this organization is on starter")
+		WantError(t, http.StatusForbidden, "plan_upgrade_required", "The msp-hunter agent is included in the pro and ultimate plans; this organization is on starter")
 	if _, err := e.Store.SetPlanByAdmin(t.Context(), admin.Email, "pro"); err != nil {
 		t.Fatal(err)
 	}

@@ -103,6 +103,23 @@ func TestDemo(t *testing.T) {
 	if len(watch) != 6 || affected < 4 {
 		t.Fatalf("demo watchlist: %d entries, %d with affected assets", len(watch), affected)
 	}
+	// Prospects, a completed hunter run, leads in several statuses with
+	// their history; the account manager names the lead won this month.
+	hunts := e.Do("GET", "/api/agents/msp-hunter/executions", token, nil).Must(t, http.StatusOK).List()
+	if len(hunts) != 1 || hunts[0].(map[string]any)["status"] != "completed" {
+		t.Fatalf("demo hunter runs: %v", hunts)
+	}
+	statuses := map[string]int{}
+	for _, l := range e.Do("GET", "/api/outreach/leads?limit=100", token, nil).Must(t, http.StatusOK).List() {
+		statuses[l.(map[string]any)["status"].(string)]++
+	}
+	if statuses["won"] != 1 || statuses["lost"] != 1 || statuses["qualified"] != 1 || statuses["contacted"] != 1 || statuses["new"] == 0 {
+		t.Fatalf("demo lead statuses: %v", statuses)
+	}
+	am := e.runToEnd(token, "account-manager", map[string]any{})
+	if won := am["output"].(map[string]any)["leads_won_this_month"].([]any); len(won) != 1 || !strings.Contains(am["output_summary"].(string), "Buckeye Family Clinic") {
+		t.Fatalf("account manager: %v %v", won, am["output_summary"])
+	}
 	out.Reset()
 	if err := demo.Create(context.Background(), e.Store, e.Clock.Now(), &out); err != nil || !strings.Contains(out.String(), "exists already") {
 		t.Fatalf("second run: %v %s", err, out.String())

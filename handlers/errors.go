@@ -8,7 +8,6 @@ import (
 	"net/http"
 
 	"garrison/account"
-	"garrison/agents"
 	"garrison/compliance"
 	"garrison/intel"
 	"garrison/store"
@@ -135,7 +134,7 @@ func answerFor(r *http.Request, err error) *Error {
 	var apiErr *Error
 	var invalid *valid.Error
 	var tooLarge *http.MaxBytesError
-	var planErr *agents.PlanError
+	var planErr *store.PlanError
 	var moveErr *ticket.MoveError
 	var conflict *compliance.ConflictError
 	var watched *store.WatchExistsError

@@ -145,7 +145,7 @@ type watchView struct {
 	LastIntelUpdate   *string               `json:"last_intel_update"`
 	AddedBy           string                `json:"added_by"`
 	AddedAt           string                `json:"added_at"`
-	History           []historyView         `json:"history,omitempty"`
+	History           *[]historyView        `json:"history,omitempty"` // one entry only
 }
 
 type historyView struct {
@@ -161,12 +161,11 @@ func newWatchView(e intel.Entry) watchView {
 		PatchReferences: []string{}, ExploitReferences: []string{}, CWE: []string{}, AttackTechniques: e.Techniques,
 		AffectedAssets: e.Affected, LastIntelUpdate: timestamp.Optional(e.LastIntel), AddedBy: e.AddedBy, AddedAt: timestamp.Format(e.CreatedAt)}
 	if e.History != nil {
-		v.History = mapSlice(e.History, func(c store.IntelChange) historyView {
-			return historyView{c.Field, c.Before, c.After, timestamp.Format(c.At), c.ImportID}
-		})
-		if v.History == nil {
-			v.History = []historyView{}
+		h := make([]historyView, 0, len(e.History))
+		for _, c := range e.History {
+			h = append(h, historyView{c.Field, c.Before, c.After, timestamp.Format(c.At), c.ImportID})
 		}
+		v.History = &h
 	}
 	iv := e.View
 	if iv == nil {

@@ -422,18 +422,69 @@ func TestAssets(t *testing.T) {
 func TestThreatResearcherIntelImportRuns(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
-	e.Do("POST", "/api/agents/threat-researcher/execute", admin.Token, map[string]any{"intel_import": "imp_nope"}).WantFields(t, "intel_import")
-	e.Do("POST", "/api/agents/threat-researcher/execute", admin.Token, map[string]any{"intel_import": "imp_01m82xg681tj13g6p5bnvx8rxj",
-		"target": "example.com"}).WantFields(t, "target")
-	// A run for an import that changed nothing the organization watches
-	// says so and notifies nobody.
+	// Only an import queues these runs: the API refuses them.
+	e.Do("POST", "/api/agents/threat-researcher/execute", admin.Token, map[string]any{"intel_import": "imp_01m82xg681tj13g6p5bnvx8rxj"}).WantFields(t, "intel_import")
+	e.Do("POST", "/api/agents/threat-researcher/execute", admin.Token, map[string]any{"intel_import": "imp_nope", "target": "example.com"}).WantFields(t, "intel_import")
+	// An import that changed nothing the organization watches queues no run
+	// and notifies nobody.
 	imp := e.importIntel(admin.Token, nvdFile(nvdRecord{ID: "CVE-2023-3000", Vector: high, Score: 7.5, Severity: "HIGH"})).Must(t, http.StatusOK).Data()
-	run := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"intel_import": imp["import_id"]})
-	out := run["output"].(map[string]any)
-	if out["intel_import"] != imp["import_id"] || len(out["cves"].([]any)) != 0 || !strings.Contains(run["output_summary"].(string), "changed no CVE") {
-		t.Fatalf("intel run: %v", run)
+	if imp["organizations_notified"] != 0.0 {
+		t.Fatalf("import: %v", imp)
 	}
-	if n := len(e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, http.StatusOK).List()); n != 0 {
-		t.Fatalf("%d notifications", n)
+	if n := len(e.Do("GET", "/api/agents/threat-researcher/executions", admin.Token, nil).Must(t, http.StatusOK).List()); n != 0 {
+		t.Fatalf("%d researcher runs", n)
+	}
+}
+
+// The researcher reads the store: a CVE target is found, and without a
+// CTID mapping its weakness is mapped to ATT&CK through CAPEC.
+func TestThreatResearcherReadsTheStore(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, nvdFile(nvdRecord{ID: "CVE-2023-4000", Vector: high, Score: 7.5, Severity: "HIGH", CWE: "CWE-645"})).Must(t, http.StatusOK)
+	run := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"target": "cve-2023-4000"})
+	out := run["output"].(map[string]any)
+	matches := out["cves"].(map[string]any)["matches"].([]any)
+	if len(matches) != 1 || matches[0].(map[string]any)["id"] != "CVE-2023-4000" || matches[0].(map[string]any)["cvss"] != 7.5 {
+		t.Fatalf("cves: %v", out["cves"])
+	}
+	found := false
+	for _, tq := range out["mitre_attack"].(map[string]any)["techniques"].([]any) {
+		m := tq.(map[string]any)
+		found = found || m["id"] == "T1531" && strings.Contains(fmt.Sprint(m["evidence"]), "CAPEC-2")
+	}
+	if !found {
+		t.Fatalf("techniques: %v", out["mitre_attack"])
+	}
+}
+
+// EPSS scores and an ATT&CK bundle enrich what is watched.
+func TestIntelEPSSAndAttackImports(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, nvdFile(nvdRecord{ID: "CVE-2023-4000", Vector: high, Score: 7.5, Severity: "HIGH", CWE: "CWE-645"})).Must(t, http.StatusOK)
+	id := e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2023-4000"}).Must(t, http.StatusCreated).Data()["id"].(string)
+	epss := "#model_version:v2023.03.01,score_date:2024-10-25T00:00:00+0000\ncve,epss,percentile\nCVE-2023-4000,0.91234,0.99871\nCVE-2023-9999,0.1,0.5\n"
+	if r := e.importIntel(admin.Token, []byte(epss)).Must(t, http.StatusOK).Data(); r["format"] != "epss" || r["records"] != 2.0 {
+		t.Fatalf("epss import: %v", r)
+	}
+	bundle := map[string]any{"type": "bundle", "id": "bundle--1", "objects": []map[string]any{{"type": "attack-pattern", "id": "attack-pattern--1",
+		"spec_version": "2.1", "name": "Account Access Removal (renamed)", "kill_chain_phases": []map[string]any{{"kill_chain_name": "mitre-attack", "phase_name": "impact"}},
+		"external_references": []map[string]any{{"source_name": "mitre-attack", "external_id": "T1531", "url": "https://attack.mitre.org/techniques/T1531"}}}}}
+	if r := e.importIntel(admin.Token, mustJSON(bundle)).Must(t, http.StatusOK).Data(); r["format"] != "attack" || r["records"] != 1.0 {
+		t.Fatalf("attack import: %v", r)
+	}
+	got := e.Do("GET", "/api/cve-watchlist/"+id, admin.Token, nil).Must(t, http.StatusOK).Data()
+	if ep := got["epss"].(map[string]any); ep["score"] != 0.91234 || ep["percentile"] != 0.99871 || ep["date"] == "" {
+		t.Fatalf("epss: %v", got["epss"])
+	}
+	techs := got["attack_techniques"].([]any)
+	if len(techs) == 0 || techs[0].(map[string]any)["name"] != "Account Access Removal (renamed)" || techs[0].(map[string]any)["source"] != "cwe-capec" ||
+		len(techs[0].(map[string]any)["tactics"].([]any)) == 0 {
+		t.Fatalf("techniques: %v", techs)
+	}
+	counts := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Data()["counts"].(map[string]any)
+	if counts["epss"] != 2.0 || counts["attack_techniques"] != 1.0 || counts["cves"] != 1.0 {
+		t.Fatalf("status counts: %v", counts)
 	}
 }

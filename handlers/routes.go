@@ -84,8 +84,15 @@ func (a *API) table() []Route {
 		{"DELETE", "/api/assets/{id}", Write, a.deleteAsset},
 		{"POST", "/api/intel/import", Admin, a.importIntel},
 		{"GET", "/api/intel/status", Read, a.intelStatus},
+
+		{"POST", "/api/outreach/prospects", Write, a.importProspects},
+		{"GET", "/api/outreach/prospects", Read, a.listProspects},
+		{"GET", "/api/outreach/leads", Read, a.listLeads},
+		{"GET", "/api/outreach/leads/{id}", Read, a.getLead},
+		{"PATCH", "/api/outreach/leads/{id}/status", Write, a.setLeadStatus},
 	}
 }
 
-// ingestRoutes take the larger body cap.
-var ingestRoutes = map[string]bool{"/api/events": true, "/api/webhooks/{source}": true}
+// ingestRoutes take the larger body cap: event ingest and bulk imports
+// (10,000 prospects).
+var ingestRoutes = map[string]bool{"/api/events": true, "/api/webhooks/{source}": true, "/api/outreach/prospects": true}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"garrison/intel/feed"
@@ -28,9 +29,14 @@ const batchSize = 500
 // ErrImportTooLarge refuses an API import over MaxImportBytes.
 var ErrImportTooLarge = errors.New("the import is larger than 256 MiB")
 
-// ErrImportRunning refuses an import while another one runs: imports read
-// the store to decide what changed, so they go one at a time.
-var ErrImportRunning = errors.New("another import is running")
+// ErrImportRunning refuses an import while another one runs, in this
+// process or another: imports read the store to decide what changed, so
+// they go one at a time.
+var ErrImportRunning = store.ErrImportRunning
+
+// maxDecompressed bounds what a gzipped import may expand to: a small
+// file must not unpack into hours of work (a variable for tests).
+var maxDecompressed int64 = 4 << 30
 
 // Config configures the intelligence service.
 type Config struct {
@@ -45,8 +51,11 @@ type Config struct {
 	// Queued wakes the agent workers after an import queued runs.
 	Queued func()
 	// ImportOrgs are the organizations whose admins may import through the
-	// API; empty: the first organization of the appliance (the operator's).
-	ImportOrgs []string
+	// API; empty: the first organization of the appliance (the operator's),
+	// leaving out those with a user whose address is LIKE one of NotOperator
+	// (the demo's: its password is printed and shared).
+	ImportOrgs  []string
+	NotOperator []string
 }
 
 // Service is the vulnerability intelligence of the appliance.
@@ -108,7 +117,8 @@ func (s *Service) ImportReader(ctx context.Context, r io.Reader, opt ImportOptio
 	if n == 0 {
 		return ImportResult{}, valid.Field("body", "is empty: send the file to import as the request body")
 	}
-	return s.importFile(ctx, f.Name(), opt)
+	// Received whole: the import finishes even if the client goes away.
+	return s.importFile(context.WithoutCancel(ctx), f.Name(), opt)
 }
 
 // ImportFile imports one file. It is read twice: first to check it whole
@@ -123,13 +133,13 @@ func (s *Service) ImportFile(ctx context.Context, path string, opt ImportOptions
 }
 
 func (s *Service) importFile(ctx context.Context, path string, opt ImportOptions) (ImportResult, error) {
-	format, summary, err := s.check(path)
+	format, summary, err := s.check(ctx, path)
 	if err != nil {
 		return ImportResult{}, err
 	}
 	imp := store.IntelImport{ID: store.NewID("imp", s.cfg.Now()), Format: string(format), Name: opt.Name, Via: opt.Via, Actor: opt.Actor,
 		Status: store.ImportRunning, StartedAt: s.cfg.Now(), Meta: summary.Meta}
-	if err := s.cfg.Store.StartIntelImport(ctx, imp); err != nil {
+	if err := s.cfg.Store.StartIntelImport(ctx, imp, s.cfg.NotifyAgent); err != nil {
 		return ImportResult{}, err
 	}
 	res := ImportResult{IntelImport: imp}
@@ -155,13 +165,13 @@ func (s *Service) importFile(ctx context.Context, path string, opt ImportOptions
 }
 
 // check detects the format and validates the whole file.
-func (s *Service) check(path string) (feed.Format, feed.Summary, error) {
+func (s *Service) check(ctx context.Context, path string) (feed.Format, feed.Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", feed.Summary{}, fmt.Errorf("open import: %w", err)
 	}
 	defer f.Close()
-	format, r, err := feed.Detect(f)
+	format, r, err := detect(ctx, f)
 	if err != nil {
 		return "", feed.Summary{}, fileProblem(err)
 	}
@@ -186,15 +196,46 @@ func fileProblem(err error) error {
 	return err
 }
 
+// detect names the format and returns the file's (decompressed) content,
+// cut off past MaxDecompressed and when ctx ends.
+func detect(ctx context.Context, r io.Reader) (feed.Format, io.Reader, error) {
+	format, content, err := feed.Detect(r)
+	if err != nil {
+		return "", nil, err
+	}
+	return format, &boundedReader{ctx: ctx, r: content, left: maxDecompressed}, nil
+}
+
+// errTooExpanded refuses a file that unpacks past maxDecompressed.
+var errTooExpanded = errors.New("the file unpacks to more than 4 GiB")
+
+type boundedReader struct {
+	ctx  context.Context
+	r    io.Reader
+	left int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if b.left <= 0 {
+		return 0, errTooExpanded
+	}
+	n, err := b.r.Read(p[:min(int64(len(p)), b.left)])
+	b.left -= int64(n)
+	return n, err
+}
+
 // progressReader counts the bytes read for progress reports.
 type progressReader struct {
 	r    io.Reader
-	read int64
+	read atomic.Int64
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
-	p.read += int64(n)
+	p.read.Add(int64(n))
 	return n, err
 }
 
@@ -210,13 +251,13 @@ func (s *Service) write(ctx context.Context, path string, format feed.Format, re
 		size = st.Size()
 	}
 	pr := &progressReader{r: f}
-	_, r, err := feed.Detect(pr)
+	_, r, err := detect(ctx, pr)
 	if err != nil {
 		return err
 	}
 	report := func() {
 		if progress != nil {
-			progress(res.Records, pr.read, size)
+			progress(res.Records, pr.read.Load(), size)
 		}
 	}
 	// One goroutine parses, this one writes: on two cores decoding the next
@@ -281,7 +322,10 @@ func (s *Service) write(ctx context.Context, path string, format feed.Format, re
 		if werr != nil {
 			continue // drain, so the parser ends
 		}
-		if werr = s.flush(ctx, b, res); werr != nil {
+		if werr = s.flush(ctx, b, res); werr == nil {
+			werr = s.cfg.Store.BeatIntelImport(ctx, res.ID)
+		}
+		if werr != nil {
 			cancel()
 			continue
 		}
@@ -395,21 +439,32 @@ func (m *merger) cve(c feed.CVE) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", c.ID, err)
 	}
-	data := pack(raw)
 	row, exists := m.rows.CVEs[c.ID]
 	old := row.NVD
 	if c.Source == feed.CVE5 {
 		old = row.CVE5
 	}
-	switch {
-	case old != nil && bytes.Equal(old, data):
-		m.unchanged++
-		return nil
-	case exists && old != nil:
+	if exists && old != nil {
+		oldRaw, err := unpack(old)
+		if err != nil {
+			return fmt.Errorf("stored %s: %w", c.ID, err)
+		}
+		if bytes.Equal(oldRaw, raw) {
+			m.unchanged++
+			return nil
+		}
+		// An older copy of a record (a stale mirror, an old file) never
+		// replaces a newer one.
+		var stored struct{ Modified time.Time }
+		if json.Unmarshal(oldRaw, &stored) == nil && c.Modified.Before(stored.Modified) {
+			m.unchanged++
+			return nil
+		}
 		m.changed++
-	default:
+	} else {
 		m.added++
 	}
+	data := pack(raw)
 	row.ID = c.ID
 	fresh := m.fresh[c.ID]
 	if c.Source == feed.CVE5 {
@@ -562,7 +617,7 @@ func (s *Service) MayImport(ctx context.Context, orgID string) error {
 		}
 		return ErrImportForbidden
 	}
-	first, err := s.cfg.Store.FirstOrgID(ctx)
+	first, err := s.cfg.Store.FirstOrgID(ctx, s.cfg.NotOperator)
 	if err != nil {
 		return err
 	}

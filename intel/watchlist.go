@@ -85,46 +85,99 @@ func (s *Service) Watch(ctx context.Context, orgID, cveID, actor string) (Entry,
 	return s.WatchEntry(ctx, orgID, w.ID)
 }
 
-// matcher matches CVE targets against one organization's inventory.
+// matcher matches CVE targets against one organization's inventory,
+// indexed by product: a CVE costs a lookup per range, not a pass over
+// every asset's software.
 type matcher struct {
-	assets []store.Asset
+	byProduct map[string][]softwareRef // normalized vendor \x00 product
+	all       []softwareRef            // for criteria naming any vendor or product
+}
+
+type softwareRef struct {
+	asset *store.Asset
+	sw    store.Software
+}
+
+func productKey(vendor, product string) string {
+	return cpe.Normalize(strings.ReplaceAll(vendor, `\`, "")) + "\x00" + cpe.Normalize(strings.ReplaceAll(product, `\`, ""))
 }
 
 func newMatcher(ctx context.Context, st *store.Store, orgID string) (*matcher, error) {
 	assets, err := st.AllAssets(ctx, orgID)
-	return &matcher{assets: assets}, err
-}
-
-// affected lists the assets a CVE's targets match: CPE ranges when the CVE
-// has any, else the CVE 5 affected products by name.
-func (m *matcher) affected(t Targets) []AffectedAsset {
-	out := []AffectedAsset{}
-	for _, a := range m.assets {
+	if err != nil {
+		return nil, err
+	}
+	m := &matcher{byProduct: map[string][]softwareRef{}}
+	for i := range assets {
+		a := &assets[i]
 		for _, sw := range a.Software {
-			soft := cpe.Software{Vendor: sw.Vendor, Product: sw.Product, Version: sw.Version, CPE: sw.CPE}
-			var res cpe.MatchResult
-			matched := false
-			if len(t.CPEMatches) > 0 {
-				for _, cm := range t.CPEMatches {
-					r := cpe.Range{Criteria: cm.Criteria, StartIncluding: cm.StartIncluding, StartExcluding: cm.StartExcluding,
-						EndIncluding: cm.EndIncluding, EndExcluding: cm.EndExcluding}
-					if res, matched = r.Match(soft); matched {
-						break
-					}
-				}
-			} else {
-				for _, af := range t.Affected {
-					if res, matched = toCPEAffected(af).Match(soft); matched {
-						break
-					}
-				}
+			ref := softwareRef{a, sw}
+			m.all = append(m.all, ref)
+			keys := []string{productKey(sw.Vendor, sw.Product)}
+			if n, err := cpe.Parse(sw.CPE); sw.CPE != "" && err == nil {
+				keys = append(keys, productKey(n.Vendor, n.Product))
 			}
-			if matched {
-				out = append(out, AffectedAsset{AssetID: a.ID, Hostname: a.Hostname, Owner: a.Owner, Software: sw, Match: res.Kind,
-					VersionKnown: res.VersionKnown, Reason: res.Reason})
+			for j, k := range keys {
+				if j == 0 || k != keys[0] {
+					m.byProduct[k] = append(m.byProduct[k], ref)
+				}
 			}
 		}
 	}
+	return m, nil
+}
+
+// candidates are the software entries that may be the product named.
+func (m *matcher) candidates(vendor, product string) []softwareRef {
+	if vendor == "*" || product == "*" || vendor == "" || product == "" {
+		return m.all
+	}
+	return m.byProduct[productKey(vendor, product)]
+}
+
+// affected lists the assets a CVE's targets match: CPE ranges when the CVE
+// has any, else the CVE 5 affected products by name; each software entry
+// once, by the first target that matches it.
+func (m *matcher) affected(t Targets) []AffectedAsset {
+	out := []AffectedAsset{}
+	seen := map[softwareRef]bool{}
+	found := func(ref softwareRef, res cpe.MatchResult) {
+		seen[ref] = true
+		out = append(out, AffectedAsset{AssetID: ref.asset.ID, Hostname: ref.asset.Hostname, Owner: ref.asset.Owner, Software: ref.sw,
+			Match: res.Kind, VersionKnown: res.VersionKnown, Reason: res.Reason})
+	}
+	soft := func(ref softwareRef) cpe.Software {
+		return cpe.Software{Vendor: ref.sw.Vendor, Product: ref.sw.Product, Version: ref.sw.Version, CPE: ref.sw.CPE}
+	}
+	if len(t.CPEMatches) > 0 {
+		for _, cm := range t.CPEMatches {
+			n, err := cpe.Parse(cm.Criteria)
+			if err != nil {
+				continue
+			}
+			r := cpe.Range{Criteria: cm.Criteria, StartIncluding: cm.StartIncluding, StartExcluding: cm.StartExcluding,
+				EndIncluding: cm.EndIncluding, EndExcluding: cm.EndExcluding}
+			for _, ref := range m.candidates(n.Vendor, n.Product) {
+				if !seen[ref] {
+					if res, ok := r.Match(soft(ref)); ok {
+						found(ref, res)
+					}
+				}
+			}
+		}
+	} else {
+		for _, af := range t.Affected {
+			a := toCPEAffected(af)
+			for _, ref := range m.candidates(af.Vendor, af.Product) {
+				if !seen[ref] {
+					if res, ok := a.Match(soft(ref)); ok {
+						found(ref, res)
+					}
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b AffectedAsset) int { return strings.Compare(a.Hostname, b.Hostname) })
 	return out
 }
 
@@ -139,12 +192,14 @@ func toCPEAffected(a feed.Affected) cpe.Affected {
 
 // techniques maps a CVE to ATT&CK: the CTID mappings of the CVE when there
 // are any, else the techniques its weaknesses reach through CAPEC.
-// Imported technique names and tactics win over the embedded catalog's.
+// Imported technique names win over the embedded catalog's.
 func techniques(v *View, imported map[string]store.IntelTechnique) []Technique {
 	out := []Technique{}
+	// An imported bundle renames techniques; tactics keep the catalog's
+	// display names (bundles give phase names such as "initial-access").
 	overlay := func(t Technique) Technique {
 		if it, ok := imported[t.ID]; ok && !it.Deprecated {
-			t.Name, t.Tactics = it.Name, it.Tactics
+			t.Name = it.Name
 		}
 		return t
 	}
@@ -212,9 +267,13 @@ func (s *Service) WatchEntry(ctx context.Context, orgID, id string) (Entry, erro
 	if err != nil {
 		return Entry{}, err
 	}
-	if e.History, err = s.cfg.Store.IntelChanges(ctx, w.CVEID, maxHistory); err != nil {
+	history, err := s.cfg.Store.IntelChanges(ctx, w.CVEID, maxHistory)
+	if err != nil {
 		return Entry{}, err
 	}
+	// A CVE's arrival is recorded only when someone watches it: an arrival
+	// before this organization watched would tell it another did.
+	e.History = slices.DeleteFunc(history, func(c store.IntelChange) bool { return c.Field == "record" && c.At.Before(w.CreatedAt) })
 	if e.History == nil {
 		e.History = []store.IntelChange{}
 	}

@@ -159,6 +159,19 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 	return run, err
 }
 
+// ClaimRunByID moves one queued run to running (a command that carries out
+// a run itself); ErrNotFound when it is not queued.
+func (s *Store) ClaimRunByID(ctx context.Context, id string) (AgentRun, error) {
+	var run AgentRun
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?
+			WHERE id = ? AND status = 'queued' RETURNING `+runColumns, ms(s.now()), id))
+		return err
+	})
+	return run, err
+}
+
 // RunResult is how a run ended.
 type RunResult struct {
 	Status   string // completed or failed

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -47,3 +48,23 @@ func isUniqueViolation(err error) bool {
 
 // normalizeEmail is the one form e-mail addresses are stored and looked up in.
 func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// PlanError refuses a feature the organization's plan does not include.
+type PlanError struct {
+	Feature string // "The msp-hunter agent", "Outreach"
+	Needs   string // the lowest plan that includes it
+	Has     string // the organization's plan
+}
+
+func (e *PlanError) Error() string {
+	included := Plans[slices.Index(Plans, e.Needs):]
+	return e.Feature + " is included in the " + strings.Join(included, " and ") + " plans; this organization is on " + e.Has
+}
+
+// RequirePlan refuses a feature below the plan that includes it.
+func RequirePlan(feature, needs, has string) error {
+	if slices.Index(Plans, has) < slices.Index(Plans, needs) {
+		return &PlanError{Feature: feature, Needs: needs, Has: has}
+	}
+	return nil
+}

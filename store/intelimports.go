@@ -30,11 +30,38 @@ type IntelImport struct {
 	FinishedAt                                  *time.Time
 }
 
-// StartIntelImport records an import as running.
-func (s *Store) StartIntelImport(ctx context.Context, imp IntelImport) error {
+// ErrImportRunning: another import is running (in any process).
+var ErrImportRunning = errors.New("another import is running")
+
+// staleImport is how long a running import may go without a beat before
+// the next import takes it for cut short.
+const staleImport = 2 * time.Minute
+
+// StartIntelImport records an import as running: one at a time across
+// processes (ErrImportRunning). An import whose beat went stale (its
+// process died) is failed first, and its watchers are still told what its
+// committed batches changed.
+func (s *Store) StartIntelImport(ctx context.Context, imp IntelImport, notifyAgent string) error {
+	now := s.now()
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO intel_imports (id, format, name, via, actor, status, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)`,
-			imp.ID, imp.Format, imp.Name, imp.Via, imp.Actor, ms(imp.StartedAt))
+		var staleID string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM intel_imports WHERE status = 'running' AND beat_at < ?`, ms(now.Add(-staleImport))).Scan(&staleID)
+		if err == nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE intel_imports SET status = 'failed', error = 'The import stopped without finishing (its process ended)',
+				finished_at = ? WHERE id = ?`, ms(now), staleID); err != nil {
+				return fmt.Errorf("fail stale import: %w", err)
+			}
+			if _, err := queueNotices(ctx, tx, staleID, notifyAgent, now); err != nil {
+				return err
+			}
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("stale imports: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO intel_imports (id, format, name, via, actor, status, started_at, beat_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
+			imp.ID, imp.Format, imp.Name, imp.Via, imp.Actor, ms(imp.StartedAt), ms(now))
+		if isUniqueViolation(err) {
+			return ErrImportRunning
+		}
 		if err != nil {
 			return fmt.Errorf("start import: %w", err)
 		}
@@ -42,10 +69,41 @@ func (s *Store) StartIntelImport(ctx context.Context, imp IntelImport) error {
 	})
 }
 
-// FinishIntelImport records how an import ended. A completed import also
-// queues, in the same transaction, one run of the notifying agent for each
-// organization watching a CVE the import changed, so no watcher is missed
-// by a crash between the two.
+// BeatIntelImport says a running import is alive.
+func (s *Store) BeatIntelImport(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE intel_imports SET beat_at = ? WHERE id = ?`, ms(s.now()), id); err != nil {
+			return fmt.Errorf("import beat: %w", err)
+		}
+		return nil
+	})
+}
+
+// queueNotices queues one run of the notifying agent for each organization
+// watching a CVE the import changed; the runs read only committed changes
+// and deliver once, so a failed import's batches are notified too.
+func queueNotices(ctx context.Context, tx *sql.Tx, importID, notifyAgent string, now time.Time) (int, error) {
+	if notifyAgent == "" {
+		return 0, nil
+	}
+	orgs, err := queryAll(ctx, tx, "watchers of changes", `SELECT DISTINCT w.org_id FROM intel_changes c
+		JOIN cve_watchlist w ON w.cve_id = c.cve_id WHERE c.import_id = ? ORDER BY w.org_id`, []any{importID}, scanString)
+	if err != nil {
+		return 0, err
+	}
+	params, _ := json.Marshal(map[string]string{"intel_import": importID})
+	for _, org := range orgs {
+		if _, err := queueRun(ctx, tx, NewRun{OrgID: org, Agent: notifyAgent, Params: params, RequestedBy: "intel:" + importID}, now); err != nil {
+			return 0, err
+		}
+	}
+	return len(orgs), nil
+}
+
+// FinishIntelImport records how an import ended and queues, in the same
+// transaction, the runs that notify its watchers (queueNotices), so no
+// watcher is missed by a crash between the two; a failed import's
+// committed batches are notified too.
 func (s *Store) FinishIntelImport(ctx context.Context, imp IntelImport, notifyAgent string) (runs int, err error) {
 	meta, err := json.Marshal(imp.Meta)
 	if err != nil {
@@ -62,22 +120,8 @@ func (s *Store) FinishIntelImport(ctx context.Context, imp IntelImport, notifyAg
 			imp.Skipped, newest, string(meta), imp.Error, ms(now), imp.ID); err != nil {
 			return fmt.Errorf("finish import: %w", err)
 		}
-		if imp.Status != ImportCompleted || notifyAgent == "" {
-			return nil
-		}
-		orgs, err := queryAll(ctx, tx, "watchers of changes", `SELECT DISTINCT w.org_id FROM intel_changes c
-			JOIN cve_watchlist w ON w.cve_id = c.cve_id WHERE c.import_id = ? ORDER BY w.org_id`, []any{imp.ID}, scanString)
-		if err != nil {
-			return err
-		}
-		params, _ := json.Marshal(map[string]string{"intel_import": imp.ID})
-		for _, org := range orgs {
-			if _, err := queueRun(ctx, tx, NewRun{OrgID: org, Agent: notifyAgent, Params: params, RequestedBy: "intel:" + imp.ID}, now); err != nil {
-				return err
-			}
-		}
-		runs = len(orgs)
-		return nil
+		runs, err = queueNotices(ctx, tx, imp.ID, notifyAgent, now)
+		return err
 	})
 	return runs, err
 }

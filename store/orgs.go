@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Org returns an organization with its member count.
@@ -154,10 +155,21 @@ func (s *Store) AdminAddresses(ctx context.Context, orgID string) ([]string, err
 		`SELECT email FROM users WHERE org_id = ? AND role = 'admin' AND email_verified_at IS NOT NULL ORDER BY email`, []any{orgID}, scanString)
 }
 
-// FirstOrgID is the organization the appliance made first: its operator's.
-func (s *Store) FirstOrgID(ctx context.Context) (string, error) {
+// FirstOrgID is the organization the appliance made first (its operator's),
+// leaving out organizations with a user whose address is LIKE one of
+// except (the demo's).
+func (s *Store) FirstOrgID(ctx context.Context, except []string) (string, error) {
+	q, args := `SELECT id FROM orgs o`, []any{}
+	if len(except) > 0 {
+		var conds []string
+		for _, e := range except {
+			conds = append(conds, "u.email LIKE ?")
+			args = append(args, e)
+		}
+		q += ` WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.org_id = o.id AND (` + strings.Join(conds, " OR ") + `))`
+	}
 	var id string
-	err := s.reads().QueryRowContext(ctx, `SELECT id FROM orgs ORDER BY created_at, rowid LIMIT 1`).Scan(&id)
+	err := s.reads().QueryRowContext(ctx, q+` ORDER BY created_at, rowid LIMIT 1`, args...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}

@@ -1,0 +1,44 @@
+package outreach
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"garrison/store"
+	"garrison/valid"
+)
+
+// Statuses of the lead pipeline.
+var Statuses = []string{"new", "contacted", "responded", "qualified", "won", "lost"}
+
+const maxNote = 2000
+
+// CheckStatusChange validates a status move: any status may follow any
+// other (the spec shows no restriction).
+func CheckStatusChange(status string, note *string) error {
+	var p valid.Problems
+	p.Check(slices.Contains(Statuses, status), "status", "must be one of "+strings.Join(Statuses, ", "))
+	if note != nil {
+		p.Check(len([]rune(*note)) <= maxNote && valid.Text(*note), "note", "must be text of at most 2000 characters")
+	}
+	return p.Err()
+}
+
+// ParseLeadQuery checks the list's query parameters.
+func ParseLeadQuery(status, minScore, vertical, region, q, sort string) (store.LeadQuery, error) {
+	var p valid.Problems
+	lq := store.LeadQuery{Status: status, Vertical: strings.ToLower(vertical), Region: region, Q: strings.TrimSpace(q), Sort: cmp.Or(sort, "score")}
+	p.Check(status == "" || slices.Contains(Statuses, status), "status", "must be one of "+strings.Join(Statuses, ", "))
+	if minScore != "" {
+		n, err := strconv.Atoi(minScore)
+		p.Check(err == nil && n >= 0 && n <= 100, "min_score", "must be a whole number from 0 to 100")
+		lq.MinScore = &n
+	}
+	p.Check(lq.Vertical == "" || slices.Contains(Verticals, lq.Vertical), "vertical", "must be one of "+strings.Join(Verticals, ", "))
+	p.Check(len(region) <= maxRegion, "region", "must be at most 100 bytes")
+	p.Check(len(lq.Q) <= 200, "q", "must be at most 200 bytes")
+	p.Check(lq.Sort == "score" || lq.Sort == "updated", "sort", "must be score or updated")
+	return lq, p.Err()
+}
