@@ -97,11 +97,12 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Timeout: cfg.agentTimeout, LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(a.intel), Mailer: a.mailer})
 			queued = a.runner.Notify
 			a.api = handlers.New(handlers.Deps{
-				Store:          st,
-				Log:            log,
-				Now:            opts.now,
-				Sessions:       codec,
-				Accounts:       account.New(st, credential.NewHasher(opts.passwordIterations), a.mailer, opts.now, log, cfg.defaultPlan),
+				Store:    st,
+				Log:      log,
+				Now:      opts.now,
+				Sessions: codec,
+				Accounts: account.New(st, credential.NewHasher(opts.passwordIterations), a.mailer, opts.now, log, cfg.defaultPlan).
+					WithRegistration(cfg.registration),
 				KeyUse:         a.keyUse,
 				Limits:         a.limits,
 				Blocklist:      blocked,

@@ -1,18 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"garrison/account"
 	"garrison/blocklist"
+	"garrison/credential"
 	"garrison/demo"
+	"garrison/mail"
 	"garrison/store"
 )
 
@@ -52,9 +57,13 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 	return nil
 }
 
-func runOrg(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runOrg(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "create" {
+		return runOrgCreate(ctx, args[1:], getenv, stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "set-plan" {
-		return errors.New("usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate")
+		return errors.New("usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate\n" +
+			"       garrison org create --name NAME --admin-email EMAIL [--admin-name NAME] [--plan PLAN] [--password-stdin]")
 	}
 	fs := newFlagSet("garrison org set-plan [flags]",
 		"Changes the plan of the organization of the admin with --email.\nA running server applies it from the next request.", stderr)
@@ -127,5 +136,48 @@ func runBlocklist(_ context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	fmt.Fprintf(stdout, "Imported %d domains as %s; a running server uses them from its next start.\n", added, *category)
+	return nil
+}
+
+// runOrgCreate makes an organization and its admin: the operator's way in
+// when registration is invite-only or closed.
+func runOrgCreate(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("garrison org create [flags]",
+		"Creates an organization and its admin, whose address counts as confirmed. With --password-stdin the\n"+
+			"password is the first line of standard input; otherwise a one-time set-password token (valid 24 hours)\n"+
+			"is printed and mailed.", stderr)
+	name := fs.String("name", "", "the organization's name (required)")
+	email := fs.String("admin-email", "", "the admin's e-mail address (required)")
+	adminName := fs.String("admin-name", "Administrator", "the admin's name")
+	plan := fs.String("plan", store.PlanStarter, "starter, pro or ultimate")
+	fromStdin := fs.Bool("password-stdin", false, "read the admin's password from the first line of standard input")
+	baseURL := fs.String("base-url", "https://localhost:8443", "public URL of the server, for the link in the mail")
+	st, err := cliStore(ctx, fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	password := ""
+	if *fromStdin {
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the password: %w", err)
+		}
+		if password = strings.TrimRight(line, "\r\n"); password == "" {
+			return errors.New("--password-stdin: standard input holds no password")
+		}
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mailer := mail.New(mail.Config{BaseURL: *baseURL}, st, log, time.Now)
+	accounts := account.New(st, credential.NewHasher(credential.DefaultIterations), mailer, time.Now, log, store.PlanStarter)
+	res, err := accounts.CreateOrg(ctx, account.NewOrg{Name: *name, AdminEmail: *email, AdminName: *adminName, Plan: *plan, Password: password})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Created %s (%s, %s plan) with admin %s (%s).\n", res.Admin.OrgName, res.Admin.OrgID, res.Admin.Plan, res.Admin.Email, res.Admin.ID)
+	if res.SetPasswordToken != "" {
+		fmt.Fprintf(stdout, "Set the admin's password before %s with POST /api/auth/reset-confirm {\"token\": %q, \"new_password\": \"…\"}\n"+
+			"(the token was also mailed to %s).\n", res.SetPasswordUntil.UTC().Format(time.RFC3339), res.SetPasswordToken, res.Admin.Email)
+	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
 var keyFormat = regexp.MustCompile(`^svc_live_[A-Za-z0-9]{32}$`)
@@ -158,5 +161,58 @@ func TestIntelImportCLI(t *testing.T) {
 	}
 	if err := runCLI(t, []string{"intel", "import", "--data", dataDir}, &out, &errOut); err == nil {
 		t.Fatal("no files: accepted")
+	}
+}
+
+// TestRegistrationModesAndOrgCreate: a closed appliance is set up from the
+// command line; an invite-only one lets invited people in.
+func TestRegistrationModesAndOrgCreate(t *testing.T) {
+	for _, mode := range []string{"closed", "invite"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newTestEnv(t, func(c *config) { c.registration = mode })
+			dataDir := e.app.dataDir(t)
+			signup := map[string]any{"email": "eve@example.test", "password": "correct horse battery", "name": "Eve"}
+			want := map[string]string{"closed": "Registration is closed on this appliance; its operator creates organizations (garrison org create)",
+				"invite": "Registration on this appliance needs an invitation: send the invite_token an admin's invitation mail carries"}[mode]
+			e.Do("POST", "/api/auth/register", "", signup).WantError(t, http.StatusForbidden, "registration_closed", want)
+
+			// The operator makes the organization; the password comes on stdin.
+			defer func(r io.Reader) { stdin = r }(stdin)
+			stdin = strings.NewReader("a long operator passphrase\n")
+			var out bytes.Buffer
+			if err := runCLI(t, []string{"org", "create", "--data", dataDir, "--name", "Acme MSP", "--admin-email", "Ops@Acme.test",
+				"--plan", "pro", "--password-stdin"}, &out, &out); err != nil || !strings.Contains(out.String(), "Created Acme MSP") {
+				t.Fatalf("org create: %v %s", err, out.String())
+			}
+			login := e.Login("ops@acme.test", "a long operator passphrase").Must(t, http.StatusOK)
+			me := e.Do("GET", "/api/auth/me", login.Str("token"), nil).Must(t, http.StatusOK).Data()
+			if me["email_verified"] != true || me["role"] != "admin" || me["plan"] != "pro" {
+				t.Fatalf("the CLI's admin: %v", me)
+			}
+			if mode == "invite" {
+				admin := apitest.Account{Token: login.Str("token"), Email: "ops@acme.test"}
+				inv := e.Do("POST", "/api/org/invites", admin.Token, map[string]string{"email": "eve@example.test", "role": "member"}).Must(t, http.StatusCreated)
+				signup["invite_token"] = inv.Str("data", "token")
+				e.Do("POST", "/api/auth/register", "", signup).Must(t, http.StatusCreated)
+			}
+			// Without a password, a one-time token sets it.
+			out.Reset()
+			if err := runCLI(t, []string{"org", "create", "--data", dataDir, "--name", "Beta", "--admin-email", "boss@beta.test"}, &out, &out); err != nil {
+				t.Fatal(err)
+			}
+			tok := regexp.MustCompile(`"token": "([^"]+)"`).FindStringSubmatch(out.String())
+			if tok == nil {
+				t.Fatalf("no token printed: %s", out.String())
+			}
+			e.Do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": tok[1], "new_password": "another long passphrase"}).Must(t, http.StatusOK)
+			e.Login("boss@beta.test", "another long passphrase").Must(t, http.StatusOK)
+			// Bad input is refused and makes nothing.
+			for _, args := range [][]string{{"--name", "", "--admin-email", "x@y.test"}, {"--name", "Gamma", "--admin-email", "nope"},
+				{"--name", "Gamma", "--admin-email", "g@g.test", "--plan", "gold"}, {"--name", "Delta", "--admin-email", "ops@acme.test"}} {
+				if err := runCLI(t, append([]string{"org", "create", "--data", dataDir}, args...), &out, &out); err == nil {
+					t.Errorf("%v: accepted", args)
+				}
+			}
+		})
 	}
 }

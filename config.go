@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"garrison/account"
 	"io"
 	"net/netip"
 	"net/url"
@@ -45,6 +46,7 @@ type config struct {
 	llmTimeout      time.Duration
 	ingestInflight  int64 // bytes
 	intelImportOrgs []string
+	registration    string
 	intelSyncURLs   []string
 	intelSyncEvery  time.Duration
 }
@@ -131,6 +133,8 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		"(a size such as 64MiB, 1GiB or 500000)")
 	limits := fs.String("limits", "", "rate-limit overrides, a comma list of name=N/window with names "+
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
+	fs.StringVar(&c.registration, "registration", "open", "who may sign up with POST /api/auth/register: open, invite (with an invite_token only) "+
+		"or closed (organizations are made with garrison org create)")
 	importOrgs := fs.String("intel-import-orgs", "", "comma list of organization ids whose admins may import intelligence through "+
 		"POST /api/intel/import (empty: the first organization created on this appliance)")
 	syncURLs := fs.String("intel-sync-url", "", "comma list of URLs of intelligence files (NVD, CVE 5, KEV, EPSS, ATT&CK; gzip or not) "+
@@ -199,6 +203,9 @@ func (c config) validate() error {
 			problems = append(problems, "--intel-sync-url must list absolute http(s) URLs")
 			break
 		}
+	}
+	if !slices.Contains(account.RegistrationModes, c.registration) {
+		problems = append(problems, "--registration must be open, invite or closed")
 	}
 	if c.intelSyncEvery < time.Minute {
 		problems = append(problems, "--intel-sync-interval must be at least 1m")

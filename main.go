@@ -38,6 +38,7 @@ Usage:
   garrison serve [flags]            run the API server (garrison serve --help)
   garrison apikey create [flags]    create an API key for an admin's organization
   garrison org set-plan [flags]     change an organization's plan
+  garrison org create [flags]       create an organization and its admin (for invite-only or closed registration)
   garrison demo [--data DIR]        create a demo organization with 30 days of activity
   garrison blocklist import [flags] add a DNS blocklist under a category
   garrison intel import FILE|DIR …  feed the vulnerability intelligence store (NVD, CVE 5, KEV, EPSS, ATT&CK)
@@ -49,6 +50,9 @@ GARRISON_JWT_TTL. Run any command with --help for its flags.
 
 // run is the whole program, with its surroundings passed in so tests can
 // start it like a user would.
+// stdin is what commands read (org create --password-stdin); tests set it.
+var stdin io.Reader = os.Stdin
+
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -64,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "apikey":
 		return runAPIKey(ctx, args[1:], getenv, stdout, stderr)
 	case "org":
-		return runOrg(ctx, args[1:], getenv, stdout, stderr)
+		return runOrg(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "blocklist":
 		return runBlocklist(ctx, args[1:], getenv, stdout, stderr)
 	case "demo":

@@ -30,7 +30,21 @@ var (
 	// ErrUnverifiedSender: an account that has not confirmed its own address
 	// may not make Garrison mail others.
 	ErrUnverifiedSender = errors.New("confirm your e-mail address before inviting others")
+	// ErrRegistrationClosed: the appliance takes no sign-ups.
+	ErrRegistrationClosed = errors.New("registration is closed on this appliance")
+	// ErrInviteRequired: the appliance takes sign-ups by invitation only.
+	ErrInviteRequired = errors.New("registration needs an invitation on this appliance")
 )
+
+// Registration modes (--registration).
+const (
+	RegistrationOpen   = "open"
+	RegistrationInvite = "invite"
+	RegistrationClosed = "closed"
+)
+
+// RegistrationModes are the modes, for flags.
+var RegistrationModes = []string{RegistrationOpen, RegistrationInvite, RegistrationClosed}
 
 // Passwords is what the rules need of credential.Hasher.
 type Passwords interface {
@@ -48,11 +62,20 @@ type Accounts struct {
 	now         func() time.Time
 	log         *slog.Logger
 	defaultPlan string
+	// registration is who may sign up: open, invite or closed.
+	registration string
 }
 
 // New builds the account rules; new organizations get defaultPlan.
 func New(st *store.Store, passwords Passwords, mailer *mail.Mailer, now func() time.Time, log *slog.Logger, defaultPlan string) *Accounts {
-	return &Accounts{store: st, passwords: passwords, mail: mailer, now: now, log: log, defaultPlan: defaultPlan}
+	return &Accounts{store: st, passwords: passwords, mail: mailer, now: now, log: log, defaultPlan: defaultPlan,
+		registration: RegistrationOpen}
+}
+
+// WithRegistration sets who may sign up (RegistrationModes).
+func (a *Accounts) WithRegistration(mode string) *Accounts {
+	a.registration = mode
+	return a
 }
 
 // NormalEmail is the one form addresses are compared in.
@@ -74,6 +97,12 @@ type Registration struct {
 // Register creates the account (and its organization, unless invited),
 // queues the confirmation mail and returns the new user.
 func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, error) {
+	switch {
+	case a.registration == RegistrationClosed:
+		return store.User{}, ErrRegistrationClosed
+	case a.registration == RegistrationInvite && r.InviteToken == "":
+		return store.User{}, ErrInviteRequired
+	}
 	r.Email = NormalEmail(r.Email)
 	var p valid.Problems
 	p.Check(valid.Email(r.Email), "email", "must be a valid e-mail address")

@@ -22,6 +22,7 @@ const (
 	CodeForbidden       = "forbidden"
 	CodeEmailUnverified = "email_unverified"
 	CodePlanRequired    = "plan_upgrade_required"
+	CodeRegClosed       = "registration_closed"
 	CodeNotFound        = "not_found"
 	CodeNotAllowed      = "method_not_allowed"
 	CodeConflict        = "conflict"
@@ -101,6 +102,10 @@ var answers = []struct {
 		Message: "Invalid request: assignee must be the id of a user of this organization", Fields: []string{"assignee"}}},
 	{ticket.ErrMemberLimits, Error{Status: http.StatusForbidden, Code: CodeForbidden,
 		Message: "Members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest"}},
+	{account.ErrRegistrationClosed, Error{Status: http.StatusForbidden, Code: CodeRegClosed,
+		Message: "Registration is closed on this appliance; its operator creates organizations (garrison org create)"}},
+	{account.ErrInviteRequired, Error{Status: http.StatusForbidden, Code: CodeRegClosed,
+		Message: "Registration on this appliance needs an invitation: send the invite_token an admin's invitation mail carries"}},
 	{account.ErrUnverifiedSender, Error{Status: http.StatusForbidden, Code: CodeEmailUnverified,
 		Message: "Confirm your e-mail address (POST /api/auth/verify-email) before inviting others"}},
 	{store.ErrWatchLimit, Error{Status: http.StatusConflict, Code: CodeConflict,

@@ -130,10 +130,16 @@ var ErrAssetHostname = errors.New("another asset has this hostname")
 
 // DeleteAsset removes an asset of the organization.
 func (s *Store) DeleteAsset(ctx context.Context, orgID, id string) error {
+	return s.deleteOwned(ctx, "assets", orgID, id)
+}
+
+// deleteOwned deletes a row of an organization's table by id; ErrNotFound
+// when the organization has none (table is a constant of the caller).
+func (s *Store) deleteOwned(ctx context.Context, table, orgID, id string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM assets WHERE org_id = ? AND id = ?`, orgID, id)
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE org_id = ? AND id = ?`, orgID, id)
 		if err != nil {
-			return fmt.Errorf("delete asset: %w", err)
+			return fmt.Errorf("delete from %s: %w", table, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound

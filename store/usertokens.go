@@ -98,3 +98,9 @@ func (s *Store) PurgeExpired(ctx context.Context) error {
 		return nil
 	})
 }
+
+// IssueResetToken stores a password-setting token for a user and queues its
+// mail (a CLI-made admin's first password).
+func (s *Store) IssueResetToken(ctx context.Context, userID string, t UserToken, m Mail) error {
+	return s.write(ctx, func(tx *sql.Tx) error { return issueUserToken(ctx, tx, userID, t, m, s.now()) })
+}

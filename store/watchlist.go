@@ -98,14 +98,5 @@ func (s *Store) WatchEntryByID(ctx context.Context, orgID, id string) (WatchEntr
 
 // DeleteWatch takes a CVE off the organization's watchlist.
 func (s *Store) DeleteWatch(ctx context.Context, orgID, id string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM cve_watchlist WHERE org_id = ? AND id = ?`, orgID, id)
-		if err != nil {
-			return fmt.Errorf("delete watch: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	return s.deleteOwned(ctx, "cve_watchlist", orgID, id)
 }

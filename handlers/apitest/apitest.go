@@ -7,6 +7,7 @@
 package apitest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -61,6 +62,7 @@ type Config struct {
 	SMTPAddr       string
 	SMTPFrom       string
 	LogLevel       slog.Level // of what the server logs into Env.Logs (default info)
+	Registration   string     // who may sign up (default open)
 }
 
 // Option changes the Config.
@@ -119,11 +121,12 @@ func New(t testing.TB, opts ...Option) *Env {
 	e := &Env{Client: &Client{T: t, Store: st, Mailer: mailer}, Clock: clock, Logs: logs, Runner: runner, DataDir: cfg.DataDir, trusted: cfg.TrustedProxies,
 		limits: handlers.NewRateLimits(limits, cfg.TrustedProxies, ratelimit.WithClock(clock.Now))}
 	e.API = handlers.New(handlers.Deps{
-		Store:          st,
-		Log:            log,
-		Now:            clock.Now,
-		Sessions:       newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax),
-		Accounts:       account.New(st, credential.NewHasher(Iterations), mailer, clock.Now, log, cfg.DefaultPlan),
+		Store:    st,
+		Log:      log,
+		Now:      clock.Now,
+		Sessions: newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax),
+		Accounts: account.New(st, credential.NewHasher(Iterations), mailer, clock.Now, log, cfg.DefaultPlan).
+			WithRegistration(cmp.Or(cfg.Registration, account.RegistrationOpen)),
 		Limits:         e.limits,
 		Blocklist:      blocked,
 		OpenAPI:        openAPIDocument(t),

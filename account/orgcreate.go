@@ -1,0 +1,86 @@
+package account
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"garrison/credential"
+	"garrison/store"
+	"garrison/valid"
+)
+
+// setPasswordTTL is how long a CLI-made admin's set-password token lasts.
+const setPasswordTTL = 24 * time.Hour
+
+// NewOrg is an organization the operator makes (garrison org create).
+type NewOrg struct {
+	Name, AdminEmail, AdminName, Plan string
+	// Password of the admin; empty: a one-time set-password token is
+	// issued instead (SetPasswordToken in the result).
+	Password string
+}
+
+// CreatedOrg is the organization and admin made, and, without a password,
+// the token that sets it.
+type CreatedOrg struct {
+	Admin            store.User
+	SetPasswordToken string
+	SetPasswordUntil time.Time
+}
+
+// CreateOrg makes an organization and its admin whatever the registration
+// mode: the operator's way in to a closed appliance. The admin's address
+// counts as confirmed (the operator vouches for it).
+func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) {
+	o.AdminEmail = NormalEmail(o.AdminEmail)
+	if o.Plan == "" {
+		o.Plan = a.defaultPlan
+	}
+	if o.AdminName == "" {
+		o.AdminName = "Administrator"
+	}
+	var p valid.Problems
+	p.Check(valid.Name(o.Name), "name", "must be 1 to 100 printable characters")
+	p.Check(valid.Email(o.AdminEmail), "admin-email", "must be a valid e-mail address")
+	p.Check(valid.Name(o.AdminName), "admin-name", "must be 1 to 100 printable characters")
+	p.Check(slices.Contains(store.Plans, o.Plan), "plan", "must be "+strings.Join(store.Plans, ", "))
+	if o.Password != "" {
+		checkPassword(&p, "password", o.Password)
+	}
+	if err := p.Err(); err != nil {
+		return CreatedOrg{}, err
+	}
+	password := o.Password
+	if password == "" {
+		password = credential.RandomText(32) // unusable until set with the token
+	}
+	hash, err := a.passwords.Hash(ctx, password)
+	if err != nil {
+		return CreatedOrg{}, err
+	}
+	verify, verifyHash := credential.NewToken()
+	u, err := a.store.Register(ctx, store.NewAccount{Email: o.AdminEmail, Name: o.AdminName, PasswordHash: hash, OrgName: o.Name, Plan: o.Plan,
+		Verify:     store.UserToken{Hash: verifyHash, Purpose: store.PurposeVerify, ExpiresAt: a.now().Add(time.Hour)},
+		VerifyMail: store.Mail{To: o.AdminEmail, Subject: "Your Garrison organization " + o.Name, Body: "Your administrator account was made by the appliance's operator."}})
+	if err != nil {
+		return CreatedOrg{}, err
+	}
+	if u, err = a.store.VerifyEmail(ctx, credential.Hash(verify)); err != nil {
+		return CreatedOrg{}, fmt.Errorf("confirm the admin's address: %w", err)
+	}
+	out := CreatedOrg{Admin: u}
+	if o.Password == "" {
+		token, tokenHash := credential.NewToken()
+		until := a.now().Add(setPasswordTTL)
+		if err := a.store.IssueResetToken(ctx, u.ID, store.UserToken{Hash: tokenHash, Purpose: store.PurposeReset, ExpiresAt: until},
+			a.mail.Reset(o.AdminEmail, token)); err != nil {
+			return CreatedOrg{}, err
+		}
+		out.SetPasswordToken, out.SetPasswordUntil = token, until
+		a.mail.Notify()
+	}
+	return out, nil
+}
