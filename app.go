@@ -110,6 +110,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Agents:         a.runner,
 				Compliance:     engine,
 				Intel:          a.intel,
+				Version:        buildVersion(),
 				Dashboard:      dashboard.New(st, opts.now, blocked, model, log),
 				Ingest:         ingest.New(st, opts.now, blocked),
 				IngestInflight: cfg.ingestInflight,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ import (
 
 func runAPIKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: garrison apikey create --email ADMIN_EMAIL --name NAME --scope read|write|admin [--expires-at RFC3339]")
+		return usageOf(args, stdout, "usage: garrison apikey create --email ADMIN_EMAIL --name NAME --scope read|write|admin [--expires-at RFC3339]")
 	}
 	fs := newFlagSet("garrison apikey create [flags]",
 		"Creates an API key for the organization of the admin with --email and prints it.\nThe key is shown this once; only its hash is stored.", stderr)
@@ -62,7 +63,7 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 		return runOrgCreate(ctx, args[1:], getenv, stdin, stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "set-plan" {
-		return errors.New("usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate\n" +
+		return usageOf(args, stdout, "usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate\n"+
 			"       garrison org create --name NAME --admin-email EMAIL [--admin-name NAME] [--plan PLAN] [--password-stdin]")
 	}
 	fs := newFlagSet("garrison org set-plan [flags]",
@@ -91,7 +92,7 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 func runDemoCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("garrison demo [flags]", "Creates the demo organization and admin, with 30 days of events, alerts and DNS telemetry,\n"+
 		"and prints the credentials. Does nothing if it exists already.", stderr)
-	st, err := cliStore(ctx, fs, args, getenv)
+	st, err := cliStoreAt(ctx, fs, args, getenv, true)
 	if err != nil {
 		return err
 	}
@@ -99,18 +100,41 @@ func runDemoCommand(ctx context.Context, args []string, getenv func(string) stri
 	return demo.Create(ctx, st, time.Now(), stdout)
 }
 
-// cliStore adds --data to a command's flags, parses them and opens the store.
+// cliStore adds --data to a command's flags, parses them and opens the
+// store of an existing appliance: a mistyped --data is refused, not made
+// into a new empty database.
 func cliStore(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string) (*store.Store, error) {
+	return cliStoreAt(ctx, fs, args, getenv, false)
+}
+
+// cliStoreAt is cliStore for the commands that may set up a new appliance
+// (create true: demo, org create).
+func cliStoreAt(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string, create bool) (*store.Store, error) {
 	dataDir := fs.String("data", "./data", "data directory")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return nil, err
+	}
+	if err := existingData(*dataDir, create); err != nil {
 		return nil, err
 	}
 	return openStore(ctx, *dataDir, time.Now)
 }
 
+// existingData refuses a data directory without a Garrison database,
+// unless the command may create one.
+func existingData(dataDir string, create bool) error {
+	if create {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "garrison.db")); err != nil {
+		return fmt.Errorf("no Garrison database in %s (is --data right? start the server there once, or run garrison org create)", dataDir)
+	}
+	return nil
+}
+
 func runBlocklist(_ context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "import" {
-		return errors.New("usage: garrison blocklist import --category NAME --file PATH [--data DIR]")
+		return usageOf(args, stdout, "usage: garrison blocklist import --category NAME --file PATH [--data DIR]")
 	}
 	fs := newFlagSet("garrison blocklist import [flags]",
 		"Adds a domain list (plain domains, hosts-file or ||domain^ lines) under a category. Queries for\n"+
@@ -152,7 +176,7 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	plan := fs.String("plan", store.PlanStarter, "starter, pro or ultimate")
 	fromStdin := fs.Bool("password-stdin", false, "read the admin's password from the first line of standard input")
 	baseURL := fs.String("base-url", "https://localhost:8443", "public URL of the server, for the link in the mail")
-	st, err := cliStore(ctx, fs, args, getenv)
+	st, err := cliStoreAt(ctx, fs, args, getenv, true)
 	if err != nil {
 		return err
 	}
@@ -180,4 +204,15 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 			"(the token was also mailed to %s).\n", res.SetPasswordUntil.UTC().Format(time.RFC3339), res.SetPasswordToken, res.Admin.Email)
 	}
 	return nil
+}
+
+// usageOf answers a command given no subcommand it knows: asked for help
+// (-h, --help, help), the usage on stdout and success; otherwise the usage
+// as the error.
+func usageOf(args []string, stdout io.Writer, usage string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return errors.New(usage)
 }

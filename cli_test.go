@@ -216,3 +216,40 @@ func TestRegistrationModesAndOrgCreate(t *testing.T) {
 		})
 	}
 }
+
+// TestCLIMistypedDataAndHelp: a command on a directory without a database
+// refuses instead of making an empty one; asking a command for help works.
+func TestCLIMistypedDataAndHelp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "typo")
+	var out bytes.Buffer
+	for _, args := range [][]string{
+		{"apikey", "create", "--data", dir, "--email", "a@b.test", "--name", "x", "--scope", "read"},
+		{"org", "set-plan", "--data", dir, "--email", "a@b.test", "--plan", "pro"},
+		{"intel", "import", "--data", dir, "intel/testdata/kev_sample.json"},
+	} {
+		err := runCLI(t, args, &out, &out)
+		if err == nil || !strings.Contains(err.Error(), "no Garrison database") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("a mistyped --data was created: %v", err)
+	}
+	for _, cmd := range []string{"apikey", "org", "blocklist", "intel"} {
+		out.Reset()
+		if err := runCLI(t, []string{cmd, "--help"}, &out, &out); err != nil || !strings.Contains(out.String(), "usage: garrison "+cmd) {
+			t.Errorf("%s --help: %v %q", cmd, err, out.String())
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := runCLI(t, []string{"version"}, &out, &out); err != nil || !strings.HasPrefix(out.String(), "garrison ") {
+		t.Fatalf("version: %v %q", err, out.String())
+	}
+	e := newTestEnv(t)
+	if v := e.Do("GET", "/api/dashboard/health", "", nil).Must(t, http.StatusOK).Data()["version"]; v != buildVersion() || v == "" {
+		t.Fatalf("health version %v, want %s", v, buildVersion())
+	}
+}

@@ -24,7 +24,7 @@ const intelUsage = "usage: garrison intel import [--data DIR] FILE|DIR …"
 // notify watchers of what changed.
 func runIntel(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "import" {
-		return errors.New(intelUsage)
+		return usageOf(args, stdout, intelUsage)
 	}
 	fs := newFlagSet("garrison intel import [flags] FILE|DIR …",
 		"Imports vulnerability intelligence into the local store: NVD CVE API 2.0 JSON, CVE JSON 5 records (a file,\n"+
@@ -37,6 +37,9 @@ func runIntel(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if v := getenv(envName("data")); v != "" && !flagGiven(fs, "data") {
 		*dataDir = v
+	}
+	if err := existingData(*dataDir, false); err != nil {
+		return err
 	}
 	paths, err := importPaths(fs.Args())
 	if err != nil {

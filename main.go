@@ -42,6 +42,7 @@ Usage:
   garrison demo [--data DIR]        create a demo organization with 30 days of activity
   garrison blocklist import [flags] add a DNS blocklist under a category
   garrison intel import FILE|DIR …  feed the vulnerability intelligence store (NVD, CVE 5, KEV, EPSS, ATT&CK)
+  garrison version                  the build's version
   garrison help                     this text
 
 Every flag can also be set with an environment variable: --jwt-ttl is
@@ -75,6 +76,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runDemoCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "intel":
 		return runIntel(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, versionLine())
+		return nil
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return nil

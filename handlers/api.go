@@ -45,6 +45,8 @@ type Deps struct {
 	// Compliance is the compliance engine: frameworks, audits, templates,
 	// attestations and remediation.
 	Compliance *compliance.Engine
+	// Version is the build's version, shown by the health check.
+	Version string
 	// Intel is the vulnerability intelligence: store, assets, watchlist.
 	Intel *intel.Service
 	// Dashboard composes the dashboard's panels.
@@ -63,6 +65,7 @@ const DefaultIngestInflight = 4 * MaxIngestBodyBytes
 // API serves every route of Garrison.
 type API struct {
 	Deps
+	healthyBody  []byte // the healthy answer, encoded once
 	routes       []Route
 	ingestBudget inflight
 	auth         authenticator
@@ -78,6 +81,9 @@ type Route struct {
 
 // New builds the API handler.
 func New(d Deps) *API {
+	if d.Version == "" {
+		d.Version = "devel"
+	}
 	if d.Limits == nil {
 		d.Limits = NewRateLimits(ratelimit.Defaults(), nil)
 	}
@@ -99,6 +105,7 @@ func New(d Deps) *API {
 	}
 	a.auth = authenticator{store: d.Store, sessions: d.Sessions, keyUse: a.KeyUse, now: d.Now}
 	a.routes = a.table()
+	a.healthyBody = healthyBody(d.Version)
 	return a
 }
 

@@ -14,16 +14,16 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(http.StatusOK)
-	w.Write(healthyBody)
+	w.Write(a.healthyBody)
 	return nil
 }
 
 // healthyBody is the answer of a healthy server, encoded once: the uptime
 // check is the most frequent request a server gets.
-var healthyBody = func() []byte {
-	b, _ := json.Marshal(dataBody{Success: true, Data: map[string]string{"status": "ok"}})
+func healthyBody(version string) []byte {
+	b, _ := json.Marshal(dataBody{Success: true, Data: map[string]string{"status": "ok", "version": version}})
 	return append(b, '\n')
-}()
+}
 
 // openAPI serves the API's OpenAPI document as is, not in the envelope, so
 // tools can read it directly.
