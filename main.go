@@ -42,6 +42,8 @@ Usage:
   garrison demo [--data DIR]        create a demo organization with 30 days of activity
   garrison blocklist import [flags] add a DNS blocklist under a category
   garrison intel import FILE|DIR …  feed the vulnerability intelligence store (NVD, CVE 5, KEV, EPSS, ATT&CK)
+  garrison backup [--data DIR] OUT  a consistent online backup into the new directory OUT
+  garrison restore [--data DIR] IN  restore a backup into a data directory without a database
   garrison version                  the build's version
   garrison help                     this text
 
@@ -76,6 +78,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runDemoCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "intel":
 		return runIntel(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionLine())
 		return nil
