@@ -586,14 +586,9 @@ CREATE TABLE intel_imports (
     meta        TEXT NOT NULL DEFAULT '{}',
     error       TEXT NOT NULL DEFAULT '',
     started_at  INTEGER NOT NULL,
-    beat_at     INTEGER NOT NULL,
     finished_at INTEGER
 ) STRICT;
 CREATE INDEX intel_imports_format ON intel_imports (format, started_at);
--- One import at a time, across processes (the server, garrison intel
--- import): a running import beats after each batch; one whose beat is
--- stale was cut short and is failed by the next import to start.
-CREATE UNIQUE INDEX intel_imports_running ON intel_imports (status) WHERE status = 'running';
 
 -- What an import changed in a CVE's view: one row per field.
 CREATE TABLE intel_changes (
@@ -716,3 +711,18 @@ CREATE TABLE lead_history (
     at      INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX lead_history_lead ON lead_history (lead_id, id);
+
+-- migration: 10
+-- One intelligence import at a time, across processes (the server,
+-- garrison intel import): a running import beats after each batch; one
+-- whose beat is stale was cut short and is failed by the next import to
+-- start. Imports a crash left running before this migration are failed now.
+ALTER TABLE intel_imports ADD COLUMN beat_at INTEGER NOT NULL DEFAULT 0;
+UPDATE intel_imports SET status = 'failed', error = 'The import stopped without finishing (its process ended)'
+    WHERE status = 'running';
+CREATE UNIQUE INDEX intel_imports_running ON intel_imports (status) WHERE status = 'running';
+
+-- Prospects are searched (q) by a lower-cased company name and domain,
+-- folded in Go: SQLite's lower() folds ASCII only.
+ALTER TABLE prospects ADD COLUMN search TEXT NOT NULL DEFAULT '';
+UPDATE prospects SET search = lower(company) || ' ' || domain;

@@ -62,6 +62,14 @@ type scoredProspect struct {
 // (a change is recorded).
 func huntLeads(ctx context.Context, env *Env, run store.AgentRun, params Params) (Report, error) {
 	p := params.(*hunterParams)
+	// A run queued before a downgrade writes no leads after it.
+	org, err := env.Store.Org(ctx, run.OrgID)
+	if err != nil {
+		return Report{}, err
+	}
+	if err := outreach.Permit(org.Plan); err != nil {
+		return Report{}, &Failure{err.Error() + "."}
+	}
 	crit := outreach.Criteria{Vertical: p.Vertical, Region: p.Region}
 	found, err := env.Store.MatchingProspects(ctx, run.OrgID, store.ProspectFilter{Vertical: p.Vertical, MinEmployees: p.MinEmployees,
 		MaxEmployees: p.MaxEmployees})
@@ -95,11 +103,11 @@ func huntLeads(ctx context.Context, env *Env, run store.AgentRun, params Params)
 			}
 		}
 		reasons, _ := json.Marshal(s.reasons)
-		scores[i] = store.LeadScore{ProspectID: s.p.ID, Score: s.score, Reasons: reasons, Summary: text, SummarySource: source}
+		scores[i] = store.LeadScore{ProspectID: s.p.ID, Scored: s.p.UpdatedAt, Score: s.score, Reasons: reasons, Summary: text, SummarySource: source}
 	}
 
 	criteria := map[string]any{"vertical": p.Vertical, "region": p.Region, "min_employees": p.MinEmployees, "max_employees": p.MaxEmployees,
-		"limit": limit, "model": "docs/api.md: vertical fit 8–25, compliance pressure 0–15, size band 0–20, region match 15, signals in the notes up to 25, contact up to 5"}
+		"limit": limit, "model": "docs/api.md: vertical fit 5–25, compliance pressure 0–15, size band 3–20, region match 15, signals in the notes up to 25, contact up to 5; at most 100"}
 	out := map[string]any{"criteria": criteria, "prospects_considered": len(scored), "leads_created": []any{}, "leads_updated": []any{},
 		"leads_unchanged": 0}
 	scope := "all verticals"

@@ -114,6 +114,8 @@ var answers = []struct {
 		Message: "The inventory holds its maximum of 10000 assets; remove assets before adding more"}},
 	{store.ErrAssetHostname, Error{Status: http.StatusConflict, Code: CodeConflict,
 		Message: "Another asset of the organization has this hostname"}},
+	{store.ErrProspectLimit, Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "The organization holds its maximum of 100,000 prospects"}},
 	{intel.ErrImportRunning, Error{Status: http.StatusConflict, Code: CodeConflict,
 		Message: "Another intelligence import is running; try again when it has finished"}},
 	{intel.ErrImportTooLarge, Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 
 	"garrison/outreach"
@@ -30,7 +29,7 @@ func (a *API) importProspects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := readBodyAs(r, "application/json", "text/csv")
 	if err != nil {
 		return err
 	}

@@ -217,3 +217,42 @@ func TestOutreachNeedsPro(t *testing.T) {
 		t.Fatalf("%d prospects after the round trip", n)
 	}
 }
+
+func TestOutreachImportEdges(t *testing.T) {
+	e := newEnv(t)
+	admin := proOrg(t, e, "ann@acme.test", "Acme")
+	// Keys in any case land in their fields; a count with thousands separators is read.
+	e.Do("POST", "/api/outreach/prospects", admin.Token, []map[string]any{{"Company": "Ärzte Zentrum", "Domain": "aerzte.example", "Vertical": "healthcare",
+		"Employees": "1,200", "Notes": "ransomware in March"}}).Must(t, http.StatusCreated)
+	p := e.Do("GET", "/api/outreach/prospects", admin.Token, nil).Must(t, http.StatusOK).List()[0].(map[string]any)
+	if p["vertical"] != "healthcare" || p["employees"] != 1200.0 || p["notes"] != "ransomware in March" || len(p["attributes"].(map[string]any)) != 0 {
+		t.Fatalf("prospect: %v", p)
+	}
+	e.runToEnd(admin.Token, "msp-hunter", map[string]any{})
+	for _, q := range []string{"Ärzte", "ärzte", "ÄRZTE", "aerzte.ex"} {
+		if n := len(e.Do("GET", "/api/outreach/leads?q="+q, admin.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
+			t.Errorf("q=%s: %d leads", q, n)
+		}
+	}
+	// Refused: keys repeated in another case, "1,2,3" employees, an IP or a bad port as domain.
+	for _, c := range []struct {
+		row   map[string]any
+		field string
+	}{{map[string]any{"company": "A", "COMPANY": "B", "domain": "a.example"}, "rows[1].company"},
+		{map[string]any{"company": "A", "domain": "a.example", "employees": "1,2,3"}, "rows[1].employees"},
+		{map[string]any{"company": "A", "domain": "10.0.0.1"}, "rows[1].domain"},
+		{map[string]any{"company": "A", "domain": "a.example:abc"}, "rows[1].domain"}} {
+		e.Do("POST", "/api/outreach/prospects", admin.Token, []map[string]any{c.row}).WantFields(t, c.field)
+	}
+	// Attributes stay bounded across merges.
+	attrs := func(prefix string) map[string]any {
+		m := map[string]any{"company": "B", "domain": "b.example"}
+		for i := range 30 {
+			m[fmt.Sprintf("%s%d", prefix, i)] = "v"
+		}
+		return m
+	}
+	e.Do("POST", "/api/outreach/prospects", admin.Token, []map[string]any{attrs("x")}).Must(t, http.StatusCreated)
+	e.Do("POST", "/api/outreach/prospects", admin.Token, []map[string]any{attrs("y")}).WantFields(t, "body")
+	e.Do("POST", "/api/outreach/prospects", admin.Token, []map[string]any{attrs("x"), attrs("y")}).WantFields(t, "rows[2].attributes")
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/mail"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,56 +109,65 @@ func ParseCSV(body []byte) ([]Row, error) {
 func csvError(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return valid.Field("body", fmt.Sprintf("is not valid CSV: line %d: %v", pe.Line, pe.Err))
+		return valid.Field("body", fmt.Sprintf("is not valid CSV: line %d: %v", pe.StartLine, pe.Err))
 	}
 	return valid.Field("body", "is not valid CSV: "+err.Error())
 }
 
-// ParseJSON reads a JSON array of prospect objects. Values must be strings
-// (employees may also be a number); other keys become attributes.
+// ParseJSON reads a JSON array of prospect objects, one at a time (a body
+// of more than MaxProspects is refused as soon as it is seen). Keys are
+// compared in lower case; values must be strings (employees may also be a
+// number); other keys become attributes.
 func ParseJSON(body []byte) ([]Row, error) {
 	if !utf8.Valid(body) {
 		return nil, valid.Field("body", "is not valid UTF-8")
 	}
-	var raw []map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&raw); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return nil, valid.Field("body", fmt.Sprintf("is malformed JSON (at byte %d)", syn.Offset))
-		}
-		return nil, valid.Field("body", "must be a JSON array of prospect objects")
-	}
-	if dec.More() {
-		return nil, valid.Field("body", "must contain a single JSON array")
-	}
-	if len(raw) > MaxProspects {
-		return nil, valid.Field("body", fmt.Sprintf("holds more than %d prospects; split it", MaxProspects))
+	notArray := valid.Field("body", "must be a JSON array of prospect objects")
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, notArray
 	}
 	var p valid.Problems
-	rows := make([]Row, 0, len(raw))
-	for i, obj := range raw {
+	var rows []Row
+	for dec.More() {
+		if len(rows) == MaxProspects {
+			return nil, valid.Field("body", fmt.Sprintf("holds more than %d prospects; split it", MaxProspects))
+		}
+		i := len(rows)
+		var obj map[string]json.RawMessage
+		if err := dec.Decode(&obj); err != nil {
+			var syn *json.SyntaxError
+			if errors.As(err, &syn) {
+				return nil, valid.Field("body", fmt.Sprintf("is malformed JSON (at byte %d)", syn.Offset))
+			}
+			return nil, notArray
+		}
 		fields := map[string]string{}
 		for k, v := range obj {
-			if lk := strings.ToLower(strings.TrimSpace(k)); lk != k {
-				if _, dup := obj[lk]; dup {
-					p.Add(rowField(i, k), "repeats the key "+lk+" in another case")
-					continue
-				}
+			lk := strings.ToLower(strings.TrimSpace(k))
+			if _, dup := fields[lk]; dup {
+				p.Add(rowField(i, lk), "is given twice (keys are compared in lower case)")
+				continue
 			}
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
 				var n json.Number
-				if k == "employees" && json.Unmarshal(v, &n) == nil {
+				if lk == "employees" && json.Unmarshal(v, &n) == nil {
 					s = n.String()
 				} else if string(v) != "null" {
-					p.Add(rowField(i, k), "must be a string")
+					p.Add(rowField(i, lk), "must be a string")
 					continue
 				}
 			}
-			fields[k] = s
+			fields[lk] = s
 		}
 		rows = append(rows, rowFrom(fields))
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, valid.Field("body", "is malformed JSON (unexpected end)")
+	}
+	if dec.More() {
+		return nil, valid.Field("body", "must contain a single JSON array")
 	}
 	return rows, p.Err()
 }
@@ -176,6 +186,9 @@ func rowFrom(fields map[string]string) Row {
 	}
 	return r
 }
+
+// thousands is a count written with thousands separators.
+var thousands = regexp.MustCompile(`^[0-9]{1,3}(,[0-9]{3})+$`)
 
 // rowField names a field of a row: rows are counted from 1.
 func rowField(i int, field string) string { return "rows[" + strconv.Itoa(i+1) + "]." + field }
@@ -202,7 +215,10 @@ func Validate(rows []Row) ([]store.ProspectInput, error) {
 		p.Check(in.Vertical == "" || slices.Contains(Verticals, in.Vertical), f("vertical"), "must be one of "+strings.Join(Verticals, ", "))
 		p.Check(len(in.Region) <= maxRegion && oneLine(in.Region), f("region"), "must be one line of at most 100 bytes")
 		if e := strings.TrimSpace(r.Employees); e != "" {
-			n, err := strconv.Atoi(strings.ReplaceAll(e, ",", ""))
+			n, err := strconv.Atoi(e)
+			if err != nil && thousands.MatchString(e) { // "1,200"
+				n, err = strconv.Atoi(strings.ReplaceAll(e, ",", ""))
+			}
 			p.Check(err == nil && n >= 0 && n <= maxEmployees, f("employees"), "must be a whole number from 0 to 10,000,000")
 			in.Employees = &n
 		}
@@ -230,7 +246,8 @@ func Validate(rows []Row) ([]store.ProspectInput, error) {
 			break
 		}
 		if j, dup := byDomain[in.Domain]; dup && domain != "" {
-			out[j] = Merge(out[j], in)
+			mergeInto(&out[j], in)
+			p.Check(len(out[j].Attributes) <= maxAttributes, f("attributes"), "this row and the earlier rows of its domain give more than 50 other columns")
 			continue
 		}
 		byDomain[in.Domain] = len(out)
@@ -252,13 +269,20 @@ func NormalizeDomain(s string) (string, bool) {
 		d = d[:i]
 	}
 	if i := strings.LastIndexByte(d, ':'); i >= 0 {
+		if strings.Trim(d[i+1:], "0123456789") != "" {
+			return d, false
+		}
 		d = d[:i]
 	}
 	d = strings.TrimSuffix(strings.TrimPrefix(d, "www."), ".")
 	if d == "" || len(d) > 253 || !strings.Contains(d, ".") {
 		return d, false
 	}
-	for _, label := range strings.Split(d, ".") {
+	labels := strings.Split(d, ".")
+	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
+		return d, false // an IP address, not a domain
+	}
+	for _, label := range labels {
 		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
 			return d, false
 		}
@@ -271,28 +295,47 @@ func NormalizeDomain(s string) (string, bool) {
 	return d, true
 }
 
-// Merge applies a newer import of a prospect over an older one: newer
-// non-empty values win; attributes merge key by key.
-func Merge(old, newer store.ProspectInput) store.ProspectInput {
-	pick := func(o, n string) string {
-		if n != "" {
-			return n
-		}
-		return o
-	}
+// ErrTooManyAttributes refuses a merge that would give a prospect more
+// than 50 other columns.
+var ErrTooManyAttributes = valid.Field("body", "a prospect would hold more than 50 other columns once merged with what is stored")
+
+// Merge applies a newer import of a prospect over an older one (the stored
+// one, left unchanged): newer non-empty values win; attributes merge key
+// by key, at most 50.
+func Merge(old, newer store.ProspectInput) (store.ProspectInput, error) {
 	out := old
-	out.Company, out.Vertical, out.Region = pick(old.Company, newer.Company), pick(old.Vertical, newer.Vertical), pick(old.Region, newer.Region)
-	out.ContactName, out.ContactEmail = pick(old.ContactName, newer.ContactName), pick(old.ContactEmail, newer.ContactEmail)
-	out.ContactPhone, out.Notes = pick(old.ContactPhone, newer.ContactPhone), pick(old.Notes, newer.Notes)
-	if newer.Employees != nil {
-		out.Employees = newer.Employees
-	}
-	out.Attributes = map[string]string{}
+	out.Attributes = make(map[string]string, len(old.Attributes)+len(newer.Attributes))
 	for k, v := range old.Attributes {
 		out.Attributes[k] = v
 	}
-	for k, v := range newer.Attributes {
-		out.Attributes[k] = v
+	mergeInto(&out, newer)
+	if len(out.Attributes) > maxAttributes {
+		return old, ErrTooManyAttributes
 	}
-	return out
+	return out, nil
+}
+
+// mergeInto applies newer over p in place.
+func mergeInto(p *store.ProspectInput, newer store.ProspectInput) {
+	pick := func(o *string, n string) {
+		if n != "" {
+			*o = n
+		}
+	}
+	pick(&p.Company, newer.Company)
+	pick(&p.Vertical, newer.Vertical)
+	pick(&p.Region, newer.Region)
+	pick(&p.ContactName, newer.ContactName)
+	pick(&p.ContactEmail, newer.ContactEmail)
+	pick(&p.ContactPhone, newer.ContactPhone)
+	pick(&p.Notes, newer.Notes)
+	if newer.Employees != nil {
+		p.Employees = newer.Employees
+	}
+	if p.Attributes == nil {
+		p.Attributes = map[string]string{}
+	}
+	for k, v := range newer.Attributes {
+		p.Attributes[k] = v
+	}
 }

@@ -56,9 +56,10 @@ var signals = []struct {
 const maxSignalPoints = 25
 
 // Score rates a prospect 0–100 for the criteria, every point explained.
-// The model: vertical fit (8–25), its compliance pressure (0–15), size band
-// (5–20), region match (15 when a region was asked and matches), signals
-// in the notes (up to 25), reachable contact (up to 5).
+// The model: vertical fit (5–25), its compliance pressure (0–15), size band
+// (3–20), region match (15 when a region was asked and matches), signals
+// in the notes (up to 25), reachable contact (up to 5); the sum is capped
+// at 100.
 func Score(p store.Prospect, c Criteria) (int, []Reason) {
 	var reasons []Reason
 	add := func(factor string, points int, detail string) {
@@ -104,7 +105,7 @@ func Score(p store.Prospect, c Criteria) (int, []Reason) {
 }
 
 func sizePoints(employees *int) (int, string) {
-	if employees == nil {
+	if employees == nil || *employees == 0 {
 		return 5, "size unknown"
 	}
 	n := *employees

@@ -39,6 +39,7 @@ type LeadChange struct {
 // LeadScore is what a hunter run computed for a prospect.
 type LeadScore struct {
 	ProspectID    string
+	Scored        time.Time // the prospect's updated_at the score was computed from
 	Score         int
 	Reasons       json.RawMessage
 	Summary       string
@@ -103,6 +104,18 @@ func (s *Store) UpsertLeads(ctx context.Context, orgID, runID, actor string, sco
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
 		for _, sc := range scores {
+			// A run that read the prospect before it changed leaves the lead
+			// to the run that reads it after.
+			var prospectAt int64
+			if err := tx.QueryRowContext(ctx, `SELECT updated_at FROM prospects WHERE org_id = ? AND id = ?`, orgID, sc.ProspectID).Scan(&prospectAt); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					continue // deleted meanwhile
+				}
+				return fmt.Errorf("prospect of lead: %w", err)
+			}
+			if prospectAt > ms(sc.Scored) {
+				continue
+			}
 			var id string
 			var score int
 			var reasons, summary string
@@ -178,8 +191,8 @@ func (s *Store) Leads(ctx context.Context, orgID string, q LeadQuery, p Page) ([
 	}
 	if q.Q != "" {
 		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(q.Q)) + "%"
-		where += ` AND (lower(p.company) LIKE ? ESCAPE '\' OR p.domain LIKE ? ESCAPE '\')`
-		args = append(args, like, like)
+		where += ` AND p.search LIKE ? ESCAPE '\'`
+		args = append(args, like)
 	}
 	order := `l.score DESC, l.id`
 	if q.Sort == "updated" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -63,7 +64,7 @@ func nullInt(n *int) any {
 // created; an existing one takes merge(stored, imported) and, when that
 // changed anything, records the merge (who, when, which fields).
 func (s *Store) ImportProspects(ctx context.Context, orgID, actor string, in []ProspectInput,
-	merge func(old, newer ProspectInput) ProspectInput) (ImportCounts, error) {
+	merge func(old, newer ProspectInput) (ProspectInput, error)) (ImportCounts, error) {
 	var c ImportCounts
 	now := s.now()
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -72,9 +73,9 @@ func (s *Store) ImportProspects(ctx context.Context, orgID, actor string, in []P
 			old, err := scanProspect(tx.QueryRowContext(ctx, `SELECT `+prospectColumns+` FROM prospects WHERE org_id = ? AND domain = ?`, orgID, p.Domain))
 			if errors.Is(err, sql.ErrNoRows) {
 				attrs, _ := json.Marshal(p.Attributes)
-				if _, err := tx.ExecContext(ctx, `INSERT INTO prospects (`+prospectColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				if _, err := tx.ExecContext(ctx, `INSERT INTO prospects (`+prospectColumns+`, search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					NewID("prs", now), orgID, p.Domain, p.Company, p.Vertical, p.Region, nullInt(p.Employees), p.ContactName, p.ContactEmail,
-					p.ContactPhone, p.Notes, string(attrs), ms(now), ms(now)); err != nil {
+					p.ContactPhone, p.Notes, string(attrs), ms(now), ms(now), searchText(p)); err != nil {
 					return fmt.Errorf("insert prospect: %w", err)
 				}
 				c.Created++
@@ -83,7 +84,10 @@ func (s *Store) ImportProspects(ctx context.Context, orgID, actor string, in []P
 			if err != nil {
 				return err
 			}
-			merged := merge(old.ProspectInput, p)
+			merged, err := merge(old.ProspectInput, p)
+			if err != nil {
+				return err
+			}
 			changes := prospectChanges(old.ProspectInput, merged)
 			if len(changes) == 0 {
 				c.Unchanged++
@@ -91,9 +95,9 @@ func (s *Store) ImportProspects(ctx context.Context, orgID, actor string, in []P
 			}
 			attrs, _ := json.Marshal(merged.Attributes)
 			if _, err := tx.ExecContext(ctx, `UPDATE prospects SET company = ?, vertical = ?, region = ?, employees = ?, contact_name = ?,
-				contact_email = ?, contact_phone = ?, notes = ?, attributes = ?, updated_at = ? WHERE id = ?`, merged.Company, merged.Vertical,
+				contact_email = ?, contact_phone = ?, notes = ?, attributes = ?, updated_at = ?, search = ? WHERE id = ?`, merged.Company, merged.Vertical,
 				merged.Region, nullInt(merged.Employees), merged.ContactName, merged.ContactEmail, merged.ContactPhone, merged.Notes,
-				string(attrs), ms(now), old.ID); err != nil {
+				string(attrs), ms(now), searchText(merged), old.ID); err != nil {
 				return fmt.Errorf("merge prospect: %w", err)
 			}
 			recorded, _ := json.Marshal(changes)
@@ -103,10 +107,28 @@ func (s *Store) ImportProspects(ctx context.Context, orgID, actor string, in []P
 			}
 			c.Merged++
 		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM prospects WHERE org_id = ?`, orgID).Scan(&n); err != nil {
+			return fmt.Errorf("count prospects: %w", err)
+		}
+		if n > MaxProspectsPerOrg {
+			return ErrProspectLimit
+		}
 		return nil
 	})
 	return c, err
 }
+
+// MaxProspectsPerOrg bounds an organization's prospects (and so a hunter
+// run's work).
+const MaxProspectsPerOrg = 100_000
+
+// ErrProspectLimit: the import would exceed MaxProspectsPerOrg.
+var ErrProspectLimit = errors.New("the organization holds its maximum of 100,000 prospects")
+
+// searchText is what q matches: the company and domain, lower-cased by Go
+// (SQLite's lower() folds ASCII only).
+func searchText(p ProspectInput) string { return strings.ToLower(p.Company) + " " + p.Domain }
 
 // FieldChange is one field a merge changed.
 type FieldChange struct {
@@ -147,7 +169,8 @@ type ProspectFilter struct {
 // MatchingProspects reads the prospects a hunter run considers (region is
 // matched by the caller, who normalizes it).
 func (s *Store) MatchingProspects(ctx context.Context, orgID string, f ProspectFilter) ([]Prospect, error) {
-	q, args := `SELECT `+prospectColumns+` FROM prospects WHERE org_id = ?`, []any{orgID}
+	// What scoring reads; attributes are not among it.
+	q, args := `SELECT `+strings.Replace(prospectColumns, "attributes", "'{}'", 1)+` FROM prospects WHERE org_id = ?`, []any{orgID}
 	if f.Vertical != "" {
 		q += ` AND vertical = ?`
 		args = append(args, f.Vertical)

@@ -1,0 +1,651 @@
+-- Garrison schema. Each "-- migration: N" section is applied once, in order,
+-- inside its own transaction; PRAGMA user_version records the last one applied.
+-- Timestamps are INTEGER unix milliseconds (UTC); identifiers are prefixed,
+-- time-sortable strings so new rows append at the end of each B-tree.
+
+-- migration: 1
+CREATE TABLE orgs (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    plan        TEXT NOT NULL CHECK (plan IN ('starter', 'pro', 'ultimate')),
+    created_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE users (
+    id                TEXT PRIMARY KEY,
+    org_id            TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    email             TEXT NOT NULL UNIQUE,
+    name              TEXT NOT NULL,
+    role              TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+    password_hash     TEXT NOT NULL,
+    token_version     INTEGER NOT NULL DEFAULT 0,
+    email_verified_at INTEGER,
+    created_at        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX users_org ON users (org_id, role);
+
+CREATE TABLE api_keys (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    name          TEXT NOT NULL,
+    scope         TEXT NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+    hash          BLOB NOT NULL UNIQUE,
+    prefix        TEXT NOT NULL,
+    created_by    TEXT REFERENCES users(id) ON DELETE SET NULL,
+    expires_at    INTEGER,
+    revoked_at    INTEGER,
+    last_used_at  INTEGER,
+    created_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX api_keys_org ON api_keys (org_id, created_at);
+
+-- Logged-out session tokens, kept until they would have expired anyway.
+CREATE TABLE revoked_tokens (
+    jti         TEXT PRIMARY KEY,
+    expires_at  INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at);
+
+-- Password-reset and e-mail verification tokens; only their SHA-256 is kept.
+CREATE TABLE user_tokens (
+    hash        BLOB PRIMARY KEY,
+    user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    purpose     TEXT NOT NULL CHECK (purpose IN ('reset', 'verify')),
+    expires_at  INTEGER NOT NULL,
+    used_at     INTEGER,
+    created_at  INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX user_tokens_user ON user_tokens (user_id, purpose);
+
+CREATE TABLE invites (
+    id           TEXT PRIMARY KEY,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    email        TEXT NOT NULL,
+    role         TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+    token_hash   BLOB NOT NULL UNIQUE,
+    invited_by   TEXT REFERENCES users(id) ON DELETE SET NULL,
+    expires_at   INTEGER NOT NULL,
+    accepted_at  INTEGER,
+    created_at   INTEGER NOT NULL
+) STRICT;
+CREATE INDEX invites_org ON invites (org_id, created_at);
+
+-- Every mail the server sends is written here first, in the transaction that
+-- caused it, so a crash between commit and delivery loses nothing.
+CREATE TABLE outbox (
+    id          INTEGER PRIMARY KEY,
+    to_addr     TEXT NOT NULL,
+    subject     TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'logged', 'failed')),
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    last_error  TEXT,
+    created_at  INTEGER NOT NULL,
+    sent_at     INTEGER
+) STRICT;
+CREATE INDEX outbox_pending ON outbox (status, id);
+
+-- migration: 2
+-- Password-reset requests are queued and answered at once; a worker makes
+-- the token and mail. Known and unknown addresses then cost the caller the
+-- same one insert, so timing tells nothing, and a crash loses no request.
+CREATE TABLE reset_requests (
+    id          INTEGER PRIMARY KEY,
+    email       TEXT NOT NULL,
+    created_at  INTEGER NOT NULL
+) STRICT;
+
+-- migration: 3
+-- Security events. Severity is stored as 0 (info) to 4 (critical) so it
+-- sorts; ts is the event's own time. Dashboard numbers come from the
+-- rollups below, kept in the ingest transaction, never from scans.
+CREATE TABLE events (
+    id           TEXT PRIMARY KEY,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts           INTEGER NOT NULL,
+    type         TEXT NOT NULL,
+    severity     INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    source       TEXT NOT NULL,
+    asset        TEXT NOT NULL,
+    message      TEXT NOT NULL,
+    indicator    TEXT NOT NULL DEFAULT '',
+    details      TEXT,
+    alert_id     TEXT,
+    received_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX events_org_ts ON events (org_id, ts);
+CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
+CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+-- An asset's recent events: burst windows, and per-asset investigation.
+CREATE INDEX events_org_asset_ts ON events (org_id, asset, ts);
+
+-- Event counts per organization, hour, type and severity.
+CREATE TABLE event_rollup (
+    org_id    TEXT NOT NULL,
+    hour      INTEGER NOT NULL,
+    type      TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, hour, type, severity)
+) STRICT, WITHOUT ROWID;
+
+-- Events per asset and day, for top assets and affected assets.
+CREATE TABLE asset_rollup (
+    org_id        TEXT NOT NULL,
+    day           INTEGER NOT NULL,
+    asset         TEXT NOT NULL,
+    n             INTEGER NOT NULL,
+    max_severity  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, day, asset)
+) STRICT, WITHOUT ROWID;
+
+-- Lower-severity events per asset, type and ten-minute window: the burst rule.
+CREATE TABLE burst_windows (
+    org_id   TEXT NOT NULL,
+    asset    TEXT NOT NULL,
+    type     TEXT NOT NULL,
+    window   INTEGER NOT NULL,
+    n        INTEGER NOT NULL,
+    PRIMARY KEY (org_id, asset, type, window)
+) STRICT, WITHOUT ROWID;
+
+-- Threat data grouped by indicator (signature, domain, IP, hash).
+CREATE TABLE threat_indicators (
+    org_id        TEXT NOT NULL,
+    indicator     TEXT NOT NULL,
+    type          TEXT NOT NULL,
+    max_severity  INTEGER NOT NULL,
+    n             INTEGER NOT NULL,
+    first_seen    INTEGER NOT NULL,
+    last_seen     INTEGER NOT NULL,
+    PRIMARY KEY (org_id, indicator)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX threat_indicators_recent ON threat_indicators (org_id, last_seen);
+
+CREATE TABLE threat_assets (
+    org_id     TEXT NOT NULL,
+    indicator  TEXT NOT NULL,
+    asset      TEXT NOT NULL,
+    PRIMARY KEY (org_id, indicator, asset)
+) STRICT, WITHOUT ROWID;
+
+-- Which sources report events or DNS telemetry, and when each last did.
+CREATE TABLE event_sources (
+    org_id     TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    first_seen INTEGER NOT NULL,
+    last_seen  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, source)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE alerts (
+    id                  TEXT PRIMARY KEY,
+    org_id              TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    fingerprint         TEXT NOT NULL,
+    severity            INTEGER NOT NULL,
+    category            TEXT NOT NULL,
+    title               TEXT NOT NULL,
+    asset               TEXT NOT NULL,
+    indicator           TEXT NOT NULL DEFAULT '',
+    recommended_action  TEXT NOT NULL,
+    status              TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+    event_count         INTEGER NOT NULL,
+    first_seen          INTEGER NOT NULL,
+    last_seen           INTEGER NOT NULL,
+    note                TEXT NOT NULL DEFAULT '',
+    resolved_at         INTEGER,
+    resolved_by         TEXT,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL
+) STRICT;
+-- One open alert per fingerprint: repeats are counted into it.
+CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
+CREATE INDEX alerts_org_status ON alerts (org_id, status, last_seen);
+CREATE INDEX alerts_org_recent ON alerts (org_id, last_seen);
+CREATE INDEX alerts_org_created ON alerts (org_id, created_at);
+CREATE INDEX alerts_org_resolved ON alerts (org_id, resolved_at) WHERE resolved_at IS NOT NULL;
+
+-- Alerts per organization, status and severity, kept by triggers so every
+-- write path counts and the dashboard never counts rows.
+CREATE TABLE alert_counts (
+    org_id    TEXT NOT NULL,
+    status    TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, status, severity)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER alerts_counted_insert AFTER INSERT ON alerts BEGIN
+    INSERT INTO alert_counts (org_id, status, severity, n) VALUES (NEW.org_id, NEW.status, NEW.severity, 1)
+        ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER alerts_counted_update AFTER UPDATE OF status, severity ON alerts
+WHEN OLD.status != NEW.status OR OLD.severity != NEW.severity BEGIN
+    UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
+    INSERT INTO alert_counts (org_id, status, severity, n) VALUES (NEW.org_id, NEW.status, NEW.severity, 1)
+        ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
+    UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
+END;
+
+-- Every status change of an alert: who, when, and the note given.
+CREATE TABLE alert_history (
+    id          INTEGER PRIMARY KEY,
+    alert_id    TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    status      TEXT NOT NULL,
+    note        TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX alert_history_alert ON alert_history (alert_id, id);
+
+-- DNS telemetry, kept apart from the events feed.
+CREATE TABLE dns_queries (
+    id        INTEGER PRIMARY KEY,
+    org_id    TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts        INTEGER NOT NULL,
+    source    TEXT NOT NULL,
+    client    TEXT NOT NULL,
+    domain    TEXT NOT NULL,
+    qtype     TEXT NOT NULL,
+    rcode     TEXT NOT NULL,
+    category  TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX dns_queries_org_ts ON dns_queries (org_id, ts);
+
+-- DNS queries per organization, hour and blocklist category ('' = allowed).
+CREATE TABLE dns_rollup (
+    org_id    TEXT NOT NULL,
+    hour      INTEGER NOT NULL,
+    category  TEXT NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, hour, category)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE dns_blocked_domains (
+    org_id     TEXT NOT NULL,
+    domain     TEXT NOT NULL,
+    category   TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    last_seen  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, domain)
+) STRICT, WITHOUT ROWID;
+
+-- migration: 4
+-- Agent runs. A run is a row before the API answers 202, so an accepted
+-- run survives a restart; seq is the queue order.
+CREATE TABLE agent_runs (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    id              TEXT NOT NULL UNIQUE,
+    org_id          TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    agent           TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled')),
+    params          TEXT NOT NULL,
+    requested_by    TEXT NOT NULL,
+    recoveries      INTEGER NOT NULL DEFAULT 0,
+    queued_at       INTEGER NOT NULL,
+    started_at      INTEGER,
+    finished_at     INTEGER,
+    duration_ms     INTEGER,
+    output          TEXT,
+    output_summary  TEXT NOT NULL DEFAULT '',
+    error           TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX agent_runs_queued ON agent_runs (seq) WHERE status = 'queued';
+CREATE INDEX agent_runs_running ON agent_runs (seq) WHERE status = 'running';
+CREATE INDEX agent_runs_org_agent ON agent_runs (org_id, agent, seq);
+CREATE INDEX agent_runs_org_status ON agent_runs (org_id, status, agent);
+CREATE INDEX agent_runs_durations ON agent_runs (agent, finished_at) WHERE status = 'completed';
+
+-- Support tickets. triage and resolution_steps are JSON written by the
+-- tech-support agent; NULL until it has run.
+CREATE TABLE tickets (
+    id                TEXT PRIMARY KEY,
+    org_id            TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    created_by        TEXT NOT NULL,
+    subject           TEXT NOT NULL,
+    description       TEXT NOT NULL,
+    priority          TEXT NOT NULL CHECK (priority IN ('low', 'medium', 'high')),
+    status            TEXT NOT NULL CHECK (status IN ('open', 'in_progress', 'escalated', 'resolved', 'closed')),
+    assignee          TEXT,
+    triage            TEXT,
+    resolution_steps  TEXT,
+    triage_run_id     TEXT,
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    resolved_at       INTEGER
+) STRICT;
+CREATE INDEX tickets_org_created ON tickets (org_id, created_at);
+CREATE INDEX tickets_org_status ON tickets (org_id, status, created_at);
+-- Tickets still waiting for their triage: what a failed triage run escalates.
+CREATE INDEX tickets_untriaged ON tickets (triage_run_id) WHERE triage IS NULL AND status = 'open';
+
+-- The conversation of a ticket: its submitter, staff and the agent.
+CREATE TABLE ticket_messages (
+    id          INTEGER PRIMARY KEY,
+    ticket_id   TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    author      TEXT NOT NULL,
+    author_kind TEXT NOT NULL CHECK (author_kind IN ('user', 'apikey', 'agent')),
+    body        TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_messages_ticket ON ticket_messages (ticket_id, id);
+
+-- Every change of a ticket's status, priority or assignee.
+CREATE TABLE ticket_history (
+    id         INTEGER PRIMARY KEY,
+    ticket_id  TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    field      TEXT NOT NULL,
+    old_value  TEXT,
+    new_value  TEXT,
+    actor      TEXT NOT NULL,
+    note       TEXT NOT NULL DEFAULT '',
+    at         INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_history_ticket ON ticket_history (ticket_id, id);
+
+-- Why and when a ticket went to the human queue.
+CREATE TABLE ticket_escalations (
+    id          INTEGER PRIMARY KEY,
+    ticket_id   TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    reason      TEXT NOT NULL,
+    confidence  REAL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_escalations_ticket ON ticket_escalations (ticket_id, id);
+
+-- In-app notifications. audience is 'admins' or one user's id.
+CREATE TABLE notifications (
+    id          TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    audience    TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    ref         TEXT NOT NULL DEFAULT '',
+    created_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX notifications_org_created ON notifications (org_id, created_at);
+
+-- migration: 5
+-- Derived event data (hourly, asset, indicator and source rollups, and the
+-- counters of alerts that events join) is folded from the stored events in
+-- batches, behind ingest: see store/fold.go. Events get an explicit sequence
+-- (a rowid alias VACUUM cannot renumber) so the fold has a durable cursor.
+CREATE TABLE events_v5 (
+    seq          INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL UNIQUE,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts           INTEGER NOT NULL,
+    type         TEXT NOT NULL,
+    severity     INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    source       TEXT NOT NULL,
+    asset        TEXT NOT NULL,
+    message      TEXT NOT NULL,
+    indicator    TEXT NOT NULL DEFAULT '',
+    details      TEXT,
+    alert_id     TEXT,
+    received_at  INTEGER NOT NULL
+) STRICT;
+INSERT INTO events_v5 (seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
+    SELECT rowid, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at
+    FROM events ORDER BY rowid;
+DROP TABLE events;
+ALTER TABLE events_v5 RENAME TO events;
+CREATE INDEX events_org_ts ON events (org_id, ts);
+CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
+CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+CREATE INDEX events_org_asset_ts ON events (org_id, asset, ts);
+
+-- The fold's cursor: every event with seq <= events_seq is in the rollups.
+-- Events are never deleted, so sequences are never reused.
+CREATE TABLE fold_state (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    events_seq  INTEGER NOT NULL
+) STRICT;
+INSERT INTO fold_state (id, events_seq) VALUES (1, (SELECT COALESCE(MAX(seq), 0) FROM events));
+
+-- Burst windows are counted in memory (store/alertmemory.go), recounted
+-- from events after a restart.
+DROP TABLE burst_windows;
+
+-- An alert's event_count includes its own events with seq <= counted_through;
+-- the fold adds the later ones. New alerts count their first batch at once.
+ALTER TABLE alerts ADD COLUMN counted_through INTEGER NOT NULL DEFAULT 0;
+
+-- The window whose earlier events a burst alert took in when it crossed the
+-- threshold: its lower-severity events with seq <= upto_seq and no alert of
+-- their own belong to alert_id. A window crosses at most once.
+CREATE TABLE alert_windows (
+    org_id    TEXT NOT NULL,
+    asset     TEXT NOT NULL,
+    type      TEXT NOT NULL,
+    window    INTEGER NOT NULL,
+    alert_id  TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    upto_seq  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, asset, type, window)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX alert_windows_alert ON alert_windows (alert_id);
+
+-- How many assets threat_assets holds for an indicator: it keeps the first
+-- 20 to report it (store.maxThreatAssets), so a worm seen on every host
+-- costs no more than that.
+ALTER TABLE threat_indicators ADD COLUMN assets INTEGER NOT NULL DEFAULT 0;
+UPDATE threat_indicators SET assets = (SELECT COUNT(*) FROM threat_assets a
+    WHERE a.org_id = threat_indicators.org_id AND a.indicator = threat_indicators.indicator);
+
+-- migration: 6
+-- Every event an organization has, by type and severity, kept by the fold
+-- beside the hourly rollup: the total of an events list without a time
+-- range reads a handful of rows instead of every hour of history. Alerts
+-- count the events that join them at ingest (the fold's alert counting is
+-- left for events stored before this version).
+CREATE TABLE event_counts (
+    org_id    TEXT NOT NULL,
+    type      TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, type, severity)
+) STRICT, WITHOUT ROWID;
+INSERT INTO event_counts (org_id, type, severity, n)
+    SELECT org_id, type, severity, SUM(n) FROM event_rollup GROUP BY org_id, type, severity;
+
+-- migration: 7
+-- Compliance audits. An audit is a run of the compliance agent (its status
+-- is the run's); summary and results are the JSON the engine wrote when the
+-- run completed: counts per framework, and each framework's controls with
+-- their results and evidence.
+CREATE TABLE compliance_audits (
+    id           TEXT PRIMARY KEY,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    run_id       TEXT NOT NULL UNIQUE REFERENCES agent_runs(id) ON DELETE CASCADE,
+    frameworks   TEXT NOT NULL,
+    requested_by TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    completed_at INTEGER,
+    summary      TEXT,
+    results      TEXT
+) STRICT;
+CREATE INDEX compliance_audits_org ON compliance_audits (org_id, id);
+
+-- A failing control of an organization's framework, from the audit that
+-- found it until one finds it passing. One open gap per control: an audit
+-- that still finds it failing updates it and keeps its id.
+CREATE TABLE compliance_gaps (
+    id              TEXT PRIMARY KEY,
+    org_id          TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    framework       TEXT NOT NULL,
+    control_id      TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+    severity        INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    detail          TEXT NOT NULL,
+    opened_audit_id TEXT NOT NULL,
+    last_audit_id   TEXT NOT NULL,
+    closed_audit_id TEXT,
+    opened_at       INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    closed_at       INTEGER
+) STRICT;
+CREATE UNIQUE INDEX compliance_gaps_open ON compliance_gaps (org_id, framework, control_id) WHERE status = 'open';
+CREATE INDEX compliance_gaps_org ON compliance_gaps (org_id, status, framework);
+
+-- An admin's statement about a control no check can evidence.
+CREATE TABLE compliance_attestations (
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    framework    TEXT NOT NULL,
+    control_id   TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'not_applicable')),
+    note         TEXT NOT NULL,
+    evidence_url TEXT NOT NULL,
+    expires_at   INTEGER,
+    attested_by  TEXT NOT NULL,
+    attested_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, framework, control_id)
+) STRICT, WITHOUT ROWID;
+
+-- Policy templates an organization adopted.
+CREATE TABLE policy_adoptions (
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    template_id TEXT NOT NULL,
+    adopted_by  TEXT NOT NULL,
+    adopted_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, template_id)
+) STRICT, WITHOUT ROWID;
+
+-- Remediations of gaps: who asked, what was planned or changed.
+CREATE TABLE compliance_remediations (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    gap_id     TEXT NOT NULL REFERENCES compliance_gaps(id) ON DELETE CASCADE,
+    status     TEXT NOT NULL CHECK (status IN ('applied', 'manual_required', 'planned')),
+    changes    TEXT NOT NULL,
+    passes_now INTEGER,
+    actor      TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX compliance_remediations_gap ON compliance_remediations (org_id, gap_id, id);
+
+-- migration: 8
+-- The local vulnerability intelligence store, fed by imports: public data
+-- shared by every organization on the appliance. A CVE keeps the latest
+-- normalized record of each source (NVD, CVE JSON 5), the enrichment view
+-- computed from them with KEV and EPSS (view_at: when it last changed), and
+-- targets: the CPE ranges and affected products assets are matched against.
+-- nvd, cve5 and targets are JSON compressed with DEFLATE (intel/pack.go).
+CREATE TABLE intel_cves (
+    id         TEXT PRIMARY KEY,
+    nvd        BLOB,
+    cve5       BLOB,
+    view       TEXT NOT NULL,
+    targets    BLOB NOT NULL,
+    vendor     TEXT NOT NULL DEFAULT '',
+    product    TEXT NOT NULL DEFAULT '',
+    view_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX intel_cves_product ON intel_cves (vendor, product);
+
+CREATE TABLE intel_kev (
+    cve_id TEXT PRIMARY KEY,
+    data   TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_epss (
+    cve_id     TEXT PRIMARY KEY,
+    score      REAL NOT NULL,
+    percentile REAL NOT NULL,
+    score_date TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- ATT&CK techniques imported from a STIX bundle; they take precedence over
+-- the catalog embedded in the binary.
+CREATE TABLE intel_techniques (
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    tactics    TEXT NOT NULL,
+    deprecated INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_imports (
+    id          TEXT PRIMARY KEY,
+    format      TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    via         TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+    records     INTEGER NOT NULL DEFAULT 0,
+    added       INTEGER NOT NULL DEFAULT 0,
+    changed     INTEGER NOT NULL DEFAULT 0,
+    unchanged   INTEGER NOT NULL DEFAULT 0,
+    skipped     INTEGER NOT NULL DEFAULT 0,
+    newest      INTEGER,
+    meta        TEXT NOT NULL DEFAULT '{}',
+    error       TEXT NOT NULL DEFAULT '',
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER
+) STRICT;
+CREATE INDEX intel_imports_format ON intel_imports (format, started_at);
+
+-- What an import changed in a CVE's view: one row per field.
+CREATE TABLE intel_changes (
+    id        INTEGER PRIMARY KEY,
+    cve_id    TEXT NOT NULL,
+    import_id TEXT NOT NULL,
+    field     TEXT NOT NULL,
+    before    TEXT,
+    after     TEXT,
+    at        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX intel_changes_cve ON intel_changes (cve_id, id);
+CREATE INDEX intel_changes_import ON intel_changes (import_id, cve_id);
+
+CREATE TABLE cve_watchlist (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    cve_id     TEXT NOT NULL,
+    added_by   TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (org_id, cve_id)
+) STRICT;
+CREATE INDEX cve_watchlist_cve ON cve_watchlist (cve_id, org_id);
+
+-- Imports whose changes an organization has been told of (once each).
+CREATE TABLE intel_notified (
+    org_id    TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    import_id TEXT NOT NULL,
+    at        INTEGER NOT NULL,
+    PRIMARY KEY (org_id, import_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE assets (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    hostname   TEXT NOT NULL,
+    ip         TEXT NOT NULL,
+    os         TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    software   TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (org_id, hostname)
+) STRICT;
+
+-- What a sync last fetched from each URL, for conditional requests.
+CREATE TABLE intel_sync (
+    url           TEXT PRIMARY KEY,
+    etag          TEXT NOT NULL,
+    last_modified TEXT NOT NULL,
+    checked_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- Which reader has read a notification.
+CREATE TABLE notification_reads (
+    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+    reader          TEXT NOT NULL,
+    read_at         INTEGER NOT NULL,
+    PRIMARY KEY (notification_id, reader)
+) STRICT, WITHOUT ROWID;
