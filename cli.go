@@ -62,9 +62,13 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 	if len(args) > 0 && args[0] == "create" {
 		return runOrgCreate(ctx, args[1:], getenv, stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "delete" {
+		return runOrgDelete(ctx, args[1:], getenv, stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "set-plan" {
 		return usageOf(args, stdout, "usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate\n"+
-			"       garrison org create --name NAME --admin-email EMAIL [--admin-name NAME] [--plan PLAN] [--password-stdin]")
+			"       garrison org create --name NAME --admin-email EMAIL [--admin-name NAME] [--plan PLAN] [--password-stdin]\n"+
+			"       garrison org delete --email ADMIN_EMAIL [--yes]")
 	}
 	fs := newFlagSet("garrison org set-plan [flags]",
 		"Changes the plan of the organization of the admin with --email.\nA running server applies it from the next request.", stderr)
@@ -215,4 +219,39 @@ func usageOf(args []string, stdout io.Writer, usage string) error {
 		return nil
 	}
 	return errors.New(usage)
+}
+
+// runOrgDelete removes the organization of an admin and everything it owns
+// (offboarding a client; removing a demo from a real data directory).
+func runOrgDelete(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("garrison org delete [flags]",
+		"Deletes the organization of the admin with --email and everything it owns, in one transaction; its\n"+
+			"sessions and keys stop working at once. Asks for the organization's name unless --yes.", stderr)
+	email := fs.String("email", "", "e-mail address of an admin of the organization (required)")
+	yes := fs.Bool("yes", false, "do not ask for confirmation")
+	st, err := cliStore(ctx, fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	admin, err := st.UserByEmail(ctx, *email)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && admin.Role != store.RoleAdmin) {
+		return fmt.Errorf("no admin with e-mail %q", *email)
+	}
+	if err != nil {
+		return err
+	}
+	if !*yes {
+		fmt.Fprintf(stderr, "This deletes %q (%s) and everything it owns. Type its name to confirm: ", admin.OrgName, admin.OrgID)
+		line, _ := bufio.NewReader(stdin).ReadString('\n')
+		if strings.TrimRight(line, "\r\n") != admin.OrgName {
+			return errors.New("not confirmed: nothing was deleted")
+		}
+	}
+	org, err := st.DeleteOrg(ctx, admin.OrgID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Deleted %s (%s) and everything it owned.\n", org.Name, org.ID)
+	return nil
 }

@@ -253,3 +253,53 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("health version %v, want %s", v, buildVersion())
 	}
 }
+
+// TestOrgDelete: by the API (an admin's session, confirmed by name) and by
+// the CLI; everything the organization owned goes, its credentials stop
+// working at once, and other organizations keep theirs.
+func TestOrgDelete(t *testing.T) {
+	e := newTestEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "admin")
+	other := e.Register("zoe@other.test", "Other")
+	otherKey := e.APIKey(other, "write")
+	at := e.clock.Now().Add(-time.Hour).Format(time.RFC3339)
+	for _, k := range []string{key, otherKey} {
+		e.Do("POST", "/api/events", k, map[string]any{"events": []map[string]any{{"type": "threat_detected", "severity": "critical",
+			"source": "ids", "asset": "web-01", "timestamp": at, "message": "exploit"}}}).Must(t, http.StatusCreated)
+	}
+	e.Do("DELETE", "/api/org", key, map[string]any{"confirm": "Acme"}).WantError(t, http.StatusForbidden, "forbidden", "Deleting an organization needs an admin's session, not an API key")
+	e.Do("DELETE", "/api/org", admin.Token, map[string]any{"confirm": "acme"}).WantFields(t, "confirm")
+	e.Do("DELETE", "/api/org", admin.Token, map[string]any{}).WantFields(t, "confirm")
+	d := e.Do("DELETE", "/api/org", admin.Token, map[string]any{"confirm": "Acme"}).Must(t, http.StatusOK).Data()
+	if d["deleted"] != true || d["name"] != "Acme" {
+		t.Fatalf("delete: %v", d)
+	}
+	e.Do("GET", "/api/auth/me", admin.Token, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
+	e.Do("GET", "/api/events", key, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
+	var left int
+	for _, table := range []string{"events", "alerts", "event_rollup", "event_counts", "users", "api_keys"} {
+		if err := e.app.store.DB().QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE org_id = ?`, admin.OrgID).Scan(&left); err != nil || left != 0 {
+			t.Fatalf("%s: %d rows left (%v)", table, left, err)
+		}
+	}
+	if total := e.Do("GET", "/api/events", otherKey, nil).Must(t, http.StatusOK).Body["pagination"].(map[string]any)["total"]; total != 1.0 {
+		t.Fatalf("the other organization's events: %v", total)
+	}
+	// The address is free again.
+	e.Register("ann@acme.test", "Acme again")
+
+	// The CLI asks for the name unless --yes.
+	dataDir := e.app.dataDir(t)
+	defer func(r io.Reader) { stdin = r }(stdin)
+	stdin = strings.NewReader("not the name\n")
+	var out bytes.Buffer
+	if err := runCLI(t, []string{"org", "delete", "--data", dataDir, "--email", other.Email}, &out, &out); err == nil {
+		t.Fatal("deleted without confirmation")
+	}
+	stdin = strings.NewReader("Other\n")
+	if err := runCLI(t, []string{"org", "delete", "--data", dataDir, "--email", other.Email}, &out, &out); err != nil {
+		t.Fatalf("org delete: %v %s", err, out.String())
+	}
+	e.Do("GET", "/api/events", otherKey, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
+}

@@ -39,6 +39,7 @@ Usage:
   garrison apikey create [flags]    create an API key for an admin's organization
   garrison org set-plan [flags]     change an organization's plan
   garrison org create [flags]       create an organization and its admin (for invite-only or closed registration)
+  garrison org delete [flags]       delete an organization and everything it owns
   garrison demo [--data DIR]        create a demo organization with 30 days of activity
   garrison blocklist import [flags] add a DNS blocklist under a category
   garrison intel import FILE|DIR …  feed the vulnerability intelligence store (NVD, CVE 5, KEV, EPSS, ATT&CK)

@@ -107,6 +107,7 @@ var routeAccess = map[string]handlers.Access{
 	"GET /api/intel/status":                                   handlers.Read,
 	"POST /api/notifications/{id}/read":                       handlers.Read,
 	"POST /api/outreach/prospects":                            handlers.Write,
+	"DELETE /api/org":                                         handlers.Admin,
 	"GET /api/outreach/prospects":                             handlers.Read,
 	"GET /api/outreach/leads":                                 handlers.Read,
 	"GET /api/outreach/leads/{id}":                            handlers.Read,

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"garrison/valid"
 	"net/http"
 
 	"garrison/account"
@@ -110,5 +111,36 @@ func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
 		ID      string `json:"id"`
 		Removed bool   `json:"removed"`
 	}{id, true})
+	return nil
+}
+
+type deleteOrgRequest struct {
+	Confirm *string `json:"confirm"`
+}
+
+// deleteOrg removes the caller's organization and all it owns: an admin's
+// session only (a leaked key must not be able to), confirmed by the
+// organization's exact name.
+func (a *API) deleteOrg(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	if p.Kind != KindSession {
+		return forbidden("Deleting an organization needs an admin's session, not an API key")
+	}
+	var req deleteOrgRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	org, err := a.Store.Org(r.Context(), p.OrgID)
+	if err != nil {
+		return err
+	}
+	if req.Confirm == nil || *req.Confirm != org.Name {
+		return valid.Field("confirm", "must be the organization's exact name, to confirm that everything it owns is deleted")
+	}
+	deleted, err := a.Store.DeleteOrg(r.Context(), p.OrgID)
+	if err != nil {
+		return err
+	}
+	writeData(w, http.StatusOK, map[string]any{"id": deleted.ID, "name": deleted.Name, "deleted": true})
 	return nil
 }

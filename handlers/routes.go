@@ -59,6 +59,7 @@ func (a *API) table() []Route {
 		{"GET", "/api/tickets/{id}", Read, a.getTicket},
 		{"PATCH", "/api/tickets/{id}", Write, a.updateTicket},
 		{"POST", "/api/tickets/{id}/messages", Write, a.addTicketMessage},
+		{"DELETE", "/api/org", Admin, a.deleteOrg},
 		{"GET", "/api/notifications", Read, a.listNotifications},
 		{"POST", "/api/notifications/{id}/read", Read, a.readNotification},
 

@@ -178,3 +178,47 @@ func (s *Store) FirstOrgID(ctx context.Context, except []string) (string, error)
 	}
 	return id, nil
 }
+
+// orgTables are the tables that hold an organization's rows without a
+// foreign key to it (rollups and counters the fold keeps); every other
+// table follows orgs through ON DELETE CASCADE.
+var orgTables = []string{"event_rollup", "asset_rollup", "threat_indicators", "threat_assets", "event_sources", "alert_counts",
+	"dns_rollup", "dns_blocked_domains", "alert_windows", "event_counts"}
+
+// DeleteOrg removes an organization and everything it owns in one
+// transaction; its sessions and keys stop working at once.
+func (s *Store) DeleteOrg(ctx context.Context, orgID string) (Org, error) {
+	org, err := s.Org(ctx, orgID)
+	if err != nil {
+		return Org{}, err
+	}
+	err = s.writeAuth(ctx, func(tx *sql.Tx) error {
+		for _, t := range orgTables {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE org_id = ?`, orgID); err != nil {
+				return fmt.Errorf("delete %s: %w", t, err)
+			}
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM orgs WHERE id = ?`, orgID)
+		if err != nil {
+			return fmt.Errorf("delete organization: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err == nil {
+		s.forgetOrg(orgID)
+	}
+	return org, err
+}
+
+// forgetOrg drops what the store keeps in memory of a deleted organization.
+func (s *Store) forgetOrg(orgID string) {
+	s.recent.mu.Lock()
+	delete(s.recent.orgs, orgID)
+	s.recent.mu.Unlock()
+	s.alerts.mu.Lock()
+	delete(s.alerts.orgs, orgID)
+	s.alerts.mu.Unlock()
+}
