@@ -89,6 +89,10 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
+	if err := st.AppendAudit(ctx, store.AuditEntry{OrgID: org.ID, Actor: "cli:" + currentUser(), Action: "org.plan",
+		Detail: map[string]string{"plan": org.Plan}}); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "%s (%s) is now on the %s plan\n", org.Name, org.ID, org.Plan)
 	return nil
 }
@@ -250,6 +254,9 @@ func runOrgDelete(ctx context.Context, args []string, getenv func(string) string
 	}
 	org, err := st.DeleteOrg(ctx, admin.OrgID)
 	if err != nil {
+		return err
+	}
+	if err := st.AppendAudit(ctx, store.AuditEntry{OrgID: org.ID, Actor: "cli:" + currentUser(), Action: "org.delete"}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Deleted %s (%s) and everything it owned.\n", org.Name, org.ID)

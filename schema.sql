@@ -726,3 +726,20 @@ CREATE UNIQUE INDEX intel_imports_running ON intel_imports (status) WHERE status
 -- folded in Go: SQLite's lower() folds ASCII only.
 ALTER TABLE prospects ADD COLUMN search TEXT NOT NULL DEFAULT '';
 UPDATE prospects SET search = lower(company) || ' ' || domain;
+
+-- migration: 11
+-- The security audit trail: who (user or API key, and from where) changed
+-- what, per organization. No foreign key: an organization's deletion is
+-- itself recorded and kept. Append-only through the API.
+CREATE TABLE audit_log (
+    id         INTEGER PRIMARY KEY,
+    org_id     TEXT NOT NULL,
+    at         INTEGER NOT NULL,
+    actor      TEXT NOT NULL,
+    ip         TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    action     TEXT NOT NULL,
+    target     TEXT NOT NULL,
+    detail     TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_log_org ON audit_log (org_id, id);

@@ -108,6 +108,7 @@ var routeAccess = map[string]handlers.Access{
 	"POST /api/notifications/{id}/read":                       handlers.Read,
 	"POST /api/outreach/prospects":                            handlers.Write,
 	"DELETE /api/org":                                         handlers.Admin,
+	"GET /api/audit-log":                                      handlers.Admin,
 	"GET /api/outreach/prospects":                             handlers.Read,
 	"GET /api/outreach/leads":                                 handlers.Read,
 	"GET /api/outreach/leads/{id}":                            handlers.Read,

@@ -55,6 +55,7 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	noteAudit(r, u.OrgID, u.ID)
 	return a.writeSession(w, http.StatusCreated, u, a.Now())
 }
 
@@ -76,6 +77,12 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := a.Accounts.Login(r.Context(), req.Email, req.Password)
 	if errors.Is(err, account.ErrBadLogin) {
+		// A wrong password for an existing account goes on its
+		// organization's audit log; an unknown address only in the request log.
+		if known, err := a.Store.UserByEmail(r.Context(), target); err == nil {
+			noteAudit(r, known.OrgID, "")
+			auditDetail(r, "user", known.ID)
+		}
 		if err := a.charge(w, r, a.Limits.loginTarget, target); err != nil {
 			return err
 		}
@@ -84,6 +91,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	noteAudit(r, u.OrgID, u.ID)
 	return a.writeSession(w, http.StatusOK, u, a.Now())
 }
 
@@ -198,6 +206,7 @@ func (a *API) verifyEmail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	noteAudit(r, u.OrgID, u.ID)
 	writeData(w, http.StatusOK, newUserView(u))
 	return nil
 }

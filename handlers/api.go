@@ -187,12 +187,16 @@ func (a *API) endpoint(rt Route) http.Handler {
 		if err == nil {
 			err = checkQuery(r) // after the limits, so the answer carries their headers
 		}
+		var note *auditNote
 		if err == nil {
+			noteWho(r, principalFrom(r.Context()))
+			r, note = withAudit(r, rt)
 			err = rt.handle(w, r)
 		}
 		if err != nil {
 			writeError(w, r, a.Log, err)
 		}
+		a.recordAudit(w, r, rt, note)
 	})
 }
 

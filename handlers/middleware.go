@@ -110,7 +110,8 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		who := &requestWho{}
+		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), whoKey{}, who)
 		r = r.WithContext(ctx)
 		// The keys are written in canonical form: Set would canonicalize
 		// (and allocate) on every request.
@@ -137,7 +138,8 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 			}
 			if log.Enabled(ctx, slog.LevelInfo) { // spares boxing the fields when access logs are off
 				log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
-					"status", rec.status, "bytes", rec.bytes, "duration_ms", now().Sub(start).Milliseconds())
+					"status", rec.status, "bytes", rec.bytes, "duration_ms", now().Sub(start).Milliseconds(),
+					"actor", who.actor, "org", who.org, "client_ip", ratelimit.ClientIP(r, trusted()).String())
 			}
 		}()
 		if r.TLS != nil && !https {
@@ -177,4 +179,16 @@ func RedirectToHTTPS(httpsPort string) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		redirectHTTPS(w, r, httpsPort)
 	})
+}
+
+// requestWho is who a request was from, once authenticated, for its log line.
+type requestWho struct{ actor, org string }
+
+type whoKey struct{}
+
+// noteWho records the request's principal for the request log.
+func noteWho(r *http.Request, p Principal) {
+	if w, ok := r.Context().Value(whoKey{}).(*requestWho); ok {
+		w.actor, w.org = actor(p), p.OrgID
+	}
 }

@@ -60,6 +60,7 @@ func (a *API) table() []Route {
 		{"PATCH", "/api/tickets/{id}", Write, a.updateTicket},
 		{"POST", "/api/tickets/{id}/messages", Write, a.addTicketMessage},
 		{"DELETE", "/api/org", Admin, a.deleteOrg},
+		{"GET", "/api/audit-log", Admin, a.auditLog},
 		{"GET", "/api/notifications", Read, a.listNotifications},
 		{"POST", "/api/notifications/{id}/read", Read, a.readNotification},
 

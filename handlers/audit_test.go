@@ -1,0 +1,70 @@
+package handlers_test
+
+import (
+	"net/http"
+	"testing"
+
+	"garrison/handlers/apitest"
+)
+
+func TestAuditLog(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.Do("POST", "/api/auth/login", "", map[string]string{"email": "ann@acme.test", "password": "wrong password here"}).
+		WantError(t, http.StatusUnauthorized, "unauthorized", "")
+	e.Do("POST", "/api/auth/login", "", map[string]string{"email": "nobody@acme.test", "password": "wrong password here"}).
+		WantError(t, http.StatusUnauthorized, "unauthorized", "")
+	e.Login("ann@acme.test", apitest.Password).Must(t, http.StatusOK)
+	key := e.APIKey(admin, "admin")
+	keyID := e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).List()[0].(map[string]any)["id"].(string)
+	e.Do("POST", "/api/compliance/audit", key, map[string]any{"framework": "cis"}).Must(t, http.StatusAccepted)
+	e.Do("POST", "/api/compliance/audit", key, map[string]any{"framework": "iso"}).WantFields(t, "framework") // refused: not recorded
+	e.Do("DELETE", "/api/api-keys/"+keyID, admin.Token, nil).Must(t, http.StatusOK)
+	other := e.Register("zoe@other.test", "Other")
+
+	list := e.Do("GET", "/api/audit-log?limit=100", admin.Token, nil).Must(t, http.StatusOK).List()
+	actions := map[string]map[string]any{}
+	for _, it := range list {
+		m := it.(map[string]any)
+		actions[m["action"].(string)] = m
+	}
+	for _, want := range []string{"auth.register", "auth.login_failed", "auth.login", "api_key.create", "compliance.audit", "api_key.revoke"} {
+		if actions[want] == nil {
+			t.Fatalf("no %s entry in %v", want, list)
+		}
+	}
+	if len(list) != 6 {
+		t.Fatalf("%d entries, want 6 (the refused request and the unknown address are not on the log): %v", len(list), list)
+	}
+	if a := actions["compliance.audit"]; a["actor"] != keyID || a["ip"] == "" || a["request_id"] == "" {
+		t.Fatalf("entry by a key: %v", a)
+	}
+	if a := actions["api_key.revoke"]; a["actor"] != admin.ID || a["target"] != keyID {
+		t.Fatalf("revocation: %v", a)
+	}
+	if a := actions["auth.login_failed"]; a["actor"] != "" || a["detail"].(map[string]any)["user"] != admin.ID {
+		t.Fatalf("failed login: %v", a)
+	}
+	// Filters; another organization sees only its own.
+	if n := len(e.Do("GET", "/api/audit-log?action=auth.login_failed", admin.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
+		t.Fatalf("action filter: %d", n)
+	}
+	if n := len(e.Do("GET", "/api/audit-log?actor="+keyID, admin.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
+		t.Fatalf("actor filter: %d", n)
+	}
+	if n := len(e.Do("GET", "/api/audit-log?to=2000-01-01T00:00:00Z", admin.Token, nil).Must(t, http.StatusOK).List()); n != 0 {
+		t.Fatalf("to filter: %d", n)
+	}
+	e.Do("GET", "/api/audit-log?from=yesterday", admin.Token, nil).WantFields(t, "from")
+	if n := len(e.Do("GET", "/api/audit-log", other.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
+		t.Fatalf("the other organization's log: %d", n)
+	}
+	member := e.Member(admin, "bob@acme.test", "member")
+	e.Do("GET", "/api/audit-log", member.Token, nil).WantError(t, http.StatusForbidden, "forbidden", "")
+	// The organization's deletion is recorded, and kept.
+	e.Do("DELETE", "/api/org", admin.Token, map[string]any{"confirm": "Acme"}).Must(t, http.StatusOK)
+	var n int
+	if err := e.Store.DB().QueryRow(`SELECT COUNT(*) FROM audit_log WHERE org_id = ? AND action = 'org.delete' AND actor = ?`, admin.OrgID, admin.ID).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("deletion entry: %d %v", n, err)
+	}
+}
