@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -53,7 +54,18 @@ func openStore(ctx context.Context, dataDir string, now func() time.Time) (*stor
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	s, err := store.Open(ctx, filepath.Join(dataDir, "garrison.db"), schemaSQL, store.WithClock(now))
+	dbPath := filepath.Join(dataDir, "garrison.db")
+	s, err := store.Open(ctx, dbPath, schemaSQL, store.WithClock(now))
+	if err == nil {
+		// SQLite creates its files as the umask allows: the database, its
+		// WAL and shared memory hold every tenant's data, for the owner only.
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Chmod(dbPath+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+				s.Close()
+				return nil, fmt.Errorf("restrict %s: %w", dbPath+suffix, err)
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

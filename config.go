@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"garrison/account"
 	"io"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -47,6 +48,7 @@ type config struct {
 	ingestInflight  int64 // bytes
 	intelImportOrgs []string
 	registration    string
+	tlsHosts        []string
 	intelSyncURLs   []string
 	intelSyncEvery  time.Duration
 }
@@ -133,6 +135,8 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		"(a size such as 64MiB, 1GiB or 500000)")
 	limits := fs.String("limits", "", "rate-limit overrides, a comma list of name=N/window with names "+
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
+	tlsHosts := fs.String("tls-hosts", "", "comma list of extra host names and IP addresses the self-signed certificate covers "+
+		"(made once, on first start; delete tls-cert.pem and tls-key.pem from --data to make it again)")
 	fs.StringVar(&c.registration, "registration", "open", "who may sign up with POST /api/auth/register: open, invite (with an invite_token only) "+
 		"or closed (organizations are made with garrison org create)")
 	importOrgs := fs.String("intel-import-orgs", "", "comma list of organization ids whose admins may import intelligence through "+
@@ -157,6 +161,11 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	for _, id := range strings.Split(*importOrgs, ",") {
 		if id = strings.TrimSpace(id); id != "" {
 			c.intelImportOrgs = append(c.intelImportOrgs, id)
+		}
+	}
+	for _, h := range strings.Split(*tlsHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			c.tlsHosts = append(c.tlsHosts, h)
 		}
 	}
 	for _, u := range strings.Split(*syncURLs, ",") {
@@ -202,6 +211,11 @@ func (c config) validate() error {
 		if u, err := url.Parse(s); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			problems = append(problems, "--intel-sync-url must list absolute http(s) URLs")
 			break
+		}
+	}
+	for _, h := range c.tlsHosts {
+		if net.ParseIP(h) == nil && !validDNSName(h) {
+			problems = append(problems, fmt.Sprintf("--tls-hosts: %q is neither an IP address nor a host name", h))
 		}
 	}
 	if !slices.Contains(account.RegistrationModes, c.registration) {
@@ -252,4 +266,24 @@ func parseSize(v string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size such as 64MiB", v)
 	}
 	return n * factor, nil
+}
+
+// validDNSName accepts host names of letters, digits and hyphens, dot
+// separated (a leading "*." for a wildcard).
+func validDNSName(h string) bool {
+	h = strings.TrimPrefix(h, "*.")
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -136,7 +137,7 @@ func TestSelfSignedCertificateMadeOnce(t *testing.T) {
 func TestGivenCertificate(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	if err := writeSelfSigned(certFile, keyFile, time.Now()); err != nil {
+	if err := writeSelfSigned(certFile, keyFile, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t)
@@ -323,5 +324,37 @@ func TestIngestInflightFlag(t *testing.T) {
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
 		}
+	}
+}
+
+// TestTLSHostsAndFileModes: the self-signed certificate covers --tls-hosts;
+// the database and secrets are the owner's only.
+func TestTLSHostsAndFileModes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t)
+	cfg.dataDir, cfg.tlsHosts = dir, []string{"garrison.msp.example", "10.20.30.40"}
+	tlsCfg, err := loadTLS(cfg, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(tlsCfg.Certificates[0].Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"garrison.msp.example", "10.20.30.40", "localhost"} {
+		if err := leaf.VerifyHostname(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newTestEnv(t, func(c *config) { c.dataDir = dir })
+	e.Register("ann@acme.test", "Acme")
+	for _, f := range []string{"garrison.db", "garrison.db-wal", secretFileName, selfSignedKey} {
+		info, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", f, info, err)
+		}
+	}
+	if _, err := parseServeConfig([]string{"--tls-hosts", "bad host!"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Fatal("a bad --tls-hosts entry was accepted")
 	}
 }

@@ -30,7 +30,7 @@ func loadTLS(cfg config, now func() time.Time) (*tls.Config, error) {
 		certFile = filepath.Join(cfg.dataDir, selfSignedCert)
 		keyFile = filepath.Join(cfg.dataDir, selfSignedKey)
 		if _, err := os.Stat(certFile); errors.Is(err, os.ErrNotExist) {
-			if err := writeSelfSigned(certFile, keyFile, now()); err != nil {
+			if err := writeSelfSigned(certFile, keyFile, cfg.tlsHosts, now()); err != nil {
 				return nil, err
 			}
 		}
@@ -42,7 +42,10 @@ func loadTLS(cfg config, now func() time.Time) (*tls.Config, error) {
 	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
 }
 
-func writeSelfSigned(certFile, keyFile string, now time.Time) error {
+// writeSelfSigned makes the certificate for localhost, the loopback
+// addresses, the host name and the extra names and addresses of
+// --tls-hosts (an appliance reached as https://10.0.0.5 or by its FQDN).
+func writeSelfSigned(certFile, keyFile string, extra []string, now time.Time) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return fmt.Errorf("generate TLS key: %w", err)
@@ -55,6 +58,14 @@ func writeSelfSigned(certFile, keyFile string, now time.Time) error {
 	if h, err := os.Hostname(); err == nil && h != "localhost" {
 		names = append(names, h)
 	}
+	ips := []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
+	for _, h := range extra {
+		if ip := net.ParseIP(h); ip != nil {
+			ips = append(ips, ip)
+		} else {
+			names = append(names, h)
+		}
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: "Garrison self-signed", Organization: []string{"Garrison"}},
@@ -64,7 +75,7 @@ func writeSelfSigned(certFile, keyFile string, now time.Time) error {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		DNSNames:              names,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		IPAddresses:           ips,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
