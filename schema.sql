@@ -743,3 +743,18 @@ CREATE TABLE audit_log (
     detail     TEXT NOT NULL
 ) STRICT;
 CREATE INDEX audit_log_org ON audit_log (org_id, id);
+
+-- migration: 12
+-- Events per indicator and day, folded like asset_rollup, so the top
+-- indicators of a window count that window (they counted all time).
+CREATE TABLE indicator_rollup (
+    org_id    TEXT NOT NULL,
+    day       INTEGER NOT NULL,
+    indicator TEXT NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, day, indicator)
+) STRICT, WITHOUT ROWID;
+INSERT INTO indicator_rollup (org_id, day, indicator, n)
+    SELECT org_id, ts - (ts % 86400000), indicator, COUNT(*) FROM events
+    WHERE indicator != '' AND seq <= (SELECT events_seq FROM fold_state)
+    GROUP BY org_id, ts - (ts % 86400000), indicator;

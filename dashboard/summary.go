@@ -75,8 +75,8 @@ func (b *Board) DailySummary(ctx context.Context, orgID string) (Summary, error)
 		}
 	}
 	if len(indicators) > 0 {
-		facts["top_indicator"] = map[string]any{"name": indicators[0].Name, "events_all_time": indicators[0].Count}
-		s = append(s, fmt.Sprintf("Of the threats seen in this period, the most frequent overall is %q (%s to date).",
+		facts["top_indicator"] = map[string]any{"name": indicators[0].Name, "events": indicators[0].Count}
+		s = append(s, fmt.Sprintf("The most frequent threat of the period is %q (%s).",
 			indicators[0].Name, plural(indicators[0].Count, "event", "events")))
 	}
 	if len(assets) > 0 {

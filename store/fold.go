@@ -209,7 +209,12 @@ type (
 		day   int64
 		asset string
 	}
-	pairKey struct{ org, indicator, asset string }
+	pairKey      struct{ org, indicator, asset string }
+	indicatorDay struct {
+		org       string
+		day       int64
+		indicator string
+	}
 )
 
 // rollupSums is what a run of events adds to each derived row.
@@ -218,6 +223,7 @@ type rollupSums struct {
 	assets     map[assetDay]*span
 	indicators map[orgKey]*span
 	pairs      map[pairKey]int64 // first seen
+	indDays    map[indicatorDay]int64
 	sources    map[orgKey]*span
 	alerts     map[string]*span
 }
@@ -234,12 +240,13 @@ func widen[K comparable](m map[K]*span, k K, e foldedEvent) {
 func (r *rollupSums) add(e foldedEvent) {
 	if r.hours == nil {
 		*r = rollupSums{hours: map[hourKey]int64{}, assets: map[assetDay]*span{}, indicators: map[orgKey]*span{},
-			pairs: map[pairKey]int64{}, sources: map[orgKey]*span{}, alerts: map[string]*span{}}
+			pairs: map[pairKey]int64{}, indDays: map[indicatorDay]int64{}, sources: map[orgKey]*span{}, alerts: map[string]*span{}}
 	}
 	r.hours[hourKey{e.org, floorMS(e.ts, hourMS), e.typ, e.sev}]++
 	widen(r.assets, assetDay{e.org, floorMS(e.ts, dayMS), e.asset}, e)
 	if e.indicator != "" {
 		widen(r.indicators, orgKey{e.org, e.indicator}, e)
+		r.indDays[indicatorDay{e.org, floorMS(e.ts, dayMS), e.indicator}]++
 		if first, ok := r.pairs[pairKey{e.org, e.indicator, e.asset}]; !ok || e.ts < first {
 			r.pairs[pairKey{e.org, e.indicator, e.asset}] = e.ts
 		}
@@ -252,7 +259,7 @@ func (r *rollupSums) add(e foldedEvent) {
 
 // write runs one upsert per derived row the events touch.
 func (r *rollupSums) write(ctx context.Context, tx *sql.Tx, now int64) error {
-	var hourRows, countRows, assetRows, sourceRows, alertRows [][]any
+	var hourRows, countRows, assetRows, indicatorRows, sourceRows, alertRows [][]any
 	type countKey struct {
 		org, typ string
 		sev      event.Severity
@@ -268,6 +275,9 @@ func (r *rollupSums) write(ctx context.Context, tx *sql.Tx, now int64) error {
 	for k, sp := range r.assets {
 		assetRows = append(assetRows, []any{k.org, k.day, k.asset, sp.n, sp.sev})
 	}
+	for k, n := range r.indDays {
+		indicatorRows = append(indicatorRows, []any{k.org, k.day, k.indicator, n})
+	}
 	for k, sp := range r.sources {
 		sourceRows = append(sourceRows, []any{k.org, k.name, sp.n, sp.first, sp.last})
 	}
@@ -281,6 +291,8 @@ func (r *rollupSums) write(ctx context.Context, tx *sql.Tx, now int64) error {
 			ON CONFLICT (org_id, type, severity) DO UPDATE SET n = n + excluded.n`, countRows},
 		batch{"asset rollup", `INSERT INTO asset_rollup (org_id, day, asset, n, max_severity) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = n + excluded.n, max_severity = MAX(max_severity, excluded.max_severity)`, assetRows},
+		batch{"indicator rollup", `INSERT INTO indicator_rollup (org_id, day, indicator, n) VALUES (?, ?, ?, ?)
+			ON CONFLICT (org_id, day, indicator) DO UPDATE SET n = n + excluded.n`, indicatorRows},
 		batch{"event sources", sourceUpsert, sourceRows},
 		batch{"alert counts", `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
 			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`, alertRows},

@@ -227,16 +227,13 @@ func (s *Store) TopAssets(ctx context.Context, orgID string, since time.Time, li
 		GROUP BY asset ORDER BY total DESC, asset LIMIT ?3`, orgID, floorMS(ms(since), dayMS), limit)
 }
 
-// TopIndicators returns the indicators seen since, by their event count
-// over all time.
+// TopIndicators returns the indicators seen since (from the start of its
+// day, as the daily rollup counts), by their event count in that time.
 func (s *Store) TopIndicators(ctx context.Context, orgID string, since time.Time, limit int) ([]Tally, error) {
-	// An indicator last folded before since may have been seen since among
-	// the events not folded yet: it counts too.
 	return s.tallies(ctx, `WITH `+pendingEvents+` SELECT indicator, SUM(n) AS total FROM (
-			SELECT indicator, n, last_seen FROM threat_indicators WHERE org_id = ?1
-				AND (last_seen >= ?2 OR indicator IN (SELECT indicator FROM pending WHERE ts >= ?2))
-			UNION ALL SELECT indicator, 1, ts FROM pending WHERE indicator != '')
-		GROUP BY indicator HAVING MAX(last_seen) >= ?2 ORDER BY total DESC, indicator LIMIT ?3`, orgID, ms(since), limit)
+			SELECT indicator, n FROM indicator_rollup WHERE org_id = ?1 AND day >= ?2
+			UNION ALL SELECT indicator, 1 FROM pending WHERE ts >= ?2 AND indicator != '')
+		GROUP BY indicator ORDER BY total DESC, indicator LIMIT ?3`, orgID, floorMS(ms(since), dayMS), limit)
 }
 
 func (s *Store) tallies(ctx context.Context, query string, args ...any) ([]Tally, error) {
