@@ -153,8 +153,12 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 	// Newest first: page past the recent alerts to the older ones.
 	for offset := 0; ; {
 		alerts, _, err := st.Alerts(ctx, orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: 200, Offset: offset}})
-		if err != nil || len(alerts) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(alerts) == 0 {
+			// Raised when their first event came, resolved hours after the last.
+			return st.BackdateAlerts(ctx, orgID, 4*time.Hour)
 		}
 		for _, a := range alerts {
 			if now.Sub(a.LastSeen) <= 3*24*time.Hour {

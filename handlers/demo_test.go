@@ -32,6 +32,12 @@ func TestDemo(t *testing.T) {
 	if len(open) == 0 || len(resolved) == 0 {
 		t.Fatalf("demo alerts: %d open, %d resolved", len(open), len(resolved))
 	}
+	// Alerts are dated by their events, not by the seeding.
+	for _, m := range append(open, resolved...) {
+		if m["created_at"].(string) > m["first_seen"].(string) || (m["status"] == "resolved" && m["updated_at"].(string) < m["last_seen"].(string)) {
+			t.Fatalf("a demo alert's dates contradict its events: %v", m)
+		}
+	}
 	nh := e.Do("GET", "/api/dashboard/network-health", token, nil).Must(t, http.StatusOK).Data()
 	if nh["dns"].(map[string]any)["7d"].(map[string]any)["blocked_trackers"].(float64) == 0 {
 		t.Fatalf("no blocked trackers in the demo: %v", nh["dns"])

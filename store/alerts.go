@@ -191,3 +191,25 @@ func (s *Store) setAlertStatus(ctx context.Context, orgID, id, status, note, act
 		return nil
 	})
 }
+
+// BackdateAlerts dates an organization's alerts by their events, as if
+// they had been raised when the first event came and resolved a few hours
+// after the last: for the demo, whose weeks of events are ingested at once
+// (otherwise every alert says it was raised today).
+func (s *Store) BackdateAlerts(ctx context.Context, orgID string, resolveAfter time.Duration) error {
+	now := ms(s.now())
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET created_at = MIN(created_at, first_seen),
+			resolved_at = CASE WHEN status = 'resolved' THEN MIN(last_seen + ?2, ?3) ELSE resolved_at END,
+			updated_at = CASE WHEN status = 'resolved' THEN MIN(last_seen + ?2, ?3) ELSE MIN(updated_at, MAX(first_seen, last_seen)) END
+			WHERE org_id = ?1`, orgID, resolveAfter.Milliseconds(), now); err != nil {
+			return fmt.Errorf("backdate alerts: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE alert_history SET at = (SELECT CASE WHEN alert_history.status = 'resolved'
+			THEN COALESCE(a.resolved_at, a.created_at) ELSE a.created_at END FROM alerts a WHERE a.id = alert_id)
+			WHERE alert_id IN (SELECT id FROM alerts WHERE org_id = ?)`, orgID); err != nil {
+			return fmt.Errorf("backdate alert history: %w", err)
+		}
+		return nil
+	})
+}
