@@ -24,6 +24,7 @@ import (
 	"garrison/llm"
 	"garrison/mail"
 	"garrison/memory"
+	"garrison/metrics"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -45,6 +46,7 @@ type app struct {
 	keyUse  *account.KeyUse
 	runner  *agents.Runner
 	intel   *intel.Service
+	metrics *metrics.Registry
 	cfg     config
 	log     *slog.Logger
 	now     func() time.Time
@@ -97,8 +99,11 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 			a := &app{store: st, jwt: codec, log: log, now: opts.now, cfg: cfg,
 				limits: handlers.NewRateLimits(cfg.limits, cfg.trustedProxies, limiterOpts...)}
 			a.keyUse = account.NewKeyUse(st, log)
+			a.metrics = metrics.New()
 			a.mailer = mail.New(mail.Config{BaseURL: cfg.baseURL, SMTPAddr: cfg.smtpAddr, From: cfg.smtpFrom,
-				Username: cfg.smtpUsername, Password: cfg.smtpPassword}, st, log, opts.now)
+				Username: cfg.smtpUsername, Password: cfg.smtpPassword, Observe: func(outcome string) {
+					a.metrics.Add("garrison_mail_deliveries_total", "Outbox delivery attempts, by outcome.", 1, "outcome", outcome)
+				}}, st, log, opts.now)
 			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
 			engine := compliance.New(compliance.Config{Store: st, Now: opts.now,
 				Settings: compliance.ServerSettings(cfg.jwtTTL, opts.passwordIterations, blocked)})
@@ -106,7 +111,11 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 			a.intel = intel.New(intel.Config{Store: st, Now: opts.now, TempDir: cfg.dataDir, NotifyAgent: agents.IntelNotifier,
 				Queued: func() { queued() }, ImportOrgs: cfg.intelImportOrgs, NotOperator: demo.Addresses})
 			a.runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: opts.now, Workers: cfg.agentWorkers,
-				Timeout: cfg.agentTimeout, LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(a.intel), Mailer: a.mailer})
+				Timeout: cfg.agentTimeout, LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(a.intel), Mailer: a.mailer,
+				Observe: func(agent, status string) {
+					a.metrics.Add("garrison_agent_runs_total", "Agent runs ended, by agent and status.", 1, "agent", agent, "status", status)
+				}})
+			a.registerGauges(a.metrics, cfg.dataDir)
 			queued = a.runner.Notify
 			a.api = handlers.New(handlers.Deps{
 				Store:    st,
@@ -123,6 +132,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				Compliance:     engine,
 				Intel:          a.intel,
 				Version:        buildVersion(),
+				Metrics:        a.metrics,
 				Dashboard:      dashboard.New(st, opts.now, blocked, model, log),
 				Ingest:         ingest.New(st, opts.now, blocked),
 				IngestInflight: cfg.ingestInflight,

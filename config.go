@@ -49,6 +49,7 @@ type config struct {
 	intelImportOrgs []string
 	registration    string
 	tlsHosts        []string
+	metricsAddr     string
 	intelSyncURLs   []string
 	intelSyncEvery  time.Duration
 }
@@ -137,6 +138,8 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
 	tlsHosts := fs.String("tls-hosts", "", "comma list of extra host names and IP addresses the self-signed certificate covers "+
 		"(made once, on first start; delete tls-cert.pem and tls-key.pem from --data to make it again)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "address of a plain-HTTP listener serving GET /metrics in the Prometheus text format, "+
+		"e.g. 127.0.0.1:9464 (empty: off)")
 	fs.StringVar(&c.registration, "registration", "open", "who may sign up with POST /api/auth/register: open, invite (with an invite_token only) "+
 		"or closed (organizations are made with garrison org create)")
 	importOrgs := fs.String("intel-import-orgs", "", "comma list of organization ids whose admins may import intelligence through "+

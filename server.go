@@ -66,6 +66,19 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 		servers = append(servers, newHTTPServer(handlers.RedirectToHTTPS(httpsPort), nil, log))
 		listeners = append(listeners, ln)
 	}
+	metricsAddr := ""
+	if cfg.metricsAddr != "" {
+		ln, err := net.Listen("tcp", cfg.metricsAddr)
+		if err != nil {
+			for _, l := range listeners {
+				l.Close()
+			}
+			return fmt.Errorf("listen %s: %w", cfg.metricsAddr, err)
+		}
+		metricsAddr = ln.Addr().String()
+		servers = append(servers, metricsServer(cfg.metricsAddr, a.metrics))
+		listeners = append(listeners, ln)
+	}
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	waitWork := a.runBackground(workCtx)
@@ -76,7 +89,7 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	log.Info("garrison listening", "https", httpsLn.Addr().String(), "http_redirect", httpAddr,
 		"data", cfg.dataDir, "jwt_ttl", cfg.jwtTTL.String(), "default_plan", cfg.defaultPlan,
 		"smtp", cfg.smtpAddr != "", "trusted_proxies", fmt.Sprint(cfg.trustedProxies),
-		"agent_workers", cfg.agentWorkers, "llm", cfg.llmURL != "")
+		"agent_workers", cfg.agentWorkers, "llm", cfg.llmURL != "", "metrics", metricsAddr)
 	for _, name := range slices.Sorted(maps.Keys(cfg.limits)) {
 		log.Info("rate limit", "name", name, "limit", cfg.limits[name].String())
 	}

@@ -30,6 +30,8 @@ type Config struct {
 	Compliance *compliance.Engine
 	// Mailer writes the mails agents send (the intelligence digests).
 	Mailer *mail.Mailer
+	// Observe, when set, hears how each run ended (agent, status).
+	Observe func(agent, status string)
 	// Poll is how often idle workers look for runs a missed wake-up left
 	// queued; Notify makes them look at once.
 	Poll time.Duration
@@ -235,6 +237,9 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 	}
 	if _, err := r.cfg.Store.FinishRun(bg, run.ID, res); err != nil {
 		r.cfg.Log.Error("finish agent run", "run", run.ID, "err", err)
+	}
+	if r.cfg.Observe != nil {
+		r.cfg.Observe(run.Agent, res.Status)
 	}
 }
 

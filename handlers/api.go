@@ -20,6 +20,7 @@ import (
 	"garrison/dashboard"
 	"garrison/ingest"
 	"garrison/intel"
+	"garrison/metrics"
 	"garrison/ratelimit"
 	"garrison/store"
 )
@@ -45,6 +46,8 @@ type Deps struct {
 	// Compliance is the compliance engine: frameworks, audits, templates,
 	// attestations and remediation.
 	Compliance *compliance.Engine
+	// Metrics counts requests and what they did (nil: none).
+	Metrics *metrics.Registry
 	// Version is the build's version, shown by the health check.
 	Version string
 	// Intel is the vulnerability intelligence: store, assets, watchlist.
@@ -186,6 +189,16 @@ func (a *API) endpoint(rt Route) http.Handler {
 		r, err := a.admit(w, r, rt)
 		if err == nil {
 			err = checkQuery(r) // after the limits, so the answer carries their headers
+		}
+		start := time.Now()
+		if a.Metrics != nil {
+			defer func() {
+				status := http.StatusOK
+				if rec, ok := w.(*statusRecorder); ok && rec.status != 0 {
+					status = rec.status
+				}
+				a.Metrics.Request(rt.Method+" "+rt.Path, status, time.Since(start))
+			}()
 		}
 		var note *auditNote
 		if err == nil {

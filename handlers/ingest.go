@@ -125,6 +125,7 @@ func (a *API) ingestEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.countIngest(len(got.IDs))
 	writeData(w, http.StatusCreated, ingestView{Count: len(got.IDs), IDs: got.IDs})
 	return nil
 }
@@ -140,6 +141,7 @@ func (a *API) webhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.countIngest(len(got.IDs))
 	writeData(w, http.StatusCreated, webhookView{ingestView{Count: len(got.IDs), IDs: got.IDs}, got.DNSQueries})
 	return nil
 }
@@ -152,4 +154,13 @@ func (a *API) ingestBody(w http.ResponseWriter, r *http.Request, kind string) (i
 	}
 	defer release()
 	return a.Ingest.Ingest(r.Context(), orgID, kind, body)
+}
+
+// countIngest counts an accepted batch and its events.
+func (a *API) countIngest(events int) {
+	if a.Metrics == nil {
+		return
+	}
+	a.Metrics.Add("garrison_ingest_batches_total", "Ingest requests accepted (POST /events and webhooks).", 1)
+	a.Metrics.Add("garrison_ingest_events_total", "Events accepted by ingest.", float64(events))
 }

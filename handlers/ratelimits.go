@@ -68,7 +68,22 @@ func (a *API) clientKey(r *http.Request) string {
 // charge takes a token from l for key, updates the headers, and refuses
 // with 429 when the bucket is empty.
 func (a *API) charge(w http.ResponseWriter, r *http.Request, l *ratelimit.Limiter, key string) error {
-	return a.applyDecision(w, r, l.Allow(key))
+	d := l.Allow(key)
+	if !d.Allowed && a.Metrics != nil {
+		a.Metrics.Add("garrison_ratelimit_refusals_total", "Requests refused by a rate-limit bucket, by bucket.", 1, "bucket", a.Limits.nameOf(l))
+	}
+	return a.applyDecision(w, r, d)
+}
+
+// nameOf names a bucket as --limits does.
+func (l *RateLimits) nameOf(lim *ratelimit.Limiter) string {
+	for name, b := range map[string]*ratelimit.Limiter{"auth": l.auth, "login": l.login, "register": l.register, "reset": l.reset,
+		"jwt": l.ip, "failures": l.failures, "login_target": l.loginTarget, "apikey": l.apiKey, "agent-runs": l.agentRuns} {
+		if b == lim {
+			return name
+		}
+	}
+	return "other"
 }
 
 func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) error {

@@ -38,6 +38,9 @@ type Config struct {
 	From     string
 	Username string // SMTP AUTH PLAIN when set
 	Password string
+	// Observe, when set, hears each delivery attempt's outcome ("sent",
+	// "logged", or the failed status).
+	Observe func(outcome string)
 }
 
 // Mailer composes and delivers mail.
@@ -48,11 +51,12 @@ type Mailer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	wake    chan struct{}
+	observe func(outcome string)
 }
 
 // New builds a mailer over the store's outbox.
 func New(cfg Config, st *store.Store, log *slog.Logger, now func() time.Time) *Mailer {
-	m := &Mailer{baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), store: st, log: log, now: now, wake: make(chan struct{}, 1)}
+	m := &Mailer{baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), store: st, log: log, now: now, wake: make(chan struct{}, 1), observe: cfg.Observe}
 	if cfg.SMTPAddr != "" {
 		m.smtp = &smtpSender{addr: cfg.SMTPAddr, from: cfg.From, username: cfg.Username, password: cfg.Password}
 	}
@@ -102,6 +106,13 @@ func (m *Mailer) flush(ctx context.Context) {
 			}
 			seen[msg.ID], progressed = true, true
 			status, deliveryErr := m.deliver(ctx, msg)
+			if m.observe != nil {
+				outcome := status
+				if deliveryErr != nil {
+					outcome = "failed"
+				}
+				m.observe(outcome)
+			}
 			if err := m.store.MarkMail(ctx, msg.ID, status, deliveryErr, mailMaxAttempts); err != nil {
 				m.log.Warn("update outbox", "id", msg.ID, "err", err)
 				return

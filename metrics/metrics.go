@@ -1,0 +1,206 @@
+// Package metrics counts what the server does and writes it in the
+// Prometheus text exposition format (version 0.0.4), with no dependency:
+// counters and histograms fed as things happen, gauges read at scrape time.
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// latencyBuckets are the request duration buckets, in seconds.
+var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Registry holds the server's metrics.
+type Registry struct {
+	mu       sync.Mutex
+	counters map[string]*family // by name
+	hists    map[string]*histFamily
+	gauges   []gauge
+}
+
+type family struct {
+	help, typ string
+	values    map[string]float64 // by rendered label set
+}
+
+type histFamily struct {
+	help    string
+	buckets []float64
+	series  map[string]*histogram
+}
+
+type histogram struct {
+	counts []uint64 // per bucket, cumulative on output
+	sum    float64
+	n      uint64
+}
+
+type gauge struct {
+	name, help string
+	read       func() []Sample
+}
+
+// Sample is one gauge value with its labels.
+type Sample struct {
+	Labels []string // name, value, name, value…
+	Value  float64
+}
+
+// New makes an empty registry.
+func New() *Registry {
+	return &Registry{counters: map[string]*family{}, hists: map[string]*histFamily{}}
+}
+
+// labelSet renders name/value pairs as {a="x",b="y"} (values escaped).
+func labelSet(kv []string) string {
+	if len(kv) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(kv[i])
+		b.WriteString(`="`)
+		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(kv[i+1]))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// Add adds v to a counter (made on first use).
+func (r *Registry) Add(name, help string, v float64, labels ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, ok := r.counters[name]
+	if !ok {
+		f = &family{help: help, typ: "counter", values: map[string]float64{}}
+		r.counters[name] = f
+	}
+	f.values[labelSet(labels)] += v
+}
+
+// Observe records a value in a histogram of latencyBuckets.
+func (r *Registry) Observe(name, help string, v float64, labels ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, ok := r.hists[name]
+	if !ok {
+		f = &histFamily{help: help, buckets: latencyBuckets, series: map[string]*histogram{}}
+		r.hists[name] = f
+	}
+	key := labelSet(labels)
+	h, ok := f.series[key]
+	if !ok {
+		h = &histogram{counts: make([]uint64, len(f.buckets))}
+		f.series[key] = h
+	}
+	for i, le := range f.buckets {
+		if v <= le {
+			h.counts[i]++
+			break
+		}
+	}
+	h.sum += v
+	h.n++
+}
+
+// Gauge registers a gauge read at each scrape.
+func (r *Registry) Gauge(name, help string, read func() []Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gauges = append(r.gauges, gauge{name, help, read})
+}
+
+// Request records one answered API request.
+func (r *Registry) Request(route string, status int, d time.Duration) {
+	code := strconv.Itoa(status)
+	r.Add("garrison_http_requests_total", "API requests answered, by route pattern and status.", 1, "route", route, "status", code)
+	r.Observe("garrison_http_request_duration_seconds", "API request latency, by route pattern.", d.Seconds(), "route", route)
+}
+
+func number(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case math.IsNaN(v):
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// WriteTo writes every metric in the text exposition format, families in
+// name order, series in label order.
+func (r *Registry) WriteTo(w io.Writer) (int64, error) {
+	var b strings.Builder
+	r.mu.Lock()
+	gauges := append([]gauge(nil), r.gauges...)
+	names := make([]string, 0, len(r.counters))
+	for n := range r.counters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		f := r.counters[n]
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", n, f.help, n, f.typ)
+		keys := make([]string, 0, len(f.values))
+		for k := range f.values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "%s%s %s\n", n, k, number(f.values[k]))
+		}
+	}
+	hnames := make([]string, 0, len(r.hists))
+	for n := range r.hists {
+		hnames = append(hnames, n)
+	}
+	sort.Strings(hnames)
+	for _, n := range hnames {
+		f := r.hists[n]
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s histogram\n", n, f.help, n)
+		keys := make([]string, 0, len(f.series))
+		for k := range f.series {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			h := f.series[k]
+			inner := strings.TrimSuffix(strings.TrimPrefix(k, "{"), "}")
+			sep := ""
+			if inner != "" {
+				sep = ","
+			}
+			var cum uint64
+			for i, le := range f.buckets {
+				cum += h.counts[i]
+				fmt.Fprintf(&b, "%s_bucket{%s%sle=\"%s\"} %d\n", n, inner, sep, number(le), cum)
+			}
+			fmt.Fprintf(&b, "%s_bucket{%s%sle=\"+Inf\"} %d\n", n, inner, sep, h.n)
+			fmt.Fprintf(&b, "%s_sum%s %s\n%s_count%s %d\n", n, k, number(h.sum), n, k, h.n)
+		}
+	}
+	r.mu.Unlock()
+	sort.Slice(gauges, func(i, j int) bool { return gauges[i].name < gauges[j].name })
+	for _, g := range gauges {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", g.name, g.help, g.name)
+		for _, s := range g.read() {
+			fmt.Fprintf(&b, "%s%s %s\n", g.name, labelSet(s.Labels), number(s.Value))
+		}
+	}
+	n, err := io.WriteString(w, b.String())
+	return int64(n), err
+}

@@ -1,0 +1,66 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestExposition(t *testing.T) {
+	r := New()
+	r.Request("GET /api/events", 200, 3*time.Millisecond)
+	r.Request("GET /api/events", 200, 30*time.Second)
+	r.Request("POST /api/events", 429, time.Millisecond)
+	r.Add("garrison_ratelimit_refusals_total", "Refusals.", 1, "bucket", `a"b\c`)
+	r.Gauge("garrison_queue", "Queue.", func() []Sample { return []Sample{{Value: 3}} })
+	var b strings.Builder
+	r.WriteTo(&b)
+	out := b.String()
+	if err := Check(out); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`garrison_http_requests_total{route="GET /api/events",status="200"} 2`,
+		`garrison_http_request_duration_seconds_bucket{route="GET /api/events",le="0.005"} 1`,
+		`garrison_http_request_duration_seconds_bucket{route="GET /api/events",le="+Inf"} 2`,
+		`garrison_http_request_duration_seconds_count{route="GET /api/events"} 2`,
+		`garrison_ratelimit_refusals_total{bucket="a\"b\\c"} 1`,
+		"garrison_queue 3",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
+func TestCheckRefuses(t *testing.T) {
+	for name, text := range map[string]string{
+		"no TYPE":         "# HELP x_total X.\nx_total 1\n",
+		"bad name":        "# HELP 1x X.\n# TYPE 1x counter\n1x 1\n",
+		"bad value":       "# HELP x_total X.\n# TYPE x_total counter\nx_total one\n",
+		"repeated series": "# HELP x_total X.\n# TYPE x_total counter\nx_total 1\nx_total 2\n",
+		"counter name":    "# HELP x X.\n# TYPE x counter\nx 1\n",
+		"buckets down":    "# HELP h X.\n# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n",
+		"no +Inf":         "# HELP h X.\n# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_sum 1\nh_count 1\n",
+		"unescaped label": "# HELP x_total X.\n# TYPE x_total counter\nx_total{a=\"b\"c\"} 1\n",
+	} {
+		if Check(text) == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// BenchmarkScrape writes 100 routes' counters and histograms.
+func BenchmarkScrape(b *testing.B) {
+	r := New()
+	for i := range 100 {
+		for _, st := range []int{200, 400, 429} {
+			r.Request("GET /api/route"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), st, time.Millisecond)
+		}
+	}
+	var sb strings.Builder
+	for b.Loop() {
+		sb.Reset()
+		r.WriteTo(&sb)
+	}
+}
