@@ -106,7 +106,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				}}, st, log, opts.now)
 			model := llm.New(llm.Config{URL: cfg.llmURL, Model: cfg.llmModel, APIKey: cfg.llmAPIKey, Timeout: cfg.llmTimeout}, nil)
 			engine := compliance.New(compliance.Config{Store: st, Now: opts.now,
-				Settings: compliance.ServerSettings(cfg.jwtTTL, opts.passwordIterations, blocked)})
+				Settings: compliance.ServerSettings(cfg.jwtTTL, opts.passwordIterations, blocked, cfg.retention)})
 			var queued func()
 			a.intel = intel.New(intel.Config{Store: st, Now: opts.now, TempDir: cfg.dataDir, NotifyAgent: agents.IntelNotifier,
 				Queued: func() { queued() }, ImportOrgs: cfg.intelImportOrgs, NotOperator: demo.Addresses})
@@ -163,6 +163,9 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 	wg.Go(func() { a.mailer.Run(ctx) })
 	wg.Go(func() { a.keyUse.Run(ctx) })
 	wg.Go(func() { a.runner.Run(ctx) })
+	wg.Go(func() {
+		a.store.Retain(ctx, store.Retention{Events: a.cfg.retention, Audit: a.cfg.auditRetention}, a.log)
+	})
 	if len(a.cfg.intelSyncURLs) > 0 {
 		sync := &intel.Syncer{Service: a.intel, URLs: a.cfg.intelSyncURLs, Interval: a.cfg.intelSyncEvery, Log: a.log,
 			Client: &http.Client{Timeout: 30 * time.Minute}}

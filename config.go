@@ -50,6 +50,8 @@ type config struct {
 	registration    string
 	tlsHosts        []string
 	metricsAddr     string
+	retention       time.Duration // events and DNS telemetry; 0 keeps them
+	auditRetention  time.Duration
 	intelSyncURLs   []string
 	intelSyncEvery  time.Duration
 }
@@ -138,6 +140,9 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		"auth, login, register, reset, jwt, apikey, agent-runs (for example jwt=1000/1m,login=20/1m)")
 	tlsHosts := fs.String("tls-hosts", "", "comma list of extra host names and IP addresses the self-signed certificate covers "+
 		"(made once, on first start; delete tls-cert.pem and tls-key.pem from --data to make it again)")
+	retention := fs.String("retention", "90d", "how long events and DNS telemetry are kept (e.g. 90d, 2160h; 0 keeps them for good); "+
+		"alerts, tickets, audits and leads are kept")
+	auditRetention := fs.String("audit-retention", "365d", "how long the audit log is kept (0 keeps it for good)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "address of a plain-HTTP listener serving GET /metrics in the Prometheus text format, "+
 		"e.g. 127.0.0.1:9464 (empty: off)")
 	fs.StringVar(&c.registration, "registration", "open", "who may sign up with POST /api/auth/register: open, invite (with an invite_token only) "+
@@ -165,6 +170,12 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		if id = strings.TrimSpace(id); id != "" {
 			c.intelImportOrgs = append(c.intelImportOrgs, id)
 		}
+	}
+	if c.retention, err = parseDays(*retention); err != nil {
+		return config{}, fmt.Errorf("--retention: %w", err)
+	}
+	if c.auditRetention, err = parseDays(*auditRetention); err != nil {
+		return config{}, fmt.Errorf("--audit-retention: %w", err)
 	}
 	for _, h := range strings.Split(*tlsHosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
@@ -289,4 +300,30 @@ func validDNSName(h string) bool {
 		}
 	}
 	return true
+}
+
+// parseDays reads a retention: whole days ("90d"), a Go duration ("2160h")
+// or 0 (keep for good); at least a day otherwise.
+func parseDays(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "0" || v == "" {
+		return 0, nil
+	}
+	var d time.Duration
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, fmt.Errorf("%q is not a number of days", v)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			return 0, fmt.Errorf("%q is neither a number of days (90d) nor a duration (2160h)", v)
+		}
+	}
+	if d < 24*time.Hour {
+		return 0, fmt.Errorf("%q is less than a day", v)
+	}
+	return d, nil
 }

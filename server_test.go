@@ -358,3 +358,16 @@ func TestTLSHostsAndFileModes(t *testing.T) {
 		t.Fatal("a bad --tls-hosts entry was accepted")
 	}
 }
+
+func TestParseDays(t *testing.T) {
+	for in, want := range map[string]time.Duration{"90d": 90 * 24 * time.Hour, "0": 0, "2160h": 2160 * time.Hour, "1d": 24 * time.Hour} {
+		if got, err := parseDays(in); err != nil || got != want {
+			t.Errorf("%q: %v %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"12h", "-1d", "ninety", "1.5d", "99999d"} {
+		if _, err := parseDays(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func (e *Engine) gather(ctx context.Context, orgID string) (*Facts, error) {
 // protects accounts and traffic: its password rules, session lifetime,
 // TLS-only listener (root main's; plain HTTP only redirects) and DNS
 // blocklist.
-func ServerSettings(sessionTTL time.Duration, passwordIterations int, blocked *blocklist.List) Settings {
+func ServerSettings(sessionTTL time.Duration, passwordIterations int, blocked *blocklist.List, eventRetention time.Duration) Settings {
 	return Settings{
 		PasswordMinLength: credential.MinPasswordLen,
 		PasswordHash:      fmt.Sprintf("PBKDF2-HMAC-SHA256 with %d iterations and a per-password salt", passwordIterations),
@@ -119,5 +119,6 @@ func ServerSettings(sessionTTL time.Duration, passwordIterations int, blocked *b
 		TLSMinVersion:     "1.2",
 		BlocklistDomains:  blocked.Len(),
 		CVEWatchlist:      true,
+		EventRetention:    eventRetention,
 	}
 }

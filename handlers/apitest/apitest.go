@@ -112,7 +112,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	mailer := mail.New(mail.Config{BaseURL: BaseURL, SMTPAddr: cfg.SMTPAddr, From: cfg.SMTPFrom}, st, log, clock.Now)
 	model := llm.New(llm.Config{URL: cfg.LLMURL, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout}, nil)
 	engine := compliance.New(compliance.Config{Store: st, Now: clock.Now,
-		Settings: compliance.ServerSettings(cfg.SessionTTL, Iterations, blocked)})
+		Settings: compliance.ServerSettings(cfg.SessionTTL, Iterations, blocked, 0)})
 	var runner *agents.Runner
 	intelligence := intel.New(intel.Config{Store: st, Now: clock.Now, TempDir: cfg.DataDir, NotifyAgent: agents.IntelNotifier,
 		Queued: func() { runner.Notify() }})
