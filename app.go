@@ -58,6 +58,10 @@ func openStore(ctx context.Context, dataDir string, now func() time.Time) (*stor
 	}
 	dbPath := filepath.Join(dataDir, "garrison.db")
 	s, err := store.Open(ctx, dbPath, schemaSQL, store.WithClock(now))
+	if store.IsUnavailable(err) {
+		return nil, fmt.Errorf("cannot open the database in %s: its disk is full or another process holds it locked; "+
+			"free space (or stop the other process) and start again: %w", dataDir, err)
+	}
 	if err == nil {
 		// SQLite creates its files as the umask allows: the database, its
 		// WAL and shared memory hold every tenant's data, for the owner only.

@@ -225,6 +225,11 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 			r.cfg.Log.Error("requeue agent run", "run", run.ID, "err", err)
 		}
 		return
+	case errors.Is(err, store.ErrUnavailable):
+		// Its effects could not be written (a full disk): the run was
+		// accepted, so it waits in the queue, not failed.
+		r.retryWrite(ctx, "requeue agent run", run.ID, func() error { return r.cfg.Store.RequeueRun(bg, run.ID) })
+		return
 	case errors.Is(context.Cause(runCtx), errCancelled):
 		return
 	case errors.Is(context.Cause(runCtx), errTimedOut):
@@ -235,9 +240,10 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		res.Status, res.Error = store.RunFailed, "The agent failed with an internal error; the server log has the details."
 		r.cfg.Log.Error("agent run failed", "run", run.ID, "agent", run.Agent, "err", err)
 	}
-	if _, err := r.cfg.Store.FinishRun(bg, run.ID, res); err != nil {
-		r.cfg.Log.Error("finish agent run", "run", run.ID, "err", err)
-	}
+	r.retryWrite(ctx, "finish agent run", run.ID, func() error {
+		_, err := r.cfg.Store.FinishRun(bg, run.ID, res)
+		return err
+	})
 	if r.cfg.Observe != nil {
 		r.cfg.Observe(run.Agent, res.Status)
 	}
@@ -275,4 +281,25 @@ func (r *Runner) analyze(ctx context.Context, run store.AgentRun) (report Report
 		}
 	}
 	return report, nil
+}
+
+// retryWrite runs write until it succeeds, retrying while the database
+// cannot take writes (a full disk) with a doubling pause up to 30 s; on
+// shutdown it gives up, and a run left running is queued again at start.
+func (r *Runner) retryWrite(ctx context.Context, what, runID string, write func() error) {
+	for delay := time.Second; ; delay = min(2*delay, 30*time.Second) {
+		err := write()
+		if err == nil {
+			return
+		}
+		r.cfg.Log.Error(what, "run", runID, "err", err)
+		if !errors.Is(err, store.ErrUnavailable) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+	}
 }

@@ -34,6 +34,9 @@ const (
 	notFoundMessage     = "Resource not found"
 	tooLargeMessage     = "Request body too large (limit 1 MiB; 16 MiB for event ingest)"
 	unavailableReason   = "Service unavailable"
+	// unavailableRetryAfter is the Retry-After, in seconds, of a write the
+	// database could not take.
+	unavailableRetryAfter = "5"
 )
 
 // The exact 401 messages the API promises (docs/api.md).
@@ -108,6 +111,8 @@ var answers = []struct {
 		Message: "Registration on this appliance needs an invitation: send the invite_token an admin's invitation mail carries"}},
 	{account.ErrUnverifiedSender, Error{Status: http.StatusForbidden, Code: CodeEmailUnverified,
 		Message: "Confirm your e-mail address (POST /api/auth/verify-email) before inviting others"}},
+	{store.ErrUnavailable, Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+		Message: "The server cannot store changes right now (its disk is full or its database busy); nothing was changed, retry shortly"}},
 	{store.ErrWatchLimit, Error{Status: http.StatusConflict, Code: CodeConflict,
 		Message: "The watchlist holds its maximum of 2000 CVEs; remove entries before adding more"}},
 	{store.ErrAssetLimit, Error{Status: http.StatusConflict, Code: CodeConflict,
@@ -182,6 +187,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	}
 	if apiErr.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="garrison"`)
+	}
+	if apiErr.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 	}
 	fields := apiErr.Fields
 	if apiErr.Code == CodeValidation && fields == nil {

@@ -12,6 +12,13 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 	if a.Store.Healthy() != nil {
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: unavailableReason}
 	}
+	// Reads answer, writes do not: degraded, with why.
+	if reason := a.Store.WriteFailure(); reason != "" {
+		w.Header()["Retry-After"] = []string{unavailableRetryAfter}
+		writeJSON(w, http.StatusServiceUnavailable, degradedBody{Error: "Degraded: " + reason + "; reads answer, writes are refused",
+			Code: CodeUnavailable, Status: "degraded", Reason: reason})
+		return nil
+	}
 	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(http.StatusOK)
 	w.Write(a.healthyBody)
@@ -35,4 +42,13 @@ func (a *API) openAPI(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	w.Write(a.OpenAPI)
 	return nil
+}
+
+// degradedBody is the health answer while writes fail.
+type degradedBody struct {
+	Success bool   `json:"success"`
+	Error   string `json:"error"`
+	Code    string `json:"code"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
 }

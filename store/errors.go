@@ -33,7 +33,28 @@ var (
 	ErrRunEnded = errors.New("agent run already ended")
 	// ErrNoSuchAssignee: the assignee is not a user of the organization.
 	ErrNoSuchAssignee = errors.New("assignee is not a member of the organization")
+	// ErrUnavailable: the database cannot take writes now (the disk is
+	// full, or it stayed locked past the busy timeout); retry later.
+	ErrUnavailable = errors.New("the database cannot take writes now")
 )
+
+// unavailableReason names a write failure that passes with time (space
+// freed, a lock released), or "" for any other error.
+func unavailableReason(err error) string {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return ""
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_FULL:
+		return "the disk is full"
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return "the database is locked by another writer"
+	case sqlite3.SQLITE_IOERR:
+		return "the database's storage failed to write"
+	}
+	return ""
+}
 
 // isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY constraint
 // failure, checked by the driver's result code rather than its message.
@@ -67,4 +88,11 @@ func RequirePlan(feature, needs, has string) error {
 		return &PlanError{Feature: feature, Needs: needs, Has: has}
 	}
 	return nil
+}
+
+// IsUnavailable says whether err is a write the database could not take
+// for want of space or a lock (ErrUnavailable, or the driver's own error
+// from outside write, as in Open's migrations).
+func IsUnavailable(err error) bool {
+	return errors.Is(err, ErrUnavailable) || unavailableReason(err) != ""
 }

@@ -33,7 +33,8 @@ type Store struct {
 	stmts        statements
 	recent       recentCounts
 	health       atomic.Pointer[probe]
-	lastWrite    atomic.Int64 // unix ns of the last commit; 0 once idle memory was released
+	lastWrite    atomic.Int64           // unix ns of the last commit; 0 once idle memory was released
+	writeFailure atomic.Pointer[string] // why the last write failed for want of space or a lock
 	auth         authCache
 	walLimit     int64
 	fold         fold
@@ -156,6 +157,24 @@ func (s *Store) probeLoop(ctx context.Context, log *slog.Logger) {
 				log.Info("the database answers again")
 			}
 		}
+		s.probeWrite(ctx, log)
+	}
+}
+
+// probeWrite, while writes fail, tries an empty write: when space comes
+// back (or the lock goes), the server says so without waiting for a
+// client's write.
+func (s *Store) probeWrite(ctx context.Context, log *slog.Logger) {
+	reason := s.WriteFailure()
+	if reason == "" {
+		return
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE fold_state SET events_seq = events_seq`)
+		return err
+	})
+	if err == nil {
+		log.Info("the database takes writes again", "after", reason)
 	}
 }
 
@@ -297,6 +316,18 @@ func (s *Store) Close() error {
 // write runs fn in one write transaction: the unit every store method builds on,
 // so helpers taking a *sql.Tx compose into one atomic change.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	err := s.writeOnce(ctx, fn)
+	if reason := unavailableReason(err); reason != "" {
+		s.writeFailure.Store(&reason)
+		return errors.Join(ErrUnavailable, err)
+	}
+	if err == nil {
+		s.writeFailure.Store(nil)
+	}
+	return err
+}
+
+func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -310,6 +341,30 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	s.lastWrite.Store(time.Now().UnixNano())
 	return nil
+}
+
+// WriteFailure says why writes fail now ("" when the last write succeeded):
+// a full disk or a database locked past the busy timeout.
+func (s *Store) WriteFailure() string {
+	if r := s.writeFailure.Load(); r != nil {
+		return *r
+	}
+	return ""
+}
+
+// LimitPages caps the database's size at its pages now plus extra (0:
+// lifts the cap): a full disk, for tests of what the server does then.
+func (s *Store) LimitPages(ctx context.Context, extra int) error {
+	var pages int
+	if err := s.writer.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		return err
+	}
+	limit := pages + extra
+	if extra == 0 {
+		limit = 1 << 30
+	}
+	_, err := s.writer.ExecContext(ctx, fmt.Sprintf(`PRAGMA max_page_count = %d`, limit))
+	return err
 }
 
 // read runs fn in one read-only transaction, so everything it reads comes
