@@ -2,7 +2,11 @@ module garrison
 
 go 1.26.8
 
-require modernc.org/sqlite v1.61.1
+require (
+	golang.org/x/net v0.62.0
+	golang.org/x/text v0.43.0
+	modernc.org/sqlite v1.61.1
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect

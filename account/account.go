@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"garrison/credential"
@@ -78,9 +77,6 @@ func (a *Accounts) WithRegistration(mode string) *Accounts {
 	return a
 }
 
-// NormalEmail is the one form addresses are compared in.
-func NormalEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
-
 func checkPassword(p *valid.Problems, field, password string) {
 	if msg := credential.PasswordProblem(password); msg != "" {
 		p.Add(field, msg)
@@ -103,7 +99,7 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, er
 	case a.registration == RegistrationInvite && r.InviteToken == "":
 		return store.User{}, ErrInviteRequired
 	}
-	r.Email = NormalEmail(r.Email)
+	r.Email = valid.NormalEmail(r.Email)
 	var p valid.Problems
 	p.Check(valid.Email(r.Email), "email", "must be a valid e-mail address")
 	checkPassword(&p, "password", r.Password)
@@ -115,7 +111,7 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, er
 	}
 	orgName := r.Org
 	if orgName == "" {
-		orgName = r.Email[strings.LastIndexByte(r.Email, '@')+1:]
+		orgName = valid.EmailDomain(r.Email)
 	}
 	hash, err := a.passwords.Hash(ctx, r.Password)
 	if err != nil {
@@ -208,7 +204,7 @@ func (a *Accounts) ChangePassword(ctx context.Context, u store.User, current, ne
 // RequestReset queues a reset for an address, existing or not; the mailer
 // turns it into a token and a mail, so this answers the same either way.
 func (a *Accounts) RequestReset(ctx context.Context, email string) error {
-	email = NormalEmail(email)
+	email = valid.NormalEmail(email)
 	if !valid.Email(email) {
 		return valid.Field("email", "must be a valid e-mail address")
 	}
@@ -298,7 +294,7 @@ type Invitation struct {
 // Invite records an invitation and queues its mail; the token is returned
 // this once.
 func (a *Accounts) Invite(ctx context.Context, in Invitation) (inv store.Invite, token string, err error) {
-	in.Email = NormalEmail(in.Email)
+	in.Email = valid.NormalEmail(in.Email)
 	if in.Role == "" {
 		in.Role = store.RoleMember
 	}

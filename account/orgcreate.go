@@ -35,7 +35,7 @@ type CreatedOrg struct {
 // mode: the operator's way in to a closed appliance. The admin's address
 // counts as confirmed (the operator vouches for it).
 func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) {
-	o.AdminEmail = NormalEmail(o.AdminEmail)
+	o.AdminEmail = valid.NormalEmail(o.AdminEmail)
 	if o.Plan == "" {
 		o.Plan = a.defaultPlan
 	}

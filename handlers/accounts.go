@@ -8,6 +8,7 @@ import (
 	"garrison/account"
 	"garrison/store"
 	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // sessionPayload is the answer of register, login, refresh and
@@ -71,7 +72,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Guessing one account's password is throttled per address tried,
 	// whether or not it exists, on top of the per-IP buckets.
-	target := account.NormalEmail(req.Email)
+	target := valid.NormalEmail(req.Email)
 	if d := a.Limits.loginTarget.Peek(target); !d.Allowed && req.Email != "" && req.Password != "" {
 		return a.applyDecision(w, r, d)
 	}

@@ -67,9 +67,6 @@ func isUniqueViolation(err error) bool {
 	return code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
 
-// normalizeEmail is the one form e-mail addresses are stored and looked up in.
-func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
 // PlanError refuses a feature the organization's plan does not include.
 type PlanError struct {
 	Feature string // "The msp-hunter agent", "Outreach"

@@ -4,13 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"garrison/valid"
 )
 
 // CreateInvite stores an invite and queues its mail.
 func (s *Store) CreateInvite(ctx context.Context, inv Invite, m Mail) (Invite, error) {
 	now := s.now()
 	inv.ID = NewID("inv", now)
-	inv.Email = normalizeEmail(inv.Email)
+	inv.Email = valid.NormalEmail(inv.Email)
 	inv.CreatedAt = fromMS(ms(now))
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var member bool

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"garrison/valid"
 	"strings"
 )
 
@@ -33,7 +34,7 @@ func (s *Store) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) (Or
 	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `UPDATE orgs SET plan = ?
 			WHERE id = (SELECT org_id FROM users WHERE email = ? AND role = 'admin') RETURNING id`,
-			plan, normalizeEmail(adminEmail)).Scan(&orgID)
+			plan, valid.NormalEmail(adminEmail)).Scan(&orgID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}

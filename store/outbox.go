@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"garrison/valid"
 	"time"
 )
 
@@ -17,7 +18,7 @@ const (
 
 func queueMail(ctx context.Context, tx *sql.Tx, m Mail, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (to_addr, subject, body, created_at) VALUES (?, ?, ?, ?)`,
-		normalizeEmail(m.To), m.Subject, m.Body, ms(now)); err != nil {
+		valid.NormalEmail(m.To), m.Subject, m.Body, ms(now)); err != nil {
 		return fmt.Errorf("queue mail: %w", err)
 	}
 	return nil
@@ -68,7 +69,7 @@ func (s *Store) MarkMail(ctx context.Context, id int64, status string, deliveryE
 // Outbox returns the newest messages to an address, for the CLI and tests.
 func (s *Store) Outbox(ctx context.Context, to string, limit int) ([]Mail, error) {
 	rows, err := s.reads().QueryContext(ctx, `SELECT id, to_addr, subject, body FROM outbox
-		WHERE to_addr = ? ORDER BY id DESC LIMIT ?`, normalizeEmail(to), limit)
+		WHERE to_addr = ? ORDER BY id DESC LIMIT ?`, valid.NormalEmail(to), limit)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: %w", err)
 	}

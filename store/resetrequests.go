@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"garrison/valid"
 )
 
 // ResetRequest is a queued password-reset request.
@@ -16,7 +17,7 @@ type ResetRequest struct {
 func (s *Store) QueueResetRequest(ctx context.Context, email string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO reset_requests (email, created_at) VALUES (?, ?)`,
-			normalizeEmail(email), ms(s.now())); err != nil {
+			valid.NormalEmail(email), ms(s.now())); err != nil {
 			return fmt.Errorf("queue reset request: %w", err)
 		}
 		return nil

@@ -92,6 +92,10 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 		writer.Close()
 		return nil, err
 	}
+	if err := renormalizeEmails(ctx, writer); err != nil {
+		writer.Close()
+		return nil, err
+	}
 	reader, err := sql.Open("sqlite", dsn(path, "deferred")+"&_pragma=query_only(1)")
 	if err != nil {
 		writer.Close()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"garrison/valid"
 	"time"
 )
 
@@ -46,7 +47,7 @@ func scanUser(row interface{ Scan(...any) error }, extra ...any) (User, error) {
 // invite is ErrInvalidToken.
 func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 	now := s.now()
-	email := normalizeEmail(a.Email)
+	email := valid.NormalEmail(a.Email)
 	var userID string
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var exists bool
@@ -106,7 +107,7 @@ func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
 
 // UserByEmail returns the user with that address.
 func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
-	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.email = ?`, normalizeEmail(email))
+	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.email = ?`, valid.NormalEmail(email))
 	u, err := scanUser(row)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user by e-mail: %w", err)
@@ -189,7 +190,7 @@ func expectOne(res sql.Result, err error, what string) error {
 // ChangeEmail gives a user a new address; one another user has is ErrEmailTaken.
 func (s *Store) ChangeEmail(ctx context.Context, userID, email string) error {
 	return s.writeAuth(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET email = ? WHERE id = ?`, normalizeEmail(email), userID)
+		res, err := tx.ExecContext(ctx, `UPDATE users SET email = ? WHERE id = ?`, valid.NormalEmail(email), userID)
 		if isUniqueViolation(err) {
 			return ErrEmailTaken
 		}

@@ -1,7 +1,6 @@
 package valid
 
 import (
-	"net/mail"
 	"net/netip"
 	"strings"
 	"unicode"
@@ -42,16 +41,6 @@ func Label(s string, n int) bool {
 		}
 	}
 	return true
-}
-
-// Email accepts a bare address (no display name) of sane length whose
-// domain has a dot.
-func Email(s string) bool {
-	if len(s) > 254 {
-		return false
-	}
-	addr, err := mail.ParseAddress(s)
-	return err == nil && addr.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
 }
 
 // Host accepts an IP address or a host name: labels of letters, digits,
