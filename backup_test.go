@@ -69,6 +69,15 @@ func TestBackupRestoreUnderLoad(t *testing.T) {
 	if acked.Load() == 0 {
 		t.Fatal("no write went on during the backup")
 	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries { // a backup holds the signing secret and every event
+		if info, err := e.Info(); err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("backup file %s: %v %v", e.Name(), info.Mode(), err)
+		}
+	}
 	// A backup goes into a new directory; a damaged one is refused.
 	if err := runCLI(t, []string{"backup", "--data", dataDir, out}, &msg, &msg); err == nil {
 		t.Fatal("backup over an existing directory")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -488,6 +489,15 @@ func scanString(rows *sql.Rows) (string, error) {
 // exist) while the store keeps serving: SQLite's VACUUM INTO reads one
 // snapshot, so writes during it neither block nor tear the copy.
 func (s *Store) Backup(ctx context.Context, path string) error {
+	// VACUUM INTO fills an empty file: creating it first makes the copy
+	// private (0600) from its first byte, whatever the umask.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("back up the database: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("back up the database: %w", err)
+	}
 	// The checkpointer's connection can write (the readers are query-only);
 	// checkpoints wait while the snapshot is read.
 	if _, err := s.checkpointer.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
