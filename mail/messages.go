@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -13,25 +14,43 @@ func (m *Mailer) link(path, token string) string {
 	return m.baseURL + path + "?" + url.Values{"token": {token}}.Encode()
 }
 
+// apiCall is the request that does what a mail's link does, for someone
+// who would rather not open a browser (or whose appliance has no console
+// reachable from where they read mail), as a curl command to paste.
+func (m *Mailer) apiCall(path string, body map[string]string) string {
+	raw, _ := json.Marshal(body) // a map of strings always encodes
+	return "  curl -X POST " + m.baseURL + "/api" + path + " \\\n" +
+		"    -H 'Content-Type: application/json' -d " + shellQuote(string(raw)) + "\n"
+}
+
+// shellQuote makes s one single-quoted shell word (an address may hold ').
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // Verify is the mail that confirms a new account's address.
 func (m *Mailer) Verify(to, token string) store.Mail {
 	return store.Mail{To: to, Subject: "Confirm your Garrison e-mail address",
 		Body: "Welcome to Garrison.\n\nConfirm this address by opening the link below (valid for one hour):\n\n" +
-			m.link("/verify-email", token) + "\n\nor by sending the token to POST /api/auth/verify-email.\n"}
+			m.link("/verify-email", token) + "\n\nor with the API:\n\n" +
+			m.apiCall("/auth/verify-email", map[string]string{"token": token})}
 }
 
 // Reset is the mail that carries a password-reset link.
 func (m *Mailer) Reset(to, token string) store.Mail {
 	return store.Mail{To: to, Subject: "Reset your Garrison password",
 		Body: "Someone asked to reset the password of this Garrison account.\n\nOpen the link below within one hour to choose a new password:\n\n" +
-			m.link("/reset-password", token) + "\n\nIf it was not you, ignore this message; the password stays as it is.\n"}
+			m.link("/reset-password", token) + "\n\nor set it with the API (at least 12 characters):\n\n" +
+			m.apiCall("/auth/reset-confirm", map[string]string{"token": token, "new_password": "YOUR NEW PASSWORD"}) +
+			"\nIf it was not you, ignore this message; the password stays as it is.\n"}
 }
 
 // Invite is the mail that invites someone into an organization.
 func (m *Mailer) Invite(to, orgName, role, token string) store.Mail {
 	return store.Mail{To: to, Subject: "You are invited to " + orgName + " on Garrison",
 		Body: "You have been invited to join " + orgName + " on Garrison as " + role + ".\n\nAccept by registering through the link below (valid for seven days):\n\n" +
-			m.link("/register", token) + "\n\nor by sending the token as invite_token to POST /api/auth/register.\n"}
+			m.link("/register", token) + "\n\nor with the API, from this address:\n\n" +
+			m.apiCall("/auth/register", map[string]string{"invite_token": token, "email": to, "name": "YOUR NAME", "password": "YOUR PASSWORD"})}
 }
 
 // DigestItem is one watched CVE an intelligence import changed.
