@@ -15,6 +15,7 @@ import (
 	"garrison/agents"
 	"garrison/blocklist"
 	"garrison/compliance"
+	"garrison/console"
 	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/demo"
@@ -121,7 +122,13 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				}})
 			a.registerGauges(a.metrics, cfg.dataDir)
 			queued = a.runner.Notify
+			pages, err := console.New()
+			if err != nil {
+				st.Close()
+				return nil, err
+			}
 			a.api = handlers.New(handlers.Deps{
+				Console:  pages,
 				Store:    st,
 				Log:      log,
 				Now:      opts.now,

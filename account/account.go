@@ -77,6 +77,10 @@ func (a *Accounts) WithRegistration(mode string) *Accounts {
 	return a
 }
 
+// Registration is who may sign up: RegistrationOpen, RegistrationInvite
+// or RegistrationClosed.
+func (a *Accounts) Registration() string { return a.registration }
+
 func checkPassword(p *valid.Problems, field, password string) {
 	if msg := credential.PasswordProblem(password); msg != "" {
 		p.Add(field, msg)

@@ -38,6 +38,7 @@ type Principal struct {
 	Plan  string
 
 	// Sessions only.
+	ViaCookie bool // the console's session cookie, not a bearer token
 	User      store.User
 	TokenID   string
 	ExpiresAt time.Time

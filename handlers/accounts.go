@@ -14,7 +14,7 @@ import (
 // sessionPayload is the answer of register, login, refresh and
 // change-password: at the top level and again under data (docs/api.md).
 type sessionPayload struct {
-	Token     string   `json:"token"`
+	Token     string   `json:"token,omitempty"` // absent when the console gets a cookie
 	ExpiresAt string   `json:"expires_at"`
 	User      userView `json:"user"`
 }
@@ -25,12 +25,18 @@ type sessionBody struct {
 	Data sessionPayload `json:"data"`
 }
 
-func (a *API) writeSession(w http.ResponseWriter, status int, u store.User, authTime time.Time) error {
+// writeSession answers with a new session: its token in the body, or, for
+// the console, in the session cookie page scripts cannot read.
+func (a *API) writeSession(w http.ResponseWriter, r *http.Request, status int, u store.User, authTime time.Time) error {
 	s, err := a.Sessions.Issue(u, authTime)
 	if err != nil {
 		return err
 	}
 	p := sessionPayload{Token: s.Token, ExpiresAt: timestamp.Format(s.ExpiresAt), User: newUserView(u)}
+	if fromConsole(r) {
+		setSessionCookie(w, s.Token, s.ExpiresAt, a.Now())
+		p.Token = ""
+	}
 	writeJSON(w, status, sessionBody{Success: true, sessionPayload: p, Data: p})
 	return nil
 }
@@ -57,7 +63,7 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	noteAudit(r, u.OrgID, u.ID)
-	return a.writeSession(w, http.StatusCreated, u, a.Now())
+	return a.writeSession(w, r, http.StatusCreated, u, a.Now())
 }
 
 type loginRequest struct {
@@ -93,7 +99,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	noteAudit(r, u.OrgID, u.ID)
-	return a.writeSession(w, http.StatusOK, u, a.Now())
+	return a.writeSession(w, r, http.StatusOK, u, a.Now())
 }
 
 func (a *API) logout(w http.ResponseWriter, r *http.Request) error {
@@ -102,13 +108,20 @@ func (a *API) logout(w http.ResponseWriter, r *http.Request) error {
 	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil && !errors.Is(err, store.ErrSessionEnded) {
 		return err
 	}
+	if p.ViaCookie {
+		clearSessionCookie(w)
+	}
 	writeData(w, http.StatusOK, messageView{"Logged out"})
 	return nil
 }
 
 func (a *API) logoutAll(w http.ResponseWriter, r *http.Request) error {
-	if err := a.Store.EndSessions(r.Context(), principalFrom(r.Context()).User.ID); err != nil {
+	p := principalFrom(r.Context())
+	if err := a.Store.EndSessions(r.Context(), p.User.ID); err != nil {
 		return err
+	}
+	if p.ViaCookie {
+		clearSessionCookie(w)
 	}
 	writeData(w, http.StatusOK, messageView{"Every session of this user has ended"})
 	return nil
@@ -124,7 +137,7 @@ func (a *API) refresh(w http.ResponseWriter, r *http.Request) error {
 	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil {
 		return err // ErrSessionEnded when refreshed concurrently
 	}
-	return a.writeSession(w, http.StatusOK, p.User, p.AuthTime)
+	return a.writeSession(w, r, http.StatusOK, p.User, p.AuthTime)
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
@@ -156,7 +169,7 @@ func (a *API) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.writeSession(w, http.StatusOK, u, a.Now())
+	return a.writeSession(w, r, http.StatusOK, u, a.Now())
 }
 
 type emailRequest struct {

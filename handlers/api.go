@@ -17,6 +17,7 @@ import (
 	"garrison/account"
 	"garrison/blocklist"
 	"garrison/compliance"
+	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/ingest"
 	"garrison/intel"
@@ -56,6 +57,9 @@ type Deps struct {
 	Dashboard *dashboard.Board
 	// Ingest parses and stores sensor data.
 	Ingest *ingest.Ingester
+	// Console serves the web console's pages outside /api/ (nil: a JSON
+	// 404 there too).
+	Console http.Handler
 	// IngestInflight bounds the bytes of ingest bodies held at once
 	// (default DefaultIngestInflight).
 	IngestInflight int64
@@ -108,7 +112,11 @@ func New(d Deps) *API {
 	}
 	a.auth = authenticator{store: d.Store, sessions: d.Sessions, keyUse: a.KeyUse, now: d.Now}
 	a.routes = a.table()
-	a.healthyBody = healthyBody(d.Version)
+	registration := account.RegistrationOpen
+	if d.Accounts != nil {
+		registration = d.Accounts.Registration()
+	}
+	a.healthyBody = healthyBody(d.Version, registration)
 	return a
 }
 
@@ -143,9 +151,24 @@ func (a *API) Handler() http.Handler {
 			}
 		}
 	}
-	// Everything else, /api/v1/... included, is a JSON 404.
+	// Everything else under /api/, /api/v1/... included, is a JSON 404;
+	// outside it, the console's pages (GET and HEAD only).
 	notFoundHandler := a.unrouted(func(http.ResponseWriter, *http.Request) error { return notFound() })
-	mux.Handle("/", notFoundHandler)
+	consoleNotAllowed := a.unrouted(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Allow", "GET, HEAD")
+		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeNotAllowed,
+			Message: "Method " + r.Method + " is not allowed here; allowed: GET, HEAD"}
+	})
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case a.Console == nil || r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/"):
+			notFoundHandler.ServeHTTP(w, r)
+		case r.Method == http.MethodGet || r.Method == http.MethodHead:
+			a.Console.ServeHTTP(w, r)
+		default:
+			consoleNotAllowed.ServeHTTP(w, r)
+		}
+	}))
 	// The mux would answer unclean paths (/api//org, /api/v1/../org) with a
 	// bodiless redirect; they name no resource, so they are a JSON 404.
 	clean := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -227,6 +250,9 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Req
 	if err != nil {
 		var apiErr *Error
 		if errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
+			if p.ViaCookie {
+				clearSessionCookie(w) // the console then shows its sign-in page
+			}
 			if limitErr := a.limitFailedAuth(w, r, rt, ip); limitErr != nil {
 				return r, limitErr
 			}
@@ -243,6 +269,17 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Req
 }
 
 func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, error) {
+	if value, ok := sessionCookie(r); ok {
+		if err := sameSite(r); err != nil {
+			return Principal{}, err
+		}
+		if credential.LooksLikeAPIKey(value) { // the cookie is only ever a session
+			return Principal{}, Unauthorized(MsgInvalidToken)
+		}
+		p, err := a.auth.authenticate(ctx, value)
+		p.ViaCookie = true
+		return p, err
+	}
 	value, err := bearer(r)
 	if err != nil {
 		return Principal{}, err

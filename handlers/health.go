@@ -27,8 +27,8 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 
 // healthyBody is the answer of a healthy server, encoded once: the uptime
 // check is the most frequent request a server gets.
-func healthyBody(version string) []byte {
-	b, _ := json.Marshal(dataBody{Success: true, Data: map[string]string{"status": "ok", "version": version}})
+func healthyBody(version, registration string) []byte {
+	b, _ := json.Marshal(dataBody{Success: true, Data: map[string]string{"status": "ok", "version": version, "registration": registration}})
 	return append(b, '\n')
 }
 

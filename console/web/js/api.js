@@ -1,0 +1,72 @@
+// The one way the console talks to the server: the public REST API, with
+// the session in an HttpOnly cookie the browser sends by itself and the
+// header that tells the server this request comes from the console.
+
+export class ApiError extends Error {
+  constructor(status, code, message, fields) {
+    super(message || `Request failed (${status})`);
+    this.status = status;
+    this.code = code || '';
+    this.fields = fields || [];
+  }
+}
+
+let onUnauthorized = () => {};
+
+// whenSignedOut is called with the server's message when a request that
+// needed a session was refused with 401.
+export function whenSignedOut(fn) { onUnauthorized = fn; }
+
+export async function api(method, path, body, opts = {}) {
+  const headers = { 'X-Garrison-Console': '1', Accept: 'application/json' };
+  const init = { method, headers, credentials: 'same-origin', cache: 'no-store' };
+  if (opts.text !== undefined) {
+    headers['Content-Type'] = opts.contentType || 'text/plain';
+    init.body = opts.text;
+  } else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch('/api' + path, init);
+  } catch (e) {
+    throw new ApiError(0, 'network', 'The server cannot be reached. Check the connection and try again.');
+  }
+  if (opts.raw) {
+    if (!res.ok) throw await errorOf(res);
+    return res;
+  }
+  if (res.status === 204) return {};
+  const data = await res.json().catch(() => null);
+  if (!res.ok) {
+    const err = errorFrom(res, data);
+    if (res.status === 401 && !opts.public) onUnauthorized(err.message);
+    throw err;
+  }
+  return data || {};
+}
+
+async function errorOf(res) {
+  return errorFrom(res, await res.json().catch(() => null));
+}
+
+function errorFrom(res, data) {
+  if (data && data.success === false) return new ApiError(res.status, data.code, data.error, data.fields);
+  return new ApiError(res.status, 'http_' + res.status, `The server answered ${res.status} ${res.statusText}.`);
+}
+
+export const get = (path, opts) => api('GET', path, undefined, opts);
+export const post = (path, body, opts) => api('POST', path, body, opts);
+export const patch = (path, body, opts) => api('PATCH', path, body, opts);
+export const del = (path, body, opts) => api('DELETE', path, body, opts);
+
+// query builds "?a=1&b=2" from the set values of an object.
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  }
+  const s = q.toString();
+  return s ? '?' + s : '';
+}

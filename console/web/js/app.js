@@ -1,0 +1,178 @@
+// The console's shell: who is signed in, the routes, the navigation and
+// the page frame. Each page is a module under pages/, loaded when visited.
+
+import { get, post, whenSignedOut } from './api.js';
+import { h, errorBox, loading } from './dom.js';
+
+// Routes, in the order the navigation lists them. auth false: a page for
+// people who are not signed in (it works signed in too). nav: its label.
+const routes = [
+  { path: '/', page: 'dashboard', title: 'Dashboard', nav: 'Dashboard' },
+  { path: '/events', page: 'events', title: 'Events', nav: 'Events' },
+  { path: '/alerts', page: 'alerts', title: 'Alerts', nav: 'Alerts' },
+  { path: '/alerts/:id', page: 'alerts', view: 'detail', title: 'Alert' },
+  { path: '/threats', page: 'threats', title: 'Threats', nav: 'Threats' },
+  { path: '/agents', page: 'agents', title: 'Agents', nav: 'Agents' },
+  { path: '/agents/runs/:id', page: 'agents', view: 'run', title: 'Agent run' },
+  { path: '/tickets', page: 'tickets', title: 'Tickets', nav: 'Tickets' },
+  { path: '/tickets/:id', page: 'tickets', view: 'detail', title: 'Ticket' },
+  { path: '/compliance', page: 'compliance', title: 'Compliance', nav: 'Compliance' },
+  { path: '/compliance/reports/:id', page: 'compliance', view: 'report', title: 'Compliance report' },
+  { path: '/cve-watchlist', page: 'intel', view: 'watchlist', title: 'CVE watchlist', nav: 'CVE watchlist' },
+  { path: '/cve-watchlist/:id', page: 'intel', view: 'entry', title: 'Watched CVE' },
+  { path: '/assets', page: 'intel', view: 'assets', title: 'Assets', nav: 'Assets' },
+  { path: '/leads', page: 'leads', title: 'Leads', nav: 'Leads' },
+  { path: '/leads/:id', page: 'leads', view: 'detail', title: 'Lead' },
+  { path: '/settings', page: 'settings', title: 'Settings', nav: 'Settings' },
+  { path: '/login', page: 'auth', view: 'login', title: 'Sign in', auth: false },
+  { path: '/register', page: 'auth', view: 'register', title: 'Create an account', auth: false },
+  { path: '/forgot-password', page: 'auth', view: 'forgot', title: 'Forgot password', auth: false },
+  { path: '/reset-password', page: 'auth', view: 'reset', title: 'Choose a new password', auth: false },
+  { path: '/verify-email', page: 'auth', view: 'verify', title: 'Confirm your address', auth: false },
+];
+
+const state = { me: null, health: null };
+
+function match(pathname) {
+  for (const r of routes) {
+    const want = r.path.split('/');
+    const got = pathname.split('/');
+    if (want.length !== got.length) continue;
+    const params = {};
+    if (want.every((seg, i) => (seg.startsWith(':') ? (params[seg.slice(1)] = decodeURIComponent(got[i])) : seg === got[i]))) {
+      return { route: r, params };
+    }
+  }
+  return null;
+}
+
+// navigate shows another page; replace keeps it out of the history.
+export function navigate(to, replace = false) {
+  if (replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  render();
+}
+
+// safeNext accepts only a path of this site to go to after signing in.
+export function safeNext(next) {
+  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+const roleRank = { member: 1, admin: 2 };
+
+// can tells whether the signed-in user has at least a role.
+export const can = (role) => !!state.me && (roleRank[state.me.role] || 0) >= (roleRank[role] || 0);
+
+// signedIn: the server left its marker cookie (no secret in it) beside
+// the session cookie, which scripts cannot see.
+const signedIn = () => document.cookie.split('; ').includes('garrison_signed_in=1');
+
+export async function refreshMe() {
+  if (!signedIn()) {
+    state.me = null;
+    return null;
+  }
+  try {
+    state.me = (await get('/auth/me', { public: true })).data;
+  } catch {
+    state.me = null;
+  }
+  return state.me;
+}
+
+export const health = () => state.health;
+
+whenSignedOut((message) => {
+  state.me = null;
+  const here = location.pathname + location.search;
+  const next = here.startsWith('/login') ? '/' : here;
+  navigate('/login?' + new URLSearchParams({ reason: message, next }).toString(), true);
+});
+
+async function signOut() {
+  try { await post('/auth/logout', {}, { public: true }); } catch { /* the session is gone either way */ }
+  state.me = null;
+  navigate('/login?reason=' + encodeURIComponent('You have signed out.'));
+}
+
+function shell(active) {
+  const nav = routes.filter((r) => r.nav);
+  const menuId = 'nav-list';
+  const toggle = h('button', { type: 'button', class: 'menu-toggle', 'aria-expanded': 'false', 'aria-controls': menuId }, 'Menu');
+  const current = (r) => !!active && (r.path === '/' ? active.path === '/' : active.path === r.path || active.path.startsWith(r.path + '/'));
+  const list = h('ul', { id: menuId }, nav.map((r) => h('li', {}, h('a', { href: r.path, 'aria-current': current(r) ? 'page' : null }, r.nav))));
+  toggle.addEventListener('click', () => {
+    const open = toggle.getAttribute('aria-expanded') !== 'true';
+    toggle.setAttribute('aria-expanded', String(open));
+    list.classList.toggle('open', open);
+  });
+  return h('header', { class: 'top' },
+    h('a', { class: 'brand', href: '/' }, h('img', { src: iconURL(), alt: '', width: 24, height: 24 }), 'Garrison'),
+    h('nav', { 'aria-label': 'Main' }, toggle, list),
+    h('div', { class: 'who' },
+      h('span', { class: 'who-name', title: state.me.email }, state.me.name, ' · ', state.me.org),
+      h('button', { type: 'button', class: 'secondary small', onclick: signOut }, 'Sign out')));
+}
+
+const iconURL = () => document.querySelector('link[rel=icon]').getAttribute('href');
+
+let renders = 0;
+
+async function render() {
+  const mine = ++renders;
+  const app = document.getElementById('app');
+  const m = match(location.pathname);
+  if (!m) {
+    app.replaceChildren(frame(null, h('div', { class: 'page' }, h('h1', {}, 'Page not found'), h('p', {}, 'Nothing lives at this address. ', h('a', { href: '/' }, 'Go to the dashboard')))));
+    return;
+  }
+  const { route, params } = m;
+  if (route.auth !== false && !state.me) {
+    navigate('/login?' + new URLSearchParams({ next: location.pathname + location.search }).toString(), true);
+    return;
+  }
+  document.title = route.title + ' · Garrison';
+  const main = h('div', { class: 'page' }, loading());
+  app.replaceChildren(frame(route, main));
+  try {
+    const mod = await import(`./pages/${route.page}.js`);
+    if (mine !== renders) return;
+    const ctx = { me: state.me, params, query: new URLSearchParams(location.search), view: route.view || 'index', navigate, can, refreshMe, health, setTitle: (t) => { document.title = t + ' · Garrison'; } };
+    const node = await mod.render(ctx);
+    if (mine !== renders) return;
+    main.replaceChildren(node);
+  } catch (err) {
+    if (mine !== renders) return;
+    main.replaceChildren(h('h1', {}, route.title), errorBox(err));
+  }
+  const target = document.getElementById('main');
+  if (target && renders > 1) target.focus({ preventScroll: true });
+}
+
+function frame(route, content) {
+  const main = h('main', { id: 'main', tabindex: '-1' }, content);
+  if (!state.me || (route && route.auth === false && !state.me)) return h('div', { class: 'bare' }, main);
+  return h('div', { class: 'layout' }, shell(route), main);
+}
+
+// Links inside the console move between pages without reloading.
+document.addEventListener('click', (ev) => {
+  const a = ev.target.closest('a');
+  if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  if (a.target || a.hasAttribute('download')) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/assets/')) return;
+  ev.preventDefault();
+  navigate(url.pathname + url.search + url.hash);
+});
+window.addEventListener('popstate', render);
+
+(async () => {
+  try {
+    state.health = (await get('/dashboard/health', { public: true })).data;
+  } catch {
+    state.health = null;
+  }
+  await refreshMe();
+  render();
+})();
