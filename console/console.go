@@ -169,7 +169,8 @@ func (c *Console) serve(w http.ResponseWriter, r *http.Request, a *asset) {
 		}
 	}
 	h.Set("ETag", etag)
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
+	// Either encoding's tag validates: both carry the same bytes.
+	if match := r.Header.Get("If-None-Match"); match != "" && (etagMatches(match, a.etag) || etagMatches(match, etag)) {
 		h.Del("Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
 		return

@@ -274,7 +274,7 @@ func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, err
 			return Principal{}, err
 		}
 		if credential.LooksLikeAPIKey(value) { // the cookie is only ever a session
-			return Principal{}, Unauthorized(MsgInvalidToken)
+			return Principal{ViaCookie: true}, Unauthorized(MsgInvalidToken)
 		}
 		p, err := a.auth.authenticate(ctx, value)
 		p.ViaCookie = true

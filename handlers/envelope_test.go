@@ -22,13 +22,13 @@ func TestErrorEnvelope(t *testing.T) {
 		fields []string
 	}{
 		{"unknown path", func() apitest.Response { return e.Do("GET", "/api/nothing-here", "", nil) }, 404, "not_found", nil},
-		{"root", func() apitest.Response { return e.Do("GET", "/", "", nil) }, 404, "not_found", nil},
+		{"API root", func() apitest.Response { return e.Do("GET", "/api/", "", nil) }, 404, "not_found", nil},
 		{"v1 prefix", func() apitest.Response { return e.Do("GET", "/api/v1/dashboard/health", "", nil) }, 404, "not_found", nil},
 		{"v1 prefix with credentials", func() apitest.Response { return e.Do("GET", "/api/v1/org", admin.Token, nil) }, 404, "not_found", nil},
 		{"wrong method", func() apitest.Response { return e.Do("DELETE", "/api/auth/login", "", nil) }, 405, "method_not_allowed", nil},
 		{"no pprof", func() apitest.Response { return e.Do("GET", "/debug/pprof/", "", nil) }, 404, "not_found", nil},
 		{"no pprof under /api", func() apitest.Response { return e.Do("GET", "/api/debug/pprof/heap", admin.Token, nil) }, 404, "not_found", nil},
-		{"no expvar", func() apitest.Response { return e.Do("GET", "/debug/vars", "", nil) }, 404, "not_found", nil},
+		{"no expvar", func() apitest.Response { return e.Do("GET", "/api/debug/vars", "", nil) }, 404, "not_found", nil},
 		{"malformed JSON", func() apitest.Response { return login(`{"email":`, "application/json") }, 400, "validation_error", []string{"body"}},
 		{"syntax error", func() apitest.Response { return login(`{"email" "x"}`, "application/json") }, 400, "validation_error", []string{"body"}},
 		{"invalid UTF-8", func() apitest.Response { return login("{\"email\":\"\xff\xfe\"}", "application/json") }, 400, "validation_error", []string{"body"}},

@@ -24,6 +24,7 @@ import (
 	"garrison/agents"
 	"garrison/blocklist"
 	"garrison/compliance"
+	"garrison/console"
 	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/handlers"
@@ -120,7 +121,12 @@ func New(t testing.TB, opts ...Option) *Env {
 		LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(intelligence), Mailer: mailer})
 	e := &Env{Client: &Client{T: t, Store: st, Mailer: mailer}, Clock: clock, Logs: logs, Runner: runner, DataDir: cfg.DataDir, trusted: cfg.TrustedProxies,
 		limits: handlers.NewRateLimits(limits, cfg.TrustedProxies, ratelimit.WithClock(clock.Now))}
+	pages, err := console.New()
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.API = handlers.New(handlers.Deps{
+		Console:  pages,
 		Store:    st,
 		Log:      log,
 		Now:      clock.Now,

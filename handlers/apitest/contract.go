@@ -466,6 +466,9 @@ func (c *contract) check(x exchange) (string, []mismatch) {
 		item      *pathItem
 		head      = x.method == http.MethodHead
 	)
+	if x.path != "/api" && !strings.HasPrefix(x.path, "/api/") {
+		return "", nil // the console's pages, not the API (console_test.go checks them)
+	}
 	if strings.HasPrefix(x.path, "/api/") && path.Clean(x.path) == x.path {
 		item = c.find(strings.TrimPrefix(x.rawPath, "/api"))
 	}

@@ -57,7 +57,7 @@ func TestContractCheck(t *testing.T) {
 		{"path parameter", answer("GET", "/api/alerts/alr_x", 404, notFoundBody), "GET /alerts/{id} (getAlert)", nil},
 		{"good 200", answer("GET", "/api/org", 200, orgBody), "GET /org (getOrg)", nil},
 		{"HEAD is GET without a body", answer("HEAD", "/api/org", 200, ""), "HEAD (as GET /org (getOrg))", nil},
-		{"undocumented status", answer("GET", "/api/org", 403, `{"success":false,"error":"x","code":"forbidden"}`), "GET /org (getOrg)", []string{"status"}},
+		{"undocumented status", answer("GET", "/api/org", 409, `{"success":false,"error":"x","code":"forbidden"}`), "GET /org (getOrg)", []string{"status"}},
 		{"401 without WWW-Authenticate", answer("GET", "/api/org", 401, `{"success":false,"error":"x","code":"unauthorized"}`),
 			"GET /org (getOrg)", []string{"#/components/headers/WWW-Authenticate (present)"}},
 		{"401 with another WWW-Authenticate", answer("GET", "/api/org", 401, `{"success":false,"error":"x","code":"unauthorized"}`, "WWW-Authenticate", "Basic"),
@@ -119,7 +119,7 @@ func TestContractReport(t *testing.T) {
 	bad := `{"success":false,"error":"x","code":"nope"}`
 	rec.record(answer("GET", "/api/nothing", 404, bad))
 	rec.record(answer("GET", "/api/else", 404, bad))
-	rec.record(answer("GET", "/api/org", 403, bad))
+	rec.record(answer("GET", "/api/org", 409, bad))
 	provoked := answer("GET", "/api/org", 500, `{"oops":true}`)
 	provoked.reason = "the test breaks the database on purpose"
 	rec.record(provoked)
@@ -131,7 +131,7 @@ func TestContractReport(t *testing.T) {
 	if !strings.Contains(tb.errors[0], "2 answers") || !strings.Contains(tb.errors[0], "GET /api/nothing") || !strings.Contains(tb.errors[0], "status 404") {
 		t.Errorf("first error: %s", tb.errors[0])
 	}
-	if !strings.Contains(tb.errors[2], "GET /org (getOrg), status 403, schema status") {
+	if !strings.Contains(tb.errors[2], "GET /org (getOrg), status 409, schema status") {
 		t.Errorf("third error: %s", tb.errors[2])
 	}
 	if len(tb.logs) != 1 || !strings.Contains(tb.logs[0], "the test breaks the database on purpose") {

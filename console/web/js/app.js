@@ -31,7 +31,7 @@ const routes = [
   { path: '/verify-email', page: 'auth', view: 'verify', title: 'Confirm your address', auth: false },
 ];
 
-const state = { me: null, health: null };
+const state = { me: null, health: null, reason: '' };
 
 function match(pathname) {
   for (const r of routes) {
@@ -50,6 +50,7 @@ function match(pathname) {
 export function navigate(to, replace = false) {
   if (replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
+  window.scrollTo(0, 0);
   render();
 }
 
@@ -74,8 +75,10 @@ export async function refreshMe() {
   }
   try {
     state.me = (await get('/auth/me', { public: true })).data;
-  } catch {
+  } catch (err) {
     state.me = null;
+    // An ended session: the sign-in page says why, in the API's words.
+    if (err.status === 401) state.reason = err.message;
   }
   return state.me;
 }
@@ -128,7 +131,10 @@ async function render() {
   }
   const { route, params } = m;
   if (route.auth !== false && !state.me) {
-    navigate('/login?' + new URLSearchParams({ next: location.pathname + location.search }).toString(), true);
+    const q = { next: location.pathname + location.search };
+    if (state.reason) q.reason = state.reason;
+    state.reason = '';
+    navigate('/login?' + new URLSearchParams(q).toString(), true);
     return;
   }
   document.title = route.title + ' · Garrison';

@@ -11,6 +11,9 @@ function s(tag, attrs, ...children) {
   return el;
 }
 
+// narrow: on a phone a chart is drawn in fewer units, so its labels stay legible.
+const narrow = () => window.innerWidth < 600;
+
 export const severityColors = { critical: '#a4161a', high: '#ea580c', medium: '#d4a017', low: '#2f855a', info: '#7b8798' };
 
 function frame(width, height, title, desc) {
@@ -29,7 +32,7 @@ const shortDate = (d) => new Date(d + (d.length === 10 ? 'T00:00:00Z' : '')).toL
 
 // lineChart draws one or more series over labelled x values.
 // series: [{name, color, values: [number]}]; labels: x labels (dates).
-export function lineChart({ title, desc, labels, series, yMax, height = 220, width = 640 }) {
+export function lineChart({ title, desc, labels, series, yMax, height = 220, width = narrow() ? 380 : 640 }) {
   const pad = { l: 36, r: 24, t: 10, b: 26 };
   const top = yMax ?? niceMax(Math.max(1, ...series.flatMap((x) => x.values)));
   const svg = frame(width, height, title, desc);
@@ -53,7 +56,7 @@ export function lineChart({ title, desc, labels, series, yMax, height = 220, wid
 
 // stackedBars draws per-label stacks. keys: stack order (bottom first);
 // rows: [{label, values: {key: n}}]; colors: {key: colour}.
-export function stackedBars({ title, desc, rows, keys, colors, height = 220, width = 640 }) {
+export function stackedBars({ title, desc, rows, keys, colors, height = 220, width = narrow() ? 380 : 640 }) {
   const pad = { l: 40, r: 24, t: 10, b: 26 };
   const totals = rows.map((r) => keys.reduce((a, k) => a + (r.values[k] || 0), 0));
   const top = niceMax(Math.max(1, ...totals));

@@ -118,8 +118,12 @@ export function form({ fields, submit = 'Save', onSubmit, cancel, className }) {
   const inputs = {};
   const status = h('div', { class: 'form-status', 'aria-live': 'polite' });
   const button = h('button', { type: 'submit' }, submit);
-  const el = h('form', { class: 'form ' + (className || ''), novalidate: true },
-    status,
+  const el = h('form', { class: 'form ' + (className || ''), novalidate: true });
+  // Own properties set before any control exists shadow the form's named
+  // controls, so a field may be called "status" or "inputs" too.
+  el.inputs = inputs;
+  el.status = status;
+  append(el, [status,
     fields.map((f) => {
       const id = uid(f.name);
       const hintId = f.hint ? id + '-hint' : null;
@@ -142,7 +146,7 @@ export function form({ fields, submit = 'Save', onSubmit, cancel, className }) {
         h('p', { class: 'field-error', id: errId }));
     }),
     h('div', { class: 'actions' }, button,
-      cancel ? h('button', { type: 'button', class: 'secondary', onclick: cancel }, 'Cancel') : null));
+      cancel ? h('button', { type: 'button', class: 'secondary', onclick: cancel }, 'Cancel') : null)]);
   el.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearErrors(el, status);
@@ -164,8 +168,6 @@ export function form({ fields, submit = 'Save', onSubmit, cancel, className }) {
       button.textContent = label;
     }
   });
-  el.inputs = inputs;
-  el.status = status;
   return el;
 }
 

@@ -1,0 +1,167 @@
+// Every page of the console with the demo organization: how fast its main
+// content shows, whether axe-core finds serious or critical accessibility
+// violations, and a screenshot at 1280 and 390 px wide. Also the session's
+// defences as a browser sees them: a cross-site form cannot use the
+// session, and page scripts cannot read it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { startSMTP } from './smtp.mjs';
+import { startGarrison } from './server.mjs';
+import { launch, watch, axeSource } from './browser.mjs';
+
+const shots = path.join(import.meta.dirname, 'screenshots');
+const widths = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
+
+let smtp, server, browser, token, password;
+const pages = [];
+
+async function api(method, p, body) {
+  const r = await server.request(method, p, { token, body });
+  assert.ok(r.status < 300, `${method} ${p}: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+before(async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  smtp = await startSMTP();
+  server = await startGarrison({ smtp, demo: true });
+  password = server.log().match(/password: (\S+)/)[1];
+  token = (await api('POST', '/api/auth/login', { email: 'demo@garrison.example', password })).token;
+  // One of everything a detail page shows.
+  const first = async (p) => (await api('GET', p)).data[0];
+  const alert = await first('/api/alerts?limit=1');
+  const ticket = await first('/api/tickets?limit=1') ||
+    (await api('POST', '/api/tickets/submit', { subject: 'Printer offline', description: 'The front-desk printer is offline.' })).data;
+  const report = await first('/api/compliance/audits?limit=1');
+  const run = await first('/api/agents/threat-researcher/executions?limit=1') ||
+    (await api('POST', '/api/agents/threat-researcher/execute', { target: 'example.com' })).data;
+  const cve = await first('/api/cve-watchlist?limit=1') || (await api('POST', '/api/cve-watchlist', { cve_id: 'CVE-2021-44228' })).data;
+  let lead = await first('/api/outreach/leads?limit=1');
+  if (!lead) {
+    await server.request('POST', '/api/outreach/prospects', { token, contentType: 'text/csv',
+      body: 'company,domain,vertical,region,employees\nBright Smiles Dental,brightsmiles.test,dental,Ohio,35\n' });
+    const hunt = (await api('POST', '/api/agents/msp-hunter/execute', {})).data;
+    for (let i = 0; i < 100 && !lead; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      lead = await first('/api/outreach/leads?limit=1');
+    }
+    assert.ok(lead, `the hunter run ${hunt.agent_run_id || hunt.id} made no lead`);
+  }
+  const runID = run.agent_run_id || run.id;
+  pages.push(
+    ['sign-in', '/login', false], ['register', '/register', false], ['forgot-password', '/forgot-password', false],
+    ['reset-password', '/reset-password?token=not-a-real-token', false], ['verify-email', '/verify-email', false],
+    ['dashboard', '/'], ['events', '/events'], ['alerts', '/alerts'], ['alert', '/alerts/' + alert.id], ['threats', '/threats'],
+    ['agents', '/agents'], ['agent-run', `/agents/runs/${runID}?agent=threat-researcher`], ['tickets', '/tickets'],
+    ['ticket', '/tickets/' + ticket.id], ['compliance', '/compliance'], ['compliance-report', '/compliance/reports/' + (report.report_id || report.id)],
+    ['cve-watchlist', '/cve-watchlist'], ['cve-entry', '/cve-watchlist/' + cve.id], ['assets', '/assets'],
+    ['leads', '/leads'], ['lead', '/leads/' + lead.id], ['settings-keys', '/settings?tab=keys'],
+    ['settings-members', '/settings?tab=members'], ['settings-org', '/settings?tab=org'], ['settings-audit', '/settings?tab=audit'],
+    ['not-found', '/no/such/page']);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  smtp?.close();
+});
+
+async function signIn(context) {
+  const page = await context.newPage();
+  await page.goto(server.base + '/login');
+  await page.getByLabel('E-mail address').fill('demo@garrison.example');
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => u.pathname === '/');
+  await page.locator('main h1').first().waitFor();
+  return page;
+}
+
+async function settle(page) {
+  await page.locator('main h1').first().waitFor();
+  await page.waitForFunction(() => !document.querySelector('main .loading'), null, { timeout: 15000 });
+}
+
+test('every page: speed and screenshots at both widths', async () => {
+  const timings = [];
+  for (const [label, viewport] of Object.entries(widths)) {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
+    const page = await signIn(context);
+    const w = watch(page);
+    for (const [name, p, signedIn = true] of pages) {
+      if (!signedIn) continue;
+      const start = Date.now();
+      await page.goto(server.base + p);
+      await settle(page);
+      if (label === 'desktop') timings.push([name, Date.now() - start]);
+      await page.screenshot({ path: path.join(shots, `${name}-${viewport.width}.png`), fullPage: true });
+    }
+    // The signed-out pages, signed out.
+    const out = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
+    const anon = await out.newPage();
+    const wa = watch(anon);
+    wa.expect(400, '/api/auth/verify-email'); // none: the page refuses a link without a token before asking
+    for (const [name, p, signedIn = true] of pages) {
+      if (signedIn) continue;
+      await anon.goto(server.base + p);
+      await settle(anon);
+      await anon.screenshot({ path: path.join(shots, `${name}-${viewport.width}.png`), fullPage: true });
+    }
+    assert.deepEqual([...w.problems, ...wa.problems], [], `problems at ${viewport.width} px`);
+    await out.close();
+    await context.close();
+  }
+  console.log('\nmain content shown with the demo organization (ms, loopback, from navigation start):');
+  for (const [name, ms] of timings) console.log(`  ${name.padEnd(20)} ${ms}`);
+});
+
+test('every page: no serious or critical accessibility violations (axe-core)', async () => {
+  // axe is injected as a script, which the console's CSP rightly forbids;
+  // this one context bypasses the CSP for that alone.
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: widths.desktop, bypassCSP: true });
+  await signIn(context);
+  const anon = await (await browser.newContext({ ignoreHTTPSErrors: true, viewport: widths.desktop, bypassCSP: true })).newPage();
+  const page = context.pages()[0];
+  const found = [];
+  for (const [name, p, signedIn = true] of pages) {
+    const pg = signedIn ? page : anon;
+    await pg.goto(server.base + p);
+    await settle(pg);
+    await pg.addScriptTag({ content: axeSource });
+    const result = await pg.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    });
+    for (const v of result) found.push(`${name}: ${v}`);
+  }
+  await context.close();
+  assert.deepEqual(found, []);
+});
+
+test('a cross-site form cannot use the session', async () => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  const page = await signIn(context);
+  assert.equal(await page.evaluate(() => document.cookie.includes('garrison_session')), false, 'a script can read the session');
+  const before = (await api('GET', '/api/api-keys')).data.length;
+  // Another site's page, with a form aimed at the API.
+  const evil = http.createServer((req, res) => {
+    res.setHeader('Content-Type', 'text/html');
+    res.end(`<form method="POST" action="${server.base}/api/api-keys" enctype="text/plain">
+      <input name='{"name":"pwned","scope":"admin","x":"' value='"}'><button>win a prize</button></form>`);
+  });
+  await new Promise((r) => evil.listen(0, '127.0.0.1', r));
+  const w = watch(page);
+  w.expect(401, '/api/api-keys');
+  w.expect(403, '/api/api-keys');
+  await page.goto(`http://localhost:${evil.address().port}/`);
+  const [answer] = await Promise.all([page.waitForResponse((r) => r.url().includes('/api/api-keys')), page.getByRole('button', { name: 'win a prize' }).click()]);
+  assert.ok([401, 403].includes(answer.status()), `the cross-site post got ${answer.status()}`);
+  assert.equal((await api('GET', '/api/api-keys')).data.length, before, 'the cross-site post created a key');
+  evil.close();
+  await context.close();
+});

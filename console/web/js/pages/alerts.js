@@ -1,0 +1,158 @@
+// Alerts: the list (filtered by status and severity, the filters kept in
+// the address) and one alert with its events, its history and, for those
+// who may write, a form to resolve or reopen it with a note.
+
+import { get, patch, query, ApiError } from '../api.js';
+import { h, load, table, time, badge, form, pager, showErrors, section, dl, notice, num } from '../dom.js';
+
+const LIMIT = 50;
+const severities = ['critical', 'high', 'medium', 'low', 'info'];
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+export async function render(ctx) {
+  return ctx.view === 'detail' ? detail(ctx) : list(ctx);
+}
+
+function list(ctx) {
+  const q = ctx.query;
+  const f = { status: q.get('status') || '', severity: q.get('severity') || '', offset: q.get('offset') || '' };
+  const go = (params) => ctx.navigate('/alerts' + query(params));
+  const keep = (opts, v) => (v && !opts.some(([o]) => o === v) ? [...opts, [v, v]] : opts);
+
+  const filters = form({
+    className: 'inline toolbar',
+    submit: 'Apply',
+    fields: [
+      // Named "state", not "status": form() in dom.js as first written
+      // sets form.status after the controls exist, which throws for a
+      // control called status.
+      { name: 'state', label: 'Status', type: 'select', value: f.status, options: keep([['', 'Any'], ['open', 'Open'], ['resolved', 'Resolved']], f.status) },
+      { name: 'severity', label: 'Severity', type: 'select', value: f.severity,
+        options: keep([['', 'Any'], ['critical,high', 'High or critical'], ...severities.map((s) => [s, cap(s)])], f.severity) },
+    ],
+    onSubmit: async (v) => go({ status: v.state, severity: v.severity }),
+  });
+  filters.setAttribute('role', 'search');
+  filters.setAttribute('aria-label', 'Filter alerts');
+  const filtered = f.status || f.severity;
+
+  const body = h('div');
+  load(body, async () => {
+    let res;
+    try {
+      res = await get('/alerts' + query({ ...f, limit: LIMIT }));
+    } catch (err) {
+      if (err instanceof ApiError && err.fields.length) {
+        showErrors(filters, filters.status, err);
+        filters.status.replaceChildren();
+        if (err.fields.includes('status')) {
+          filters.querySelector('[data-field="state"] .field-error').textContent = 'must be open or resolved';
+          filters.inputs.state.setAttribute('aria-invalid', 'true');
+        }
+      }
+      throw err;
+    }
+    return [
+      minWidth('56rem', table([
+        { label: 'Severity', cell: (a) => badge(a.severity) },
+        { label: 'Alert', cell: (a) => h('a', { href: '/alerts/' + encodeURIComponent(a.id) }, a.title) },
+        { label: 'Category', cell: (a) => a.category.replace(/_/g, ' ') },
+        { label: 'Asset', cell: (a) => h('span', { class: 'mono' }, a.affected_asset || '—') },
+        { label: 'Status', cell: (a) => badge(a.status) },
+        { label: 'Events', class: 'num', cell: (a) => num(a.event_count) },
+        { label: 'Last seen', cell: (a) => time(a.last_seen) },
+      ], res.data, filtered ? 'No alerts match these filters.' : 'No alerts. High and critical events, and bursts of activity, raise alerts here.', 'Alerts')),
+      res.pagination.total > 0 && pager(res.pagination, (offset) => go({ ...f, offset: offset || '' })),
+    ];
+  });
+
+  return h('div', {},
+    h('h1', {}, 'Alerts'),
+    filters,
+    filtered ? h('p', { class: 'small' }, h('a', { href: '/alerts' }, 'Clear filters')) : null,
+    body);
+}
+
+async function detail(ctx) {
+  const id = ctx.params.id;
+  const page = h('div');
+  // Names of the organization's people, to show who resolved what; an
+  // API key's id (or a failed lookup) is shown as it is.
+  const names = get('/org/members?limit=200').then((r) => new Map(r.data.map((m) => [m.id, m.name]))).catch(() => new Map());
+
+  async function show(message) {
+    const a = (await get('/alerts/' + encodeURIComponent(id))).data;
+    const who = await names;
+    const person = (v) => (v ? who.get(v) || h('span', { class: 'mono' }, v) : null);
+    ctx.setTitle(a.title);
+    return [
+      h('p', { class: 'small' }, h('a', { href: '/alerts' }, '← All alerts')),
+      h('h1', {}, a.title, ' ', badge(a.severity), ' ', badge(a.status)),
+      message ? notice(message) : null,
+      h('div', { class: 'grid wide' },
+        section('Alert',
+          dl([
+            ['Severity', badge(a.severity)],
+            ['Status', badge(a.status)],
+            ['Category', a.category.replace(/_/g, ' ')],
+            ['Affected asset', h('span', { class: 'mono' }, a.affected_asset || '—')],
+            ['Indicator', a.indicator ? h('span', { class: 'mono' }, a.indicator) : null],
+            ['Events', num(a.event_count)],
+            ['First seen', time(a.first_seen)],
+            ['Last seen', time(a.last_seen)],
+            ['Raised', time(a.created_at)],
+            ['Updated', time(a.updated_at)],
+            a.resolved_at ? ['Resolved', time(a.resolved_at)] : null,
+            a.resolved_by ? ['Resolved by', person(a.resolved_by)] : null,
+            ['Note', a.note || null],
+            ['ID', h('span', { class: 'mono' }, a.id)],
+          ])),
+        section('Recommended action', h('p', {}, a.recommended_action),
+          ctx.can('member') ? change(a, async (m) => page.replaceChildren(...(await show(m)).filter(Boolean))) : null)),
+      section('History', history(a.history || [], person)),
+      section(a.event_count > (a.events || []).length ? `Events (newest ${num((a.events || []).length)} of ${num(a.event_count)})` : 'Events',
+        minWidth('56rem', table([
+          { label: 'Time', cell: (e) => time(e.timestamp) },
+          { label: 'Severity', cell: (e) => badge(e.severity) },
+          { label: 'Type', cell: (e) => e.type.replace(/_/g, ' ') },
+          { label: 'Source', cell: (e) => e.source },
+          { label: 'Asset', cell: (e) => h('span', { class: 'mono' }, e.asset) },
+          { label: 'Message', cell: (e) => e.message },
+        ], a.events || [], 'No events are kept for this alert (they may have passed the retention period).', 'Events behind this alert'))),
+    ];
+  }
+
+  await load(page, () => show());
+  return page;
+}
+
+// change resolves an open alert or reopens a resolved one, with a note.
+function change(a, done) {
+  const resolving = a.status === 'open';
+  const next = resolving ? 'resolved' : 'open';
+  return h('div', {},
+    h('h3', {}, resolving ? 'Resolve this alert' : 'Reopen this alert'),
+    form({
+      submit: resolving ? 'Resolve' : 'Reopen',
+      fields: [{ name: 'note', label: 'Note', type: 'textarea', rows: 3, maxlength: 2000,
+        hint: resolving ? 'What was done, for whoever reads this later (optional).' : 'Why it is being reopened (optional).' }],
+      onSubmit: async (v) => {
+        await patch('/alerts/' + encodeURIComponent(a.id), { status: next, note: v.note });
+        await done(resolving ? 'Alert resolved.' : 'Alert reopened.');
+      },
+    }));
+}
+
+function history(rows, person) {
+  if (rows.length === 0) return h('p', { class: 'muted' }, 'No status changes recorded.');
+  return h('ul', { class: 'thread' }, rows.map((c) => h('li', {},
+    h('div', {}, badge(c.status), ' ', h('span', { class: 'small muted' }, 'by ', person(c.by) || '—', ' · ', time(c.at))),
+    c.note ? h('p', {}, c.note) : null)));
+}
+
+// minWidth keeps a wide table readable on a phone: it scrolls sideways
+// in its frame instead of squeezing every column.
+function minWidth(w, node) {
+  node.querySelector('table')?.style.setProperty('min-width', w);
+  return node;
+}

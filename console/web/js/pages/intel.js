@@ -1,0 +1,340 @@
+// Vulnerability intelligence: the CVE watchlist (with the intelligence
+// store's state and the notifications its updates raise), one watched CVE
+// with its enrichment, and the asset inventory the CVEs are matched against.
+
+import { get, post, patch, del, query, ApiError } from '../api.js';
+import { h, section, load, table, pager, form, time, badge, num, empty, notice, dl, dialog, errorBox } from '../dom.js';
+
+export async function render(ctx) {
+  if (ctx.view === 'entry') return entry(ctx).catch((err) => gone(err, 'Watched CVE', 'This CVE is not on your watchlist (it may have been removed).', '/cve-watchlist', 'Back to the watchlist'));
+  if (ctx.view === 'assets') return assets(ctx);
+  return watchlist(ctx);
+}
+
+const PAGE = 25;
+
+// gone explains a 404 with a way back; other errors go to the app's error page.
+function gone(err, title, text, href, back) {
+  if (err.status !== 404) throw err;
+  return h('div', { class: 'page' }, h('h1', {}, title), h('p', {}, text), h('p', {}, h('a', { href }, back)));
+}
+const patchLabels = { patch_available: 'Patch available', no_patch_known: 'No patch known', unknown: 'Unknown' };
+const pct = (x) => (x == null ? '—' : (x * 100).toFixed(1) + '%');
+const ext = (url, text) => h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, text || url);
+// Notification refs are ids; their prefix says which page shows them.
+const refPages = { cvw: '/cve-watchlist/', tkt: '/tickets/', alr: '/alerts/', run: '/agents/runs/' };
+const refLink = (ref) => { const p = refPages[String(ref).split('_')[0]]; return p ? h('a', { href: p + ref }, 'Open') : null; };
+
+// ---- Watchlist ----
+
+function watchlist(ctx) {
+  const q = ctx.query;
+  const filters = { min_score: q.get('min_score') || '', kev: q.get('kev') || '', patch_status: q.get('patch_status') || '',
+    affected: q.get('affected') || '', sort: q.get('sort') || '', offset: 0 };
+  const list = h('div'), status = h('div'), notes = h('div'), added = h('div');
+
+  const showList = () => load(list, async () => {
+    // Keep the filters in the address so a reload or a shared link shows the same list.
+    history.replaceState(null, '', '/cve-watchlist' + query({ ...filters, offset: undefined }));
+    const res = await get('/cve-watchlist' + query({ ...filters, limit: PAGE }));
+    const filtered = ['min_score', 'kev', 'patch_status', 'affected'].some((k) => filters[k]);
+    return [
+      table([
+        // The description sits under the id: a column of its own squeezed the id onto three lines.
+        { label: 'CVE', cell: (e) => [h('a', { href: '/cve-watchlist/' + e.id }, h('strong', {}, e.cve_id)),
+          h('div', { class: 'small' + (e.status === 'pending' ? ' muted' : '') }, e.status === 'pending' ? 'Not in the local intelligence store yet' : short(e.description))] },
+        { label: 'Severity', cell: (e) => (e.status === 'pending' ? badge('pending') : badge(e.severity || 'none')) },
+        { label: 'CVSS', class: 'num', cell: (e) => (e.cvss_score == null ? '—' : e.cvss_score.toFixed(1)) },
+        { label: 'KEV', cell: (e) => (e.kev ? h('strong', {}, 'Listed') : '—') },
+        { label: 'EPSS', class: 'num', cell: (e) => pct(e.epss?.score) },
+        { label: 'Patch', cell: (e) => patchLabels[e.patch_status] || e.patch_status },
+        { label: 'Assets hit', class: 'num', cell: (e) => num(e.affected_assets?.length || 0) },
+        { label: 'Added', cell: (e) => time(e.added_at) },
+      ], res.data, filtered ? 'No watched CVE matches these filters.' : 'No CVE is watched yet. Add one above.', 'Watched CVEs'),
+      pager(res.pagination, (o) => { filters.offset = o; showList(); }),
+    ];
+  });
+
+  const filterForm = form({
+    className: 'inline toolbar', submit: 'Apply filters',
+    fields: [
+      { name: 'min_score', label: 'Minimum CVSS', type: 'number', min: 0, max: 10, value: filters.min_score, placeholder: '0–10' },
+      { name: 'kev', label: 'KEV', type: 'select', value: filters.kev, options: [['', 'Any'], ['true', 'Listed in KEV']] },
+      { name: 'patch_status', label: 'Patch', type: 'select', value: filters.patch_status, options: [['', 'Any'], ...Object.entries(patchLabels)] },
+      { name: 'affected', label: 'Assets', type: 'select', value: filters.affected, options: [['', 'Any'], ['true', 'Affecting an asset']] },
+      { name: 'sort', label: 'Order', type: 'select', value: filters.sort, options: [['', 'Newest added'], ['score', 'Highest score'], ['updated', 'Newest intelligence']] },
+    ],
+    onSubmit: async (v) => {
+      // Check the filters with the API first so a bad one shows beside its field.
+      await get('/cve-watchlist' + query({ ...v, limit: 0 }));
+      Object.assign(filters, v, { offset: 0 });
+      showList();
+    },
+  });
+
+  const addForm = form({
+    submit: 'Watch this CVE',
+    fields: [{ name: 'cve_id', label: 'CVE identifier', required: true, placeholder: 'CVE-2021-44228', maxlength: 30,
+      hint: 'Enriched at once from the local intelligence store, or kept pending until an import brings it.' }],
+    onSubmit: async (v, el) => {
+      let res;
+      try {
+        res = await post('/cve-watchlist', { cve_id: v.cve_id.trim() });
+      } catch (err) {
+        const id = err.code === 'conflict' && /cvw_[0-9a-z]+/.exec(err.message);
+        if (!id) throw err;
+        added.replaceChildren(h('div', { class: 'notice', role: 'status' }, 'Already watched. ', h('a', { href: '/cve-watchlist/' + id[0] }, 'Open ' + v.cve_id.trim().toUpperCase())));
+        return;
+      }
+      const e = res.data;
+      el.reset();
+      added.replaceChildren(h('div', { class: 'notice', role: 'status' }, h('a', { href: '/cve-watchlist/' + e.id }, e.cve_id), ' added: ',
+        e.status === 'pending' ? 'not in the local intelligence store yet, so it stays pending until an import brings it.' : `${e.severity || 'no'} severity, ${e.affected_assets.length} asset(s) affected.`));
+      filters.offset = 0;
+      showList();
+    },
+  });
+
+  const showNotes = (opts) => load(notes, async () => {
+    const res = await get('/notifications' + query({ limit: 10, offset: opts.offset, unread: opts.unread ? 'true' : '' }));
+    const toggle = h('label', { class: 'small' }, h('input', { type: 'checkbox', checked: opts.unread, onchange: (ev) => showNotes({ unread: ev.target.checked, offset: 0 }) }), ' Unread only');
+    return [
+      toggle,
+      res.data.length === 0 ? empty(opts.unread ? 'No unread notifications.' : 'No notifications. Changes to watched CVEs appear here after each import.') :
+        h('ul', { class: 'thread' }, res.data.map((n) => h('li', { class: n.read ? '' : 'staff' },
+          h('strong', {}, n.title), ' ', n.read ? null : badge('new'),
+          h('p', { class: 'small' }, n.body),
+          h('p', { class: 'small muted' }, time(n.created_at), ' ', refLink(n.ref), ' ',
+            n.read ? null : h('button', { type: 'button', class: 'secondary small', onclick: async (ev) => {
+              ev.target.disabled = true;
+              try { await post(`/notifications/${n.id}/read`, {}); showNotes(opts); } catch (err) { ev.target.replaceWith(errorBox(err)); }
+            } }, 'Mark read'))))),
+      pager(res.pagination, (o) => showNotes({ ...opts, offset: o })),
+    ];
+  });
+
+  load(status, async () => intelStatus((await get('/intel/status')).data));
+  showList();
+  showNotes({ unread: false, offset: 0 });
+  return h('div', { class: 'page' },
+    h('h1', {}, 'CVE watchlist'),
+    h('p', { class: 'muted' }, 'CVEs your organization follows, enriched from the local intelligence store and matched against your ', h('a', { href: '/assets' }, 'assets'), '.'),
+    h('div', { class: 'grid' }, section('Add a CVE', addForm, added), section('Intelligence store', status)),
+    section('Watched CVEs', filterForm, list),
+    section('Notifications', notes));
+}
+
+// confirmBox builds a dialog body asking before a destructive action.
+const confirmBox = (text, label, action) => (close) => {
+  const status = h('div');
+  const go = h('button', { type: 'button', class: 'danger', onclick: async () => {
+    go.disabled = true;
+    try { await action(); close(); } catch (err) { status.replaceChildren(errorBox(err)); go.disabled = false; }
+  } }, label);
+  return h('div', {}, h('p', {}, text), status, h('div', { class: 'actions' }, go, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
+};
+
+const short = (s) => (!s ? '—' : s.length > 140 ? s.slice(0, 137) + '…' : s);
+
+function intelStatus(s) {
+  const c = s.counts || {};
+  const imports = Object.entries(s.last_imports || {});
+  return [
+    c.cves ? null : h('p', {}, h('strong', {}, 'The store holds no CVE yet.'), ' Watched CVEs stay pending until the appliance operator imports intelligence (garrison intel import, or an admin upload).'),
+    dl([
+      ['CVEs', num(c.cves)],
+      ['From NVD / CVE 5', `${num(c.nvd)} / ${num(c.cve5)}`],
+      ['KEV entries', num(c.kev)],
+      ['EPSS scores', num(c.epss)],
+      ['ATT&CK techniques', c.attack_techniques ? num(c.attack_techniques) : 'built-in catalog'],
+      ['Newest record', time(s.newest_record)],
+      s.running?.length ? ['Importing now', s.running.map((i) => i.name).join(', ')] : null,
+    ]),
+    imports.length ? h('details', {}, h('summary', {}, 'Last import of each format'),
+      table([
+        { label: 'Format', cell: (x) => x[0] },
+        { label: 'File', cell: (x) => x[1].name },
+        { label: 'Records', class: 'num', cell: (x) => num(x[1].records) },
+        { label: 'Finished', cell: (x) => time(x[1].finished_at) },
+      ], imports, '', 'Last imports')) : null,
+  ];
+}
+
+// ---- One watched CVE ----
+
+async function entry(ctx) {
+  const e = (await get('/cve-watchlist/' + encodeURIComponent(ctx.params.id))).data;
+  ctx.setTitle(e.cve_id);
+  const pending = e.status === 'pending';
+  const remove = () => dialog('Stop watching ' + e.cve_id + '?', confirmBox('Its monitoring and notifications stop. You can add it again later.',
+    'Remove from the watchlist', async () => { await del('/cve-watchlist/' + e.id); ctx.navigate('/cve-watchlist'); }));
+  const score = (v) => (v == null ? '—' : v.toFixed(1));
+  return h('div', { class: 'page' },
+    h('p', { class: 'small' }, h('a', { href: '/cve-watchlist' }, '← Watchlist')),
+    h('h1', {}, h('span', { class: 'mono' }, e.cve_id), pending ? badge('pending') : badge(e.severity || 'none'), e.kev ? badge('KEV', 'b-critical') : null),
+    h('div', { class: 'actions' },
+      ext(`https://nvd.nist.gov/vuln/detail/${e.cve_id}`, 'NVD page ↗'),
+      h('button', { type: 'button', class: 'danger small', onclick: remove }, 'Remove from watchlist')),
+    pending ? h('div', { class: 'notice', role: 'status' }, h('strong', {}, 'Not in the local intelligence store yet. '),
+      `${e.cve_id} is watched but this appliance holds no record of it, so there is no score, description or asset match. It is enriched by the next import that brings it, and a notification says so.`) : null,
+    section('Summary',
+      e.description ? h('p', {}, e.description) : null,
+      dl([
+        ['Status', badge(e.status)],
+        ['Published', time(e.published)],
+        ['CVSS', e.cvss_score == null ? '—' : [h('strong', {}, score(e.cvss_score)), ` (v${e.cvss_version}) `, h('span', { class: 'mono small' }, e.cvss_vector)]],
+        ['EPSS', e.epss ? `${pct(e.epss.score)} chance of exploitation in 30 days (percentile ${pct(e.epss.percentile)}, ${e.epss.date})` : '—'],
+        ['CISA KEV', e.kev ? `Listed ${e.kev.date_added}, due ${e.kev.due_date}; ransomware use ${e.kev.ransomware_use}` : 'Not listed'],
+        e.kev ? ['Required action', e.kev.required_action] : null,
+        ['Patch', patchLabels[e.patch_status] || e.patch_status],
+        ['Product', e.vendor ? `${e.vendor} ${e.product}` : '—'],
+        ['Weaknesses', e.cwe.length ? e.cwe.map((c, i) => [i ? ', ' : '', /^CWE-\d+$/.test(c) ? ext(`https://cwe.mitre.org/data/definitions/${c.slice(4)}.html`, c) : c]) : '—'],
+        e.ssvc ? ['CISA SSVC', `exploitation ${e.ssvc.exploitation}, automatable ${e.ssvc.automatable}, technical impact ${e.ssvc.technical_impact}`] : null,
+        ['Intelligence updated', time(e.last_intel_update)],
+        ['Watched since', time(e.added_at)],
+      ])),
+    Object.keys(e.cvss).length ? section('CVSS scores',
+      table([
+        { label: 'Version', cell: (x) => x[0] },
+        { label: 'Score', class: 'num', cell: (x) => score(x[1].score) },
+        { label: 'Severity', cell: (x) => badge(x[1].severity) },
+        { label: 'Vector', cell: (x) => h('span', { class: 'mono small' }, x[1].vector) },
+        { label: 'Source', cell: (x) => x[1].source },
+        { label: 'Recomputed', cell: (x) => (x[1].computed_score == null ? '—' : `${score(x[1].computed_score)}${x[1].matches_published ? ' (matches)' : ' (differs)'}`) },
+      ], Object.entries(e.cvss), '', 'CVSS scores by version')) : null,
+    section('Affected assets',
+      table([
+        { label: 'Asset', cell: (a) => h('a', { href: '/assets?asset=' + a.asset_id }, a.hostname) },
+        { label: 'Owner', cell: (a) => a.owner || '—' },
+        { label: 'Software', cell: (a) => `${a.software.vendor} ${a.software.product} ${a.software.version || '(no version)'}` },
+        { label: 'Why', cell: (a) => [a.reason, a.version_known ? null : h('span', { class: 'muted' }, ' — version unknown')] },
+      ], e.affected_assets || [], pending ? 'Assets are matched once the CVE has intelligence.' : 'No asset of the inventory runs an affected version.', 'Affected assets')),
+    section('References',
+        h('h3', {}, 'Patches and advisories'), refs(e.patch_references),
+        h('h3', {}, 'Exploits'), refs(e.exploit_references)),
+    section('ATT&CK techniques',
+        table([
+          { label: 'Technique', cell: (t) => ext(t.url, t.id) },
+          { label: 'Name', cell: (t) => t.name },
+          { label: 'Tactics', cell: (t) => t.tactics.join(', ') },
+          { label: 'From', cell: (t) => (t.source === 'ctid' ? `CTID mapping${t.role ? ' (' + t.role + ')' : ''}` : h('span', { class: 'small' }, t.via || t.source)) },
+        ], e.attack_techniques || [], 'No technique mapped.', 'ATT&CK techniques')),
+    section('History of changes',
+      table([
+        { label: 'When', cell: (c) => time(c.at) },
+        { label: 'Field', cell: (c) => (c.field === 'record' ? 'First arrival' : c.field.replace(/_/g, ' ')) },
+        { label: 'From', cell: (c) => patchLabels[c.from] || (c.from ?? '—') },
+        { label: 'To', cell: (c) => patchLabels[c.to] || (c.to ?? '—') },
+        { label: 'Import', cell: (c) => h('span', { class: 'mono small' }, c.import_id) },
+      ], e.history || [], 'No change since it was added.', 'History of changes')));
+}
+
+function refs(urls) {
+  if (!urls.length) return h('p', { class: 'muted' }, 'None known.');
+  const ul = h('ul', {}, urls.map((u) => h('li', { class: 'small' }, ext(u))));
+  ul.style.setProperty('overflow-wrap', 'anywhere'); // long URLs must not widen a phone screen
+  return ul;
+}
+
+// ---- Assets ----
+
+function assets(ctx) {
+  let offset = 0;
+  const list = h('div'), msg = h('div');
+  const show = () => load(list, async () => {
+    const res = await get('/assets' + query({ limit: PAGE, offset }));
+    return [
+      table([
+        { label: 'Hostname', cell: (a) => h('button', { type: 'button', class: 'secondary small', onclick: () => details(a.id) }, a.hostname) },
+        { label: 'IP', cell: (a) => h('span', { class: 'mono' }, a.ip || '—') },
+        { label: 'OS', cell: (a) => a.os || '—' },
+        { label: 'Owner', cell: (a) => a.owner || '—' },
+        { label: 'Software', class: 'num', cell: (a) => num(a.software.length) },
+        { label: 'Updated', cell: (a) => time(a.updated_at) },
+        { label: 'Actions', cell: (a) => h('div', { class: 'actions' },
+          h('button', { type: 'button', class: 'secondary small', onclick: () => edit(a) }, 'Edit'),
+          h('button', { type: 'button', class: 'danger small', onclick: () => remove(a) }, 'Delete')) },
+      ], res.data, 'No asset yet. Add the machines you look after so watched CVEs can be matched to them.', 'Assets'),
+      pager(res.pagination, (o) => { offset = o; show(); }),
+    ];
+  });
+  const done = (text) => { msg.replaceChildren(notice(text)); show(); };
+
+  const edit = (a) => dialog(a ? 'Edit ' + a.hostname : 'Add an asset', (close) => assetForm(a, close, async (body) => {
+    const res = a ? await patch('/assets/' + a.id, body) : await post('/assets', body);
+    close();
+    done(a ? `${res.data.hostname} saved.` : `${res.data.hostname} ${res.data.created ? 'added' : 'already existed and was updated'}.`);
+  }));
+
+  const remove = (a) => dialog('Delete ' + a.hostname + '?', confirmBox('The asset and its software list are removed; watched CVEs no longer match it.',
+    'Delete asset', async () => { await del('/assets/' + a.id); done(`${a.hostname} deleted.`); }));
+
+  const details = (id) => dialog('Asset', () => {
+    const box = h('div');
+    load(box, async () => {
+      // The asset answer has no CVEs: the watchlist's entries name the assets they hit.
+      const [a, hits] = await Promise.all([get('/assets/' + encodeURIComponent(id)), get('/cve-watchlist?affected=true&sort=score&limit=200')]);
+      const as = a.data;
+      const cves = hits.data.flatMap((e) => e.affected_assets.filter((x) => x.asset_id === as.id).map((x) => ({ e, x })));
+      return [
+        h('h3', {}, as.hostname),
+        dl([['IP', as.ip || '—'], ['OS', as.os || '—'], ['Owner', as.owner || '—'], ['Added', time(as.created_at)], ['Updated', time(as.updated_at)]]),
+        h('h3', {}, 'Software'),
+        table([
+          { label: 'Vendor', cell: (s) => s.vendor },
+          { label: 'Product', cell: (s) => s.product },
+          { label: 'Version', cell: (s) => s.version || '—' },
+          { label: 'CPE', cell: (s) => (s.cpe ? h('span', { class: 'mono small' }, s.cpe) : '—') },
+        ], as.software, 'No software listed: no CVE can be matched to this asset.', 'Software'),
+        h('h3', {}, 'Watched CVEs affecting it'),
+        table([
+          { label: 'CVE', cell: (r) => h('a', { href: '/cve-watchlist/' + r.e.id }, r.e.cve_id) },
+          { label: 'Severity', cell: (r) => badge(r.e.severity || 'none') },
+          { label: 'Why', cell: (r) => `${r.x.software.product} ${r.x.reason}` },
+        ], cves, 'None of the watched CVEs affects this asset.', 'CVEs affecting the asset'),
+      ];
+    });
+    return box;
+  });
+
+  show();
+  if (ctx.query.get('asset')) details(ctx.query.get('asset'));
+  return h('div', { class: 'page' },
+    h('h1', {}, 'Assets'),
+    h('p', { class: 'muted' }, 'The machines you look after and their software; the ', h('a', { href: '/cve-watchlist' }, 'CVE watchlist'), ' is matched against them.'),
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => edit(null) }, 'Add an asset')),
+    msg, list);
+}
+
+// Software is edited as lines "vendor, product, version, cpe" (version and cpe optional).
+const swText = (list) => list.map((s) => [s.vendor, s.product, s.version, s.cpe].filter(Boolean).join(', ')).join('\n');
+const swParse = (text) => text.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
+  const [vendor = '', product = '', version = '', cpe = ''] = l.split(',').map((p) => p.trim());
+  return cpe ? { vendor, product, version, cpe } : { vendor, product, version };
+});
+
+function assetForm(a, close, save) {
+  return form({
+    submit: a ? 'Save' : 'Add asset', cancel: close,
+    fields: [
+      { name: 'hostname', label: 'Hostname', required: true, value: a?.hostname, maxlength: 253, placeholder: 'web-01.client.local' },
+      { name: 'ip', label: 'IP address', value: a?.ip, placeholder: '10.0.0.5' },
+      { name: 'os', label: 'Operating system', value: a?.os, maxlength: 100 },
+      { name: 'owner', label: 'Owner (client)', value: a?.owner, maxlength: 100 },
+      { name: 'software', label: 'Software', type: 'textarea', rows: 5, value: a ? swText(a.software) : '',
+        placeholder: 'apache, http_server, 2.4.49\nmicrosoft, exchange_server, 15.2', hint: 'One per line: vendor, product, version (no spaces), and optionally a CPE 2.3 name.' },
+    ],
+    onSubmit: async (v) => {
+      try {
+        await save({ hostname: v.hostname.trim(), ip: v.ip.trim(), os: v.os.trim(), owner: v.owner.trim(), software: swParse(v.software) });
+      } catch (err) {
+        // Name software problems by line, beside the box they came from.
+        if (err instanceof ApiError) {
+          err.message = err.message.replace(/\bsoftware\.(\d+)\.(\w+)/g, (_, i, f) => `software line ${+i + 1}: ${f}`);
+          err.fields = err.fields.map((f) => f.replace(/^software\..*/, 'software'));
+        }
+        throw err;
+      }
+    },
+  });
+}

@@ -1,0 +1,335 @@
+// Settings: API keys, members and invitations, the organization and the
+// signed-in account, and the audit log. The tab is in the address
+// (?tab=keys) so each one can be linked; members see only their tabs.
+
+import { get, post, patch, del, query, ApiError } from '../api.js';
+import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading } from '../dom.js';
+
+const tabs = [
+  { id: 'keys', label: 'API keys', admin: true, build: keysTab },
+  { id: 'members', label: 'Members and invites', build: membersTab },
+  { id: 'org', label: 'Organization', build: orgTab },
+  { id: 'audit', label: 'Audit log', admin: true, build: auditTab },
+];
+
+export async function render(ctx) {
+  const mine = tabs.filter((t) => !t.admin || ctx.can('admin'));
+  const asked = ctx.query.get('tab');
+  const tab = mine.find((t) => t.id === asked) || mine[0];
+  ctx.setTitle(tab.label + ' · Settings');
+  return h('div', {},
+    h('h1', {}, 'Settings'),
+    h('nav', { class: 'tabs', 'aria-label': 'Settings sections' },
+      mine.map((t) => h('a', { href: '/settings?tab=' + t.id, 'aria-current': t === tab ? 'page' : null }, t.label))),
+    asked && asked !== tab.id ? h('p', { class: 'muted' }, 'That section is for admins only; here is ' + tab.label + ' instead.') : null,
+    tab.build(ctx));
+}
+
+// paged fills a container with one page of a list and its pager.
+function paged(container, path, build) {
+  const show = (offset) => load(container, async () => {
+    const res = await get(path + query({ offset: offset || null }));
+    return [build(res.data), pager(res.pagination, show)];
+  });
+  show(0);
+  return show;
+}
+
+// confirm asks before a change that cannot be undone; the API's refusal
+// stays in the dialog.
+function confirm(title, text, label, action) {
+  dialog(title, (close) => {
+    const status = h('div', { 'aria-live': 'polite' });
+    const go = h('button', { type: 'button', class: 'danger', onclick: async () => {
+      go.disabled = true;
+      try { await action(); close(); } catch (err) { status.replaceChildren(errorBox(err)); go.disabled = false; }
+    } }, label);
+    return h('div', {}, h('p', {}, text), status,
+      h('div', { class: 'actions' }, go, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
+  });
+}
+
+// secret shows a value the API returns only once.
+function secret(title, intro, value, warning) {
+  dialog(title, (close) => h('div', {},
+    h('p', {}, intro),
+    h('pre', { class: 'mono' }, value),
+    h('p', { class: 'error', role: 'alert' }, h('strong', {}, 'Copy it now. '), warning),
+    h('div', { class: 'actions' }, copyButton(value), h('button', { type: 'button', class: 'secondary', onclick: close }, 'Done'))));
+}
+
+// stamp is time() kept on one line, so narrow tables do not grow tall
+// (app.css has no rule for times in cells).
+function stamp(iso) {
+  const t = time(iso);
+  t.style.setProperty('white-space', 'nowrap');
+  return t;
+}
+
+const never = (label) => h('span', { class: 'muted' }, label);
+
+// dayISO turns a date field's day into an RFC 3339 UTC time: the reader's
+// midnight at the start of that day, plus `days` and `secs`.
+function dayISO(value, days = 0, secs = 0) {
+  const [y, m, d] = value.split('-').map(Number);
+  const t = new Date(y, m - 1, d + days, 0, 0, secs);
+  return isNaN(t) ? value : t.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const today = () => new Date(Date.now() - new Date().getTimezoneOffset() * 60000).toISOString().slice(0, 10);
+
+// ---- API keys (admins) ----
+
+function keysTab() {
+  const list = h('div');
+  let show;
+  const cols = [
+    { label: 'Name', cell: (k) => k.name },
+    { label: 'Scope', cell: (k) => badge(k.scope) },
+    { label: 'Prefix', cell: (k) => (k.prefix ? h('code', {}, k.prefix + '…') : '—') },
+    { label: 'Status', cell: (k) => [badge(k.status), k.revoked_at ? h('div', { class: 'small muted' }, 'Revoked ', stamp(k.revoked_at)) : null] },
+    { label: 'Created', cell: (k) => stamp(k.created_at) },
+    { label: 'Last used', cell: (k) => (k.last_used_at ? stamp(k.last_used_at) : never('Never')) },
+    { label: 'Expires', cell: (k) => (k.expires_at ? stamp(k.expires_at) : never('Never')) },
+    { label: 'Actions', cell: (k) => (k.status === 'revoked' ? '' : h('button', { type: 'button', class: 'secondary small', onclick: () =>
+      confirm('Revoke API key', `Revoke "${k.name}" (${k.prefix}…)? Anything using it is refused from the next request on. This cannot be undone.`, 'Revoke key',
+        async () => { await del('/api-keys/' + encodeURIComponent(k.id)); show(0); }) }, 'Revoke')) },
+  ];
+  const create = form({
+    submit: 'Generate key',
+    fields: [
+      { name: 'name', label: 'Name', required: true, maxlength: 100, placeholder: 'e.g. SIEM export' },
+      { name: 'scope', label: 'Scope', type: 'select', value: 'read', options: [['read', 'Read: view data'], ['write', 'Write: view and change data'], ['admin', 'Admin: everything, keys and members too']] },
+      { name: 'expires_at', label: 'Expires on (optional)', type: 'date', min: today() },
+    ],
+    onSubmit: async (v) => {
+      const body = { name: v.name, scope: v.scope };
+      if (v.expires_at) body.expires_at = dayISO(v.expires_at, 1, -1); // the last second of that day
+      const k = (await post('/api-keys', body)).data;
+      create.reset();
+      show(0);
+      secret('Your new API key', `"${k.name}", ${k.scope} scope. Send it as "Authorization: Bearer <key>".`, k.key,
+        'This key will not be shown again: Garrison keeps only a hash of it. If it is lost, revoke it and generate a new one.');
+    },
+  });
+  const page = h('div', {},
+    section('Generate a new key', h('p', { class: 'muted small' }, 'Keys let scripts and integrations use the API. Give each one the least scope it needs. A key with an expiry date works until the end of that day (your time); without one it never expires.'), create),
+    section('API keys', list));
+  show = paged(list, '/api-keys', (rows) => table(cols, rows, 'No API keys yet.', 'API keys'));
+  return page;
+}
+
+// ---- Members and invites ----
+
+function membersTab(ctx) {
+  const admin = ctx.can('admin');
+  const list = h('div'), status = h('div', { 'aria-live': 'polite' });
+  let showMembers, showInvites;
+  const you = (m) => m.id === ctx.me.id;
+  // A button rather than a select: a role change is deliberate, and a
+  // button keeps its width in a narrow table.
+  const roleCell = (m) => {
+    if (!admin) return badge(m.role);
+    const to = m.role === 'admin' ? 'member' : 'admin';
+    const b = h('button', { type: 'button', class: 'secondary small', onclick: async () => {
+      b.disabled = true;
+      try {
+        await patch('/org/members/' + encodeURIComponent(m.id), { role: to });
+        status.replaceChildren(notice(`${m.name} is now ${to === 'admin' ? 'an admin' : 'a member'}.`));
+        // Stepping down changes what this page may show.
+        if (you(m)) { await ctx.refreshMe(); return ctx.navigate('/settings?tab=members'); }
+        showMembers(0);
+      } catch (err) {
+        status.replaceChildren(errorBox(err));
+        b.disabled = false;
+      }
+    } }, 'Make ' + to);
+    return h('div', { class: 'actions' }, badge(m.role), b);
+  };
+  const cols = [
+    { label: 'Name', cell: (m) => [m.name, you(m) ? h('span', { class: 'muted' }, ' (you)') : null] },
+    { label: 'E-mail', cell: (m) => m.email },
+    { label: 'Role', cell: roleCell },
+    { label: 'Address confirmed', cell: (m) => (m.email_verified ? 'Yes' : never('Not yet')) },
+    { label: 'Joined', cell: (m) => stamp(m.created_at) },
+  ];
+  if (admin) cols.push({ label: 'Actions', cell: (m) => (you(m) ? '' : h('button', { type: 'button', class: 'secondary small', onclick: () =>
+    confirm('Remove member', `Remove ${m.name} (${m.email})? Their account is deleted and their sessions end at once.`, 'Remove member',
+      async () => { await del('/org/members/' + encodeURIComponent(m.id)); status.replaceChildren(notice(`${m.name} was removed.`)); showMembers(0); }) }, 'Remove')) });
+  const page = h('div', {}, section('Members', status, list));
+  showMembers = paged(list, '/org/members', (rows) => table(cols, rows, 'No members.', 'Members'));
+  if (!admin) {
+    page.append(h('p', { class: 'muted' }, 'Only admins can invite people or change roles.'));
+    return page;
+  }
+  const invites = h('div');
+  const invite = form({
+    submit: 'Send invitation',
+    fields: [
+      { name: 'email', label: 'E-mail address', type: 'email', required: true, autocomplete: 'off' },
+      { name: 'role', label: 'Role', type: 'select', value: 'member', options: [['member', 'Member'], ['admin', 'Admin']] },
+    ],
+    onSubmit: async (v) => {
+      const inv = (await post('/org/invites', v)).data;
+      invite.reset();
+      showInvites(0);
+      secret('Invitation sent', `We mailed ${inv.email} an invitation to join as ${inv.role}. You can also send them this link; it works once, only for that address, until ${new Date(inv.expires_at).toLocaleDateString()}.`,
+        location.origin + '/register?token=' + encodeURIComponent(inv.token), 'This link will not be shown again.');
+    },
+  });
+  page.append(
+    section('Invite someone',
+      h('p', { class: 'muted small' }, 'Invitations last seven days and can be used only by the invited address.',
+        ctx.me.email_verified ? null : ' Confirm your own address first: only confirmed users can invite.'),
+      invite),
+    section('Invitations', invites));
+  showInvites = paged(invites, '/org/invites', (rows) => table([
+    { label: 'E-mail', cell: (i) => i.email },
+    { label: 'Role', cell: (i) => badge(i.role) },
+    { label: 'Status', cell: (i) => badge(i.status) },
+    { label: 'Sent', cell: (i) => stamp(i.created_at) },
+    { label: 'Expires', cell: (i) => stamp(i.expires_at) },
+    { label: 'Accepted', cell: (i) => stamp(i.accepted_at) },
+  ], rows, 'No invitations yet.', 'Invitations'));
+  return page;
+}
+
+// ---- Organization and account ----
+
+function orgTab(ctx) {
+  const org = h('div'), me = ctx.me;
+  load(org, async () => {
+    const o = (await get('/org')).data;
+    const limits = o.limits && typeof o.limits === 'object' ? Object.entries(o.limits) : [];
+    return [dl([
+      ['Name', o.name],
+      ['Plan', badge(o.plan)],
+      ['Members', num(o.members_count)],
+      ['Created', time(o.created_at)],
+      ['ID', h('code', {}, o.id)],
+    ]), limits.length ? [h('h3', {}, 'Plan limits'), dl(limits.map(([k, v]) => [k.replace(/_/g, ' '), typeof v === 'number' ? num(v) : String(v)]))] : null];
+  });
+
+  const password = form({
+    submit: 'Change password',
+    fields: [
+      { name: 'current_password', label: 'Current password', type: 'password', required: true, autocomplete: 'current-password' },
+      { name: 'new_password', label: 'New password', type: 'password', required: true, autocomplete: 'new-password', hint: '12 to 256 characters.' },
+      { name: 'repeat', label: 'New password again', type: 'password', required: true, autocomplete: 'new-password' },
+    ],
+    onSubmit: async (v) => {
+      if (v.new_password !== v.repeat) throw new ApiError(400, 'validation_error', 'Invalid request: repeat does not match the new password', ['repeat']);
+      await post('/auth/change-password', { current_password: v.current_password, new_password: v.new_password });
+      password.reset();
+      password.status.replaceChildren(notice('Password changed. Every other session has ended; this one goes on.'));
+    },
+  });
+
+  const outStatus = h('div', { 'aria-live': 'polite' });
+  const out = h('button', { type: 'button', class: 'secondary', onclick: async () => {
+    out.disabled = true;
+    try {
+      await post('/auth/logout-all', {});
+      await ctx.refreshMe();
+      ctx.navigate('/login?reason=' + encodeURIComponent('Every session of your account has ended.'));
+    } catch (err) { outStatus.replaceChildren(errorBox(err)); out.disabled = false; }
+  } }, 'Sign out everywhere');
+
+  const page = h('div', {},
+    h('div', { class: 'grid wide' },
+      section('Organization', org),
+      section('Your profile', dl([
+        ['Name', me.name],
+        ['E-mail', me.email],
+        ['Role', badge(me.role)],
+        ['Address confirmed', me.email_verified ? ['Yes, ', time(me.email_verified_at)] : 'Not yet: open the link in the mail we sent you'],
+        ['Member since', time(me.created_at)],
+      ]))),
+    h('div', { class: 'grid wide' },
+      section('Change password', password),
+      section('Sessions', h('p', {}, 'Sign out on every browser and device where your account is signed in, this one included. API keys keep working.'), outStatus, out)));
+  if (ctx.can('admin')) page.append(dangerZone(ctx));
+  return page;
+}
+
+function dangerZone(ctx) {
+  const name = ctx.me.org;
+  const open = () => dialog('Delete organization', (close) => {
+    const f = form({
+      submit: 'Delete organization forever',
+      fields: [{ name: 'confirm', label: `Type "${name}" to confirm`, required: true, autocomplete: 'off' }],
+      onSubmit: async (v) => {
+        await del('/org', { confirm: v.confirm });
+        close();
+        await ctx.refreshMe();
+        ctx.navigate('/login?reason=' + encodeURIComponent(`The organization "${name}" and everything it owned were deleted.`));
+      },
+    });
+    f.querySelector('button[type=submit]').classList.add('danger');
+    return h('div', {},
+      h('p', {}, 'This deletes ', h('strong', {}, name), ' and everything it owns: every member account, API key, event, alert, ticket, report and lead. Every session and key stops working at once. It cannot be undone.'),
+      f);
+  });
+  return section('Danger zone',
+    h('p', {}, 'Delete this organization and all its data.'),
+    h('button', { type: 'button', class: 'danger', onclick: open }, 'Delete organization…'));
+}
+
+// ---- Audit log (admins) ----
+
+const actions = ['auth.register', 'auth.login', 'auth.login_failed', 'auth.logout', 'auth.logout_all', 'auth.change_password', 'auth.reset_password',
+  'auth.verify_email', 'api_key.create', 'api_key.revoke', 'org.invite', 'org.member_update', 'org.member_remove', 'org.delete', 'org.plan',
+  'alert.update', 'ticket.update', 'agent_run.start', 'agent_run.cancel', 'compliance.audit', 'compliance.attest', 'compliance.remediate',
+  'intel.import', 'lead.status'];
+
+function auditTab(ctx) {
+  const q = ctx.query;
+  const f = { action: q.get('action') || '', actor: q.get('actor') || '', from: q.get('from') || '', to: q.get('to') || '' };
+  const filters = form({
+    submit: 'Filter', className: 'inline',
+    fields: [
+      { name: 'action', label: 'Action', type: 'select', value: f.action, options: [['', 'All actions'], ...actions.map((a) => [a, a])] },
+      { name: 'actor', label: 'Actor (user or key id)', value: f.actor, maxlength: 64 },
+      { name: 'from', label: 'From', type: 'date', value: f.from },
+      { name: 'to', label: 'To (inclusive)', type: 'date', value: f.to },
+    ],
+    onSubmit: async (v) => ctx.navigate('/settings' + query({ tab: 'audit', ...v })),
+  });
+  filters.classList.add('toolbar');
+  if (Object.values(f).some(Boolean)) {
+    filters.querySelector('.actions').append(h('a', { href: '/settings?tab=audit' }, 'Clear filters'));
+  }
+
+  const list = h('div', {}, loading());
+  const names = new Map();
+  const who = (id) => {
+    const n = names.get(id);
+    return h('a', { href: '/settings' + query({ tab: 'audit', actor: id }), title: id + ': show only their entries' }, n || id || '—');
+  };
+  const cols = [
+    { label: 'Time', cell: (e) => stamp(e.at) },
+    { label: 'Action', cell: (e) => h('code', {}, e.action) },
+    { label: 'Actor', cell: (e) => (e.actor ? who(e.actor) : never('Unknown')) },
+    { label: 'Target', cell: (e) => (e.target ? h('code', {}, e.target) : '—') },
+    { label: 'Client IP', cell: (e) => h('span', { class: 'mono' }, e.ip || '—') },
+    { label: 'Request ID', cell: (e) => h('span', { class: 'mono small' }, e.request_id || '—') },
+    { label: 'Details', cell: (e) => {
+      const d = Object.entries(e.detail || {});
+      return d.length ? d.map(([k, v]) => h('div', { class: 'small' }, h('span', { class: 'muted' }, k + ': '), h('span', { class: 'mono' }, v))) : '—';
+    } },
+  ];
+  const params = { action: f.action, actor: f.actor, from: f.from && dayISO(f.from), to: f.to && dayISO(f.to, 1) };
+  const show = (offset) => load(list, async () => {
+    const res = await get('/audit-log' + query({ ...params, offset: offset || null }));
+    return [table(cols, res.data, 'No audit entries match these filters.', 'Audit log'), pager(res.pagination, show)];
+  });
+  // Names for the actor column; the log still shows ids if these fail.
+  Promise.allSettled([get('/org/members?limit=200'), get('/api-keys?limit=200')]).then(([m, k]) => {
+    if (m.status === 'fulfilled') for (const u of m.value.data) names.set(u.id, u.name);
+    if (k.status === 'fulfilled') for (const key of k.value.data) names.set(key.id, 'Key: ' + key.name);
+    show(0);
+  });
+  return h('div', {},
+    h('p', { class: 'muted' }, 'Security-relevant changes, newest first. Entries cannot be changed or removed.'),
+    filters, list);
+}

@@ -1,0 +1,230 @@
+// Support tickets: the list with its status filter, a new ticket, and a
+// ticket's page with its automatic triage, thread, reply and changes.
+
+import { get, post, patch, query } from '../api.js';
+import { h, section, load, table, pager, form, time, badge, dl, dialog, errorBox, notice, loading, empty } from '../dom.js';
+
+const statuses = ['open', 'in_progress', 'escalated', 'resolved', 'closed'];
+const priorities = ['low', 'medium', 'high'];
+const words = (s) => s.replace(/_/g, ' ');
+const Words = (s) => words(s).replace(/^./, (c) => c.toUpperCase());
+// The moves the API allows from each status (ticket/ticket.go).
+const moves = { open: ['in_progress', 'escalated', 'resolved', 'closed'], in_progress: ['open', 'escalated', 'resolved', 'closed'],
+  escalated: ['open', 'in_progress', 'resolved', 'closed'], resolved: ['open', 'closed'], closed: ['open'] };
+// Members may only resolve or close a ticket, or reopen a resolved or closed one.
+const memberMoves = (s) => (s === 'resolved' ? ['open', 'closed'] : s === 'closed' ? ['open'] : ['resolved', 'closed']);
+
+export async function render(ctx) {
+  return ctx.view === 'detail' ? detailPage(ctx) : listPage(ctx);
+}
+
+// people maps user ids to names, for authors and assignees (GET /org/members is Read).
+const agents = { 'tech-support': 'Tech Support agent' };
+
+async function people() {
+  try {
+    return new Map(((await get('/org/members?limit=200')).data || []).map((m) => [m.id, m]));
+  } catch {
+    return new Map();
+  }
+}
+
+function who(id, members, ctx) {
+  if (!id) return h('span', { class: 'muted' }, 'nobody');
+  if (id === ctx.me.id) return 'You';
+  if (agents[id]) return agents[id];
+  const m = members.get(id);
+  return m ? m.name : h('span', { class: 'mono' }, id);
+}
+
+// ---- The list ----
+
+async function listPage(ctx) {
+  const state = { status: ctx.query.get('status') || '', offset: Number(ctx.query.get('offset')) || 0 };
+  const list = h('div');
+  const filter = h('select', { id: 'ticket-status', onchange: () => { state.status = filter.value; show(0); } },
+    h('option', { value: '' }, 'All'), statuses.map((s) => h('option', { value: s }, Words(s))));
+  filter.value = state.status;
+  const membersP = people();
+  const show = (offset) => {
+    state.offset = offset;
+    // The filter lives in the address so Back and reload keep it.
+    history.replaceState(null, '', '/tickets' + query({ status: state.status, offset: offset || '' }));
+    load(list, async () => {
+      const [res, members] = await Promise.all([get('/tickets' + query({ status: state.status, limit: 25, offset })), membersP]);
+      return [table([
+        { label: 'Subject', cell: (t) => [h('a', { href: '/tickets/' + encodeURIComponent(t.id) }, t.subject),
+          h('div', { class: 'muted small' }, t.ai_triage ? t.ai_triage.title : `Triage ${t.triage_status}`)] },
+        { label: 'Status, priority', cell: (t) => [badge(t.status), ' ', badge(t.priority)] },
+        { label: 'Assignee', cell: (t) => who(t.assignee, members, ctx) },
+        { label: 'Updated', cell: (t) => time(t.updated_at) },
+      ], res.data, state.status ? `No ${words(state.status)} tickets.` : 'No tickets yet. Submit one and the Tech Support agent triages it.', 'Tickets'),
+      pager(res.pagination, show)];
+    });
+  };
+  show(state.offset);
+  return h('div', {},
+    h('h1', {}, 'Tickets'),
+    h('div', { class: 'toolbar' }, h('div', { class: 'field' }, h('label', { for: 'ticket-status' }, 'Status'), filter),
+      ctx.can('member') ? h('button', { type: 'button', onclick: () => newTicket(ctx) }, 'New ticket') : null),
+    list);
+}
+
+function newTicket(ctx) {
+  dialog('New ticket', (close) => form({
+    submit: 'Submit ticket', cancel: close,
+    fields: [
+      { name: 'subject', label: 'Subject', required: true, maxlength: 200, hint: 'One line.' },
+      { name: 'description', label: 'Description', type: 'textarea', required: true, rows: 6, hint: 'What happened, since when, who is affected.' },
+      { name: 'priority', label: 'Priority', type: 'select', value: 'medium', options: priorities.map((p) => [p, Words(p)]) },
+    ],
+    onSubmit: async (v) => {
+      const t = (await post('/tickets/submit', v)).data;
+      close();
+      ctx.navigate('/tickets/' + encodeURIComponent(t.id));
+    },
+  }));
+}
+
+// ---- One ticket ----
+
+async function detailPage(ctx) {
+  const id = ctx.params.id;
+  const path = '/tickets/' + encodeURIComponent(id);
+  const page = h('div', {}, h('h1', {}, 'Ticket'), loading());
+  const [res, members] = await Promise.all([get(path), people()]).catch((err) => { page.replaceChildren(h('h1', {}, 'Ticket'), errorBox(err), h('p', {}, h('a', { href: '/tickets' }, '← All tickets'))); return []; });
+  if (!res) return page;
+
+  // fill redraws the page from a ticket detail (after a change, too).
+  const fill = (t, message) => {
+    ctx.setTitle(t.subject);
+    // Keep what was being typed when the page redraws (the triage arrived).
+    const drafts = [...page.querySelectorAll('textarea')].map((x) => [x.name, x.value]);
+    page.replaceChildren(...[
+      h('h1', {}, t.subject, ' ', badge(t.status), ' ', badge(t.priority)),
+      h('p', {}, h('a', { href: '/tickets' }, '← All tickets')),
+      h('div', { class: 'grid wide' },
+        section('Ticket',
+          dl([
+            ['Status', badge(t.status)],
+            ['Priority', badge(t.priority)],
+            ['Assignee', who(t.assignee, members, ctx)],
+            ['Submitted by', who(t.created_by, members, ctx)],
+            ['Created', time(t.created_at)],
+            ['Updated', time(t.updated_at)],
+            t.resolved_at ? ['Resolved', time(t.resolved_at)] : null,
+            ['ID', h('span', { class: 'mono' }, t.id)],
+          ]),
+          h('h3', {}, 'Description'), text(t.description)),
+        triagePanel(t, path, page, fill)),
+      conversation(ctx, t, path, members),
+      changePanel(ctx, t, path, members, fill, message),
+      historyPanel(t, members, ctx)].filter(Boolean));
+    for (const [name, value] of drafts) {
+      const x = page.querySelector(`textarea[name="${name}"]`);
+      if (x && !(message && name === 'note')) x.value = value; // a saved note is in the history now
+    }
+  };
+  fill(res.data);
+  return page;
+}
+
+// text keeps the line breaks of what people wrote.
+const text = (s) => h('p', {}, String(s || '').split('\n').flatMap((line, i) => (i ? [h('br'), line] : [line])));
+
+function triagePanel(t, path, page, fill) {
+  const run = t.triage_run_id ? h('a', { href: `/agents/runs/${encodeURIComponent(t.triage_run_id)}?agent=tech-support` }, 'See the triage run') : null;
+  if (t.triage_status === 'pending') {
+    // The triage is written a moment after submitting: look again until it is.
+    setTimeout(async () => {
+      if (!page.isConnected) return;
+      try { fill((await get(path)).data); } catch { /* the page shows the last state */ }
+    }, 2000);
+    return section('Automatic triage', h('p', { class: 'loading', role: 'status' }, 'The Tech Support agent is triaging this ticket…'), run);
+  }
+  if (t.triage_status === 'failed' || !t.ai_triage) {
+    return section('Automatic triage', errorBox('Automatic triage did not finish; the ticket waits for a technician.'), run);
+  }
+  const a = t.ai_triage;
+  return section('Automatic triage',
+    dl([
+      ['Category', [a.title, ' ', h('span', { class: 'muted small mono' }, a.category)]],
+      ['Confidence', a.confidence != null ? Math.round(a.confidence * 100) + '%' : '—'],
+      ['Suggested priority', badge(a.suggested_priority)],
+      a.evidence?.length ? ['Evidence', a.evidence.join(', ')] : null,
+      ['Triaged', time(a.triaged_at)],
+    ]),
+    t.ai_resolution_steps?.length ? [h('h3', {}, 'Suggested resolution'), h('ol', {}, t.ai_resolution_steps.map((s) => h('li', {}, s)))] : null,
+    a.reasons?.length ? h('details', {}, h('summary', {}, 'Why'), h('ul', {}, a.reasons.map((r) => h('li', {}, r)))) : null,
+    h('p', { class: 'small' }, run));
+}
+
+// The conversation: replies by anyone but the submitter (the agent,
+// technicians) are marked as staff.
+function conversation(ctx, t, path, members) {
+  const list = h('ul', { class: 'thread' }, t.thread.map((m) => message(m, t, members, ctx)));
+  const none = t.thread.length ? null : empty('No messages yet.');
+  const reply = ctx.can('member') ? form({
+    submit: 'Send reply',
+    fields: [{ name: 'body', label: 'Reply', type: 'textarea', required: true, rows: 4 }],
+    onSubmit: async (v) => {
+      const m = (await post(path + '/messages', v)).data;
+      if (none) none.remove();
+      list.append(message(m, t, members, ctx));
+      reply.reset();
+    },
+  }) : null;
+  return section('Conversation', none, list, reply);
+}
+
+function message(m, t, members, ctx) {
+  const author = m.author_kind === 'agent' ? agents[m.author] || `${words(m.author)} agent` : m.author_kind === 'apikey' ? `API key ${m.author}` : who(m.author, members, ctx);
+  return h('li', { class: m.author === t.created_by ? null : 'staff' },
+    h('p', { class: 'small' }, h('strong', {}, author), ' · ', time(m.at)), text(m.body));
+}
+
+// changePanel offers only what the caller's role may change: admins
+// status, priority and assignee; members resolving, closing, reopening.
+function changePanel(ctx, t, path, members, fill, message) {
+  const admin = ctx.can('admin');
+  const next = admin ? moves[t.status] || [] : memberMoves(t.status);
+  if (!ctx.can('member')) return null;
+  const fields = [
+    { name: 'status', label: 'Status', type: 'select', value: '', options: [['', `Keep ${words(t.status)}`], ...next.map((s) => [s, Words(s)])] },
+  ];
+  if (admin) {
+    fields.push({ name: 'priority', label: 'Priority', type: 'select', value: t.priority, options: priorities.map((p) => [p, Words(p)]) });
+    fields.push({ name: 'assignee', label: 'Assignee', type: 'select', value: t.assignee || '',
+      options: [['', 'Nobody'], ...[...members.values()].map((m) => [m.id, `${m.name} (${m.role})`])] });
+  }
+  fields.push({ name: 'note', label: 'Note (optional)', type: 'textarea', rows: 2, maxlength: 2000 });
+  return section(admin ? 'Change' : 'Resolve, close or reopen', message ? notice(message) : null, form({
+    fields, submit: 'Save changes', className: 'inline',
+    onSubmit: async (v) => {
+      // Send only what changed: each change is a line of the history.
+      const body = {};
+      if (v.status) body.status = v.status;
+      if (admin && v.priority !== t.priority) body.priority = v.priority;
+      if (admin && v.assignee !== (t.assignee || '')) body.assignee = v.assignee || null;
+      if (!Object.keys(body).length) throw new Error('Nothing to change: pick a new status' + (admin ? ', priority or assignee.' : '.'));
+      if (v.note) body.note = v.note;
+      fill((await patch(path, body)).data, 'Saved.');
+    },
+  }));
+}
+
+function historyPanel(t, members, ctx) {
+  const esc = t.escalation_log || [];
+  return section('History',
+    table([
+      { label: 'When', cell: (c) => time(c.at) },
+      { label: 'Change', cell: (c) => {
+        const v = (x) => (c.field === 'assignee' ? who(x, members, ctx) : x ? words(x) : '—');
+        return [h('strong', {}, c.field), ': ', v(c.from), ' → ', v(c.to)];
+      } },
+      { label: 'By', cell: (c) => who(c.by, members, ctx) },
+      { label: 'Note', cell: (c) => c.note || '—' },
+    ], t.status_history, 'No changes yet.', 'Status history'),
+    esc.length ? [h('h3', {}, 'Escalations'), h('ul', {}, esc.map((e) => h('li', {}, time(e.at), ' — ', e.reason,
+      e.confidence != null ? ` (confidence ${Math.round(e.confidence * 100)}%)` : '')))] : null);
+}
