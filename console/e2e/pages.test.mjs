@@ -25,6 +25,7 @@ async function api(method, p, body) {
 }
 
 before(async () => {
+  fs.rmSync(shots, { recursive: true, force: true });
   fs.mkdirSync(shots, { recursive: true });
   smtp = await startSMTP();
   server = await startGarrison({ smtp, demo: true });
@@ -90,14 +91,21 @@ test('every page: speed and screenshots at both widths', async () => {
   const timings = [];
   for (const [label, viewport] of Object.entries(widths)) {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport });
+    // Measured in the page: when the last loading state in main gave way
+    // to content, from the navigation's start.
+    await context.addInitScript(() => {
+      new MutationObserver(() => {
+        const main = document.querySelector('main');
+        if (main && main.querySelector('h1') && !main.querySelector('.loading')) window.__shown = performance.now();
+      }).observe(document, { childList: true, subtree: true });
+    });
     const page = await signIn(context);
     const w = watch(page);
     for (const [name, p, signedIn = true] of pages) {
       if (!signedIn) continue;
-      const start = Date.now();
       await page.goto(server.base + p);
       await settle(page);
-      if (label === 'desktop') timings.push([name, Date.now() - start]);
+      if (label === 'desktop') timings.push([name, Math.round(await page.evaluate(() => window.__shown))]);
       await page.screenshot({ path: path.join(shots, `${name}-${viewport.width}.png`), fullPage: true });
     }
     // The signed-out pages, signed out.
@@ -115,7 +123,7 @@ test('every page: speed and screenshots at both widths', async () => {
     await out.close();
     await context.close();
   }
-  console.log('\nmain content shown with the demo organization (ms, loopback, from navigation start):');
+  console.log('\nmain content shown with the demo organization (ms from navigation start, measured in the page, full reload, loopback):');
   for (const [name, ms] of timings) console.log(`  ${name.padEnd(20)} ${ms}`);
 });
 

@@ -30,6 +30,13 @@ export async function api(method, path, body, opts = {}) {
   let res;
   try {
     res = await fetch('/api' + path, init);
+    // A read refused by the rate limit is tried once more when the server
+    // says it may be (a busy page can pass the per-minute allowance).
+    const wait = Number(res.headers.get('Retry-After'));
+    if (res.status === 429 && method === 'GET' && wait > 0 && wait <= 10) {
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      res = await fetch('/api' + path, init);
+    }
   } catch (e) {
     throw new ApiError(0, 'network', 'The server cannot be reached. Check the connection and try again.');
   }

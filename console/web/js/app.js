@@ -174,11 +174,11 @@ document.addEventListener('click', (ev) => {
 window.addEventListener('popstate', render);
 
 (async () => {
-  try {
-    state.health = (await get('/dashboard/health', { public: true })).data;
-  } catch {
-    state.health = null;
-  }
+  // Both at once: every reload waits for them before the page.
+  const health = get('/dashboard/health', { public: true }).then((r) => r.data, () => null);
+  const m = match(location.pathname);
+  if (m) import(`./pages/${m.route.page}.js`).catch(() => {}); // fetched meanwhile; render reports a failure
   await refreshMe();
+  state.health = await health;
   render();
 })();
