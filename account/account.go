@@ -223,31 +223,31 @@ var errTokenUnusable = valid.Field("token", "is invalid, expired or already used
 
 // ConfirmReset sets a new password with a reset token; every session of
 // the user ends.
-func (a *Accounts) ConfirmReset(ctx context.Context, token, password string) error {
+func (a *Accounts) ConfirmReset(ctx context.Context, token, password string) (store.User, error) {
 	var p valid.Problems
 	p.Check(token != "", "token", "is required")
 	checkPassword(&p, "new_password", password)
 	if err := p.Err(); err != nil {
-		return err
+		return store.User{}, err
 	}
 	// Refuse a bad token before hashing: anonymous callers get no free CPU.
 	tokenHash := credential.Hash(token)
 	usable, err := a.store.UserTokenValid(ctx, tokenHash, store.PurposeReset)
 	if err != nil {
-		return err
+		return store.User{}, err
 	}
 	if !usable {
-		return errTokenUnusable
+		return store.User{}, errTokenUnusable
 	}
 	hash, err := a.passwords.Hash(ctx, password)
 	if err != nil {
-		return err
+		return store.User{}, err
 	}
-	err = a.store.ResetPassword(ctx, tokenHash, hash)
+	u, err := a.store.ResetPassword(ctx, tokenHash, hash)
 	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
-		return errTokenUnusable
+		return store.User{}, errTokenUnusable
 	}
-	return err
+	return u, err
 }
 
 // VerifyEmail confirms the address a verification token was sent to.

@@ -97,7 +97,7 @@ func TestLoginUpgradesOldHashes(t *testing.T) {
 func TestResetConfirmRefusesBadTokenCheaply(t *testing.T) {
 	st := storetest.Open(t)
 	h := &countingHasher{Hasher: credential.NewHasher(1000)}
-	err := newAccounts(t, st, h).ConfirmReset(t.Context(), "guess", "a brand new passphrase")
+	_, err := newAccounts(t, st, h).ConfirmReset(t.Context(), "guess", "a brand new passphrase")
 	var ve *valid.Error
 	if !errors.As(err, &ve) || ve.Fields()[0] != "token" {
 		t.Fatalf("refusal %v", err)

@@ -200,9 +200,11 @@ func (a *API) resetConfirm(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if err := a.Accounts.ConfirmReset(r.Context(), req.Token, req.NewPassword); err != nil {
+	u, err := a.Accounts.ConfirmReset(r.Context(), req.Token, req.NewPassword)
+	if err != nil {
 		return err
 	}
+	noteAudit(r, u.OrgID, u.ID)
 	writeData(w, http.StatusOK, messageView{"Password reset. Every earlier session has ended; log in with the new password."})
 	return nil
 }

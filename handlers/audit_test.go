@@ -68,3 +68,20 @@ func TestAuditLog(t *testing.T) {
 		t.Fatalf("deletion entry: %d %v", n, err)
 	}
 }
+
+// TestAuditLogAccountRecovery: the public routes that change an account
+// (reset, confirmation) are recorded with the account they acted on.
+func TestAuditLogAccountRecovery(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.Do("POST", "/api/auth/verify-email", "", map[string]string{"token": e.MailToken(admin.Email)}).Must(t, http.StatusOK)
+	e.Do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": e.ResetToken(admin.Email), "new_password": "a brand new passphrase"}).Must(t, http.StatusOK)
+	e.Do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": "spent-or-forged", "new_password": "a brand new passphrase"}).WantFields(t, "token")
+	login := e.Login(admin.Email, "a brand new passphrase").Must(t, http.StatusOK)
+	for _, action := range []string{"auth.verify_email", "auth.reset_password"} {
+		list := e.Do("GET", "/api/audit-log?action="+action, login.Str("token"), nil).Must(t, http.StatusOK).List()
+		if len(list) != 1 || list[0].(map[string]any)["actor"] != admin.ID {
+			t.Fatalf("%s: %v", action, list)
+		}
+	}
+}

@@ -51,15 +51,20 @@ func (s *Store) UserTokenValid(ctx context.Context, hash []byte, purpose string)
 
 // ResetPassword spends a reset token: sets the new password hash and bumps
 // token_version so every earlier session ends.
-func (s *Store) ResetPassword(ctx context.Context, tokenHash []byte, passwordHash string) error {
-	return s.writeAuth(ctx, func(tx *sql.Tx) error {
-		userID, err := consumeUserToken(ctx, tx, tokenHash, PurposeReset, s.now())
-		if err != nil {
+func (s *Store) ResetPassword(ctx context.Context, tokenHash []byte, passwordHash string) (User, error) {
+	var userID string
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
+		var err error
+		if userID, err = consumeUserToken(ctx, tx, tokenHash, PurposeReset, s.now()); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, token_version = token_version + 1 WHERE id = ?`, passwordHash, userID)
 		return expectOne(res, err, "reset password")
 	})
+	if err != nil {
+		return User{}, err
+	}
+	return s.UserByID(ctx, userID)
 }
 
 // VerifyEmail spends a verification token and marks the address confirmed.
