@@ -57,6 +57,9 @@ func (a *API) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	auditTarget(r, k.ID)
+	auditDetail(r, "name", k.Name)
+	auditDetail(r, "scope", k.Scope)
 	view := a.newAPIKeyView(k)
 	view.Key = secret
 	writeData(w, http.StatusCreated, view)

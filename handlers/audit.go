@@ -57,6 +57,13 @@ func noteAudit(r *http.Request, orgID, actor string) {
 	}
 }
 
+// auditTarget names what a creating route made (its id is not in the path).
+func auditTarget(r *http.Request, id string) {
+	if n, ok := r.Context().Value(auditKey{}).(*auditNote); ok {
+		n.target = id
+	}
+}
+
 // auditDetail adds a detail to the request's audit entry.
 func auditDetail(r *http.Request, key, value string) {
 	if n, ok := r.Context().Value(auditKey{}).(*auditNote); ok {

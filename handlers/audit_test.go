@@ -42,6 +42,9 @@ func TestAuditLog(t *testing.T) {
 	if a := actions["api_key.revoke"]; a["actor"] != admin.ID || a["target"] != keyID {
 		t.Fatalf("revocation: %v", a)
 	}
+	if a := actions["api_key.create"]; a["target"] != keyID || a["detail"].(map[string]any)["scope"] != "admin" {
+		t.Fatalf("creation names no key: %v", a)
+	}
 	if a := actions["auth.login_failed"]; a["actor"] != "" || a["detail"].(map[string]any)["user"] != admin.ID {
 		t.Fatalf("failed login: %v", a)
 	}

@@ -53,6 +53,9 @@ func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	auditTarget(r, inv.ID)
+	auditDetail(r, "email", inv.Email)
+	auditDetail(r, "role", inv.Role)
 	view := a.newInviteView(inv)
 	view.Token = token
 	writeData(w, http.StatusCreated, view)
