@@ -103,9 +103,15 @@ test('every page: speed and screenshots at both widths', async () => {
     const w = watch(page);
     for (const [name, p, signedIn = true] of pages) {
       if (!signedIn) continue;
-      await page.goto(server.base + p);
-      await settle(page);
-      if (label === 'desktop') timings.push([name, Math.round(await page.evaluate(() => window.__shown))]);
+      // At desktop width each page is loaded three times: the first
+      // visit, and the median of the three.
+      const shown = [];
+      for (let i = 0; i < (label === 'desktop' ? 3 : 1); i++) {
+        await page.goto(server.base + p);
+        await settle(page);
+        shown.push(Math.round(await page.evaluate(() => window.__shown)));
+      }
+      if (label === 'desktop') timings.push([name, shown[0], [...shown].sort((a, b) => a - b)[1]]);
       await page.screenshot({ path: path.join(shots, `${name}-${viewport.width}.png`), fullPage: true });
     }
     // The signed-out pages, signed out.
@@ -124,7 +130,8 @@ test('every page: speed and screenshots at both widths', async () => {
     await context.close();
   }
   console.log('\nmain content shown with the demo organization (ms from navigation start, measured in the page, full reload, loopback):');
-  for (const [name, ms] of timings) console.log(`  ${name.padEnd(20)} ${ms}`);
+  console.log(`  ${'page'.padEnd(20)} first  median of 3`);
+  for (const [name, first, median] of timings) console.log(`  ${name.padEnd(20)} ${String(first).padStart(5)}  ${String(median).padStart(5)}`);
 });
 
 test('every page: no serious or critical accessibility violations (axe-core)', async () => {

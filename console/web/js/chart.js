@@ -32,7 +32,7 @@ const shortDate = (d) => new Date(d + (d.length === 10 ? 'T00:00:00Z' : '')).toL
 
 // lineChart draws one or more series over labelled x values.
 // series: [{name, color, values: [number]}]; labels: x labels (dates).
-export function lineChart({ title, desc, labels, series, yMax, height = 220, width = narrow() ? 380 : 640 }) {
+export function lineChart({ title, desc, labels, series, yMax, height = 220, width = narrow() ? 380 : 760 }) {
   const pad = { l: 36, r: 24, t: 10, b: 26 };
   const top = yMax ?? niceMax(Math.max(1, ...series.flatMap((x) => x.values)));
   const svg = frame(width, height, title, desc);
@@ -56,7 +56,7 @@ export function lineChart({ title, desc, labels, series, yMax, height = 220, wid
 
 // stackedBars draws per-label stacks. keys: stack order (bottom first);
 // rows: [{label, values: {key: n}}]; colors: {key: colour}.
-export function stackedBars({ title, desc, rows, keys, colors, height = 220, width = narrow() ? 380 : 640 }) {
+export function stackedBars({ title, desc, rows, keys, colors, height = 220, width = narrow() ? 380 : 760 }) {
   const pad = { l: 40, r: 24, t: 10, b: 26 };
   const totals = rows.map((r) => keys.reduce((a, k) => a + (r.values[k] || 0), 0));
   const top = niceMax(Math.max(1, ...totals));
@@ -87,8 +87,8 @@ export function stackedBars({ title, desc, rows, keys, colors, height = 220, wid
 }
 
 // hbars draws labelled horizontal bars of 0..max (percentages by default).
-export function hbars({ title, rows, max = 100, unit = '%', width = 640, color = '#1d4ed8' }) {
-  const rowH = 28, pad = { l: 150, r: 50 };
+export function hbars({ title, rows, max = 100, unit = '%', width = narrow() ? 380 : 640, color = '#1d4ed8' }) {
+  const rowH = 28, pad = { l: width < 500 ? 110 : 150, r: 50 };
   const height = rows.length * rowH + 8;
   const svg = frame(width, height, title);
   const iw = width - pad.l - pad.r;

@@ -92,7 +92,7 @@ export function table(columns, rows, emptyMessage = 'Nothing here yet.', caption
     h('table', {},
       caption ? h('caption', { class: 'sr-only' }, caption) : null,
       h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.class }, c.label)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label }, c.cell(r))))))));
+      h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label }, h('div', {}, c.cell(r)))))))));
 }
 
 // pager moves through a list envelope's pages.

@@ -110,7 +110,7 @@ function reset(ctx) {
   const token = takeToken(ctx);
   if (!token) {
     return card('Choose a new password', errorBox(new Error('This link has no token. Open the link from the mail again, or ask for a new one.')),
-      h('p', { class: 'auth-links' }, h('a', { href: '/forgot-password' }, 'Ask for a new link')));
+      h('p', { class: 'auth-links' }, h('a', { href: '/forgot-password' }, 'Ask for a new link'), ' · ', h('a', { href: '/login' }, 'Sign in')));
   }
   const f = form({
     submit: 'Set password',
@@ -128,20 +128,22 @@ function reset(ctx) {
         h('p', {}, h('a', { href: '/login', class: 'button' }, 'Sign in')));
     },
   });
-  return card('Choose a new password', f);
+  return card('Choose a new password', f, h('p', { class: 'auth-links' }, h('a', { href: '/login' }, 'Back to sign in')));
 }
 
 function verify(ctx) {
   const token = takeToken(ctx);
   const box = h('div', {}, loading('Confirming your address'));
   if (!token) {
-    box.replaceChildren(errorBox(new Error('This link has no token. Open the link from the mail again.')));
+    box.replaceChildren(errorBox(new Error('This link has no token. Open the link from the mail again.')),
+      h('p', { class: 'auth-links' }, h('a', { href: '/login' }, 'Sign in')));
   } else {
     post('/auth/verify-email', { token }, { public: true }).then(async () => {
       const me = await refreshMe();
       box.replaceChildren(notice('Your e-mail address is confirmed.'),
         h('p', {}, h('a', { href: me ? '/' : '/login', class: 'button' }, me ? 'Go to the dashboard' : 'Sign in')));
-    }, (err) => box.replaceChildren(errorBox(err), h('p', {}, 'A confirmation link works once, for one hour.')));
+    }, (err) => box.replaceChildren(errorBox(err), h('p', {}, 'A confirmation link works once, for one hour.'),
+      h('p', { class: 'auth-links' }, h('a', { href: '/login' }, 'Sign in'))));
   }
   return card('Confirm your address', box);
 }

@@ -32,7 +32,7 @@ function statsPanel(s) {
     item('Open alerts', s.open_alerts, '/alerts?status=open'),
     item('Threats blocked today', s.threats_blocked_today, '/events?type=blocked_connection'),
     item('Compliance gaps', s.compliance_audited ? s.compliance_gaps : '—', '/compliance'),
-    item('Agents running', s.agents_active, '/agents'));
+    item('Agent runs in progress', s.agents_active, '/agents'));
 }
 
 function scorePanel(s) {
@@ -56,6 +56,7 @@ function timelinePanel(t) {
   const points = t.points || [];
   const labels = points.map((p) => p.date);
   return [
+    h('p', { class: 'muted small' }, 'Daily risk from 0 (quiet) to 100 (severe): higher is worse. Today\'s point counts only the hours so far.'),
     lineChart({ title: 'Risk score per day', desc: 'Daily risk from 0 to 100', labels, yMax: 100, series: [{ name: 'Risk', color: '#1d4ed8', values: points.map((p) => p.risk) }] }),
     h('h3', {}, 'Events per day by severity'),
     stackedBars({ title: 'Events per day by severity', rows: points.map((p) => ({ label: p.date, values: p.by_severity || {} })), keys: severities, colors: severityColors }),

@@ -128,8 +128,9 @@ function membersTab(ctx) {
   const you = (m) => m.id === ctx.me.id;
   // A button rather than a select: a role change is deliberate, and a
   // button keeps its width in a narrow table.
+  let soleAdmin = ''; // the organization's one admin may not step down (the API refuses it too)
   const roleCell = (m) => {
-    if (!admin) return badge(m.role);
+    if (!admin || m.id === soleAdmin) return badge(m.role);
     const to = m.role === 'admin' ? 'member' : 'admin';
     const b = h('button', { type: 'button', class: 'secondary small', onclick: async () => {
       b.disabled = true;
@@ -157,7 +158,11 @@ function membersTab(ctx) {
     confirm('Remove member', `Remove ${m.name} (${m.email})? Their account is deleted and their sessions end at once.`, 'Remove member',
       async () => { await del('/org/members/' + encodeURIComponent(m.id)); status.replaceChildren(notice(`${m.name} was removed.`)); showMembers(0); }) }, 'Remove')) });
   const page = h('div', {}, section('Members', status, list));
-  showMembers = paged(list, '/org/members', (rows) => table(cols, rows, 'No members.', 'Members'));
+  showMembers = paged(list, '/org/members', (rows) => {
+    const admins = rows.filter((m) => m.role === 'admin');
+    soleAdmin = admins.length === 1 ? admins[0].id : '';
+    return table(cols, rows, 'No members.', 'Members');
+  });
   if (!admin) {
     page.append(h('p', { class: 'muted' }, 'Only admins can invite people or change roles.'));
     return page;
