@@ -93,9 +93,14 @@ test('journey', async (t) => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((u) => u.pathname === '/login');
     await page.getByText('You have signed out.').waitFor();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // By keyboard alone: the page moved focus to its content, so the first
+    // Tab reaches the first field.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('name')), 'email');
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
     await page.waitForURL((u) => u.pathname === '/');
     await settle();
     noProblems();
