@@ -43,6 +43,27 @@ export function time(iso) {
   return h('time', { datetime: iso, title: 'UTC: ' + d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') }, local);
 }
 
+// words turns an API value (threat_detected) into words (threat detected);
+// Words also capitalises the first.
+export const words = (s) => String(s ?? '').replace(/_/g, ' ');
+export const Words = (s) => words(s).replace(/^./, (c) => c.toUpperCase());
+
+// clip shortens text to at most n characters.
+export const clip = (s, n) => (!s ? '—' : s.length > n ? s.slice(0, n - 3) + '…' : s);
+
+// wide gives a table in node a minimum width: on a wide screen it scrolls
+// in its frame rather than squeezing every column (phones show cards).
+export function wide(minWidth, node) {
+  node.querySelector('table')?.style.setProperty('min-width', minWidth);
+  return node;
+}
+
+// notFound is the page for an id that names nothing (404); other errors go on.
+export function notFound(err, title, text, href, back) {
+  if (err.status !== 404) throw err;
+  return h('div', { class: 'page' }, h('h1', {}, title), h('p', {}, text), h('p', {}, h('a', { href }, back)));
+}
+
 export const num = (n) => (n === null || n === undefined ? '—' : Number(n).toLocaleString());
 
 // badge shows a severity, status or role as a coloured word.

@@ -2,7 +2,7 @@
 // and a run's page that follows it until it ends, then shows its output.
 
 import { get, post, query } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, dl, dialog, errorBox, notice, loading } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, dl, dialog, errorBox, notice, loading, clip } from '../dom.js';
 
 // The API gives no parameter schema, so each agent's form is written from
 // docs/api.md (Agents → Parameters). Every agent also takes a prompt.
@@ -74,7 +74,7 @@ function agentPanel(ctx, a) {
     h('h3', {}, 'Recent runs'), runs);
 }
 
-const short = (s) => (!s ? '—' : s.length > 120 ? s.slice(0, 117) + '…' : s);
+const short = (s) => clip(s, 120);
 
 // openRun asks for the agent's parameters, starts the run and goes to it.
 function openRun(ctx, a) {

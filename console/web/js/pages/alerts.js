@@ -3,7 +3,7 @@
 // who may write, a form to resolve or reopen it with a note.
 
 import { get, patch, query, ApiError } from '../api.js';
-import { h, load, table, time, badge, form, pager, showErrors, section, dl, notice, num } from '../dom.js';
+import { h, load, table, time, badge, form, pager, showErrors, section, dl, notice, num, wide } from '../dom.js';
 
 const LIMIT = 50;
 const severities = ['critical', 'high', 'medium', 'low', 'info'];
@@ -53,7 +53,7 @@ function list(ctx) {
       throw err;
     }
     return [
-      minWidth('56rem', table([
+      wide('56rem', table([
         { label: 'Severity', cell: (a) => badge(a.severity) },
         { label: 'Alert', cell: (a) => h('a', { href: '/alerts/' + encodeURIComponent(a.id) }, a.title) },
         { label: 'Category', cell: (a) => a.category.replace(/_/g, ' ') },
@@ -111,7 +111,7 @@ async function detail(ctx) {
           ctx.can('member') ? change(a, async (m) => page.replaceChildren(...(await show(m)).filter(Boolean))) : null)),
       section('History', history(a.history || [], person)),
       section(a.event_count > (a.events || []).length ? `Events (newest ${num((a.events || []).length)} of ${num(a.event_count)})` : 'Events',
-        minWidth('56rem', table([
+        wide('56rem', table([
           { label: 'Time', cell: (e) => time(e.timestamp) },
           { label: 'Severity', cell: (e) => badge(e.severity) },
           { label: 'Type', cell: (e) => e.type.replace(/_/g, ' ') },
@@ -150,9 +150,3 @@ function history(rows, person) {
     c.note ? h('p', {}, c.note) : null)));
 }
 
-// minWidth keeps a wide table readable on a phone: it scrolls sideways
-// in its frame instead of squeezing every column.
-function minWidth(w, node) {
-  node.querySelector('table')?.style.setProperty('min-width', w);
-  return node;
-}

@@ -4,7 +4,7 @@
 // undoes a filter); the page re-renders from the address on each change.
 
 import { get, query, ApiError } from '../api.js';
-import { h, load, table, time, badge, form, pager, showErrors } from '../dom.js';
+import { h, load, table, time, badge, form, pager, showErrors, wide } from '../dom.js';
 
 const LIMIT = 50;
 const severities = ['critical', 'high', 'medium', 'low', 'info'];
@@ -78,7 +78,7 @@ export async function render(ctx) {
       throw err;
     }
     return [
-      minWidth('60rem', table([
+      wide('60rem', table([
         { label: 'Time', cell: (e) => time(e.timestamp) },
         { label: 'Severity', cell: (e) => badge(e.severity) },
         { label: 'Type', cell: (e) => e.type.replace(/_/g, ' ') },
@@ -117,9 +117,3 @@ function indicator(e) {
   return h('span', { class: 'mono' }, e.indicator);
 }
 
-// minWidth keeps a wide table readable on a phone: it scrolls sideways
-// in its frame instead of squeezing every column.
-function minWidth(w, node) {
-  node.querySelector('table')?.style.setProperty('min-width', w);
-  return node;
-}

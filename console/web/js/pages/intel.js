@@ -3,21 +3,16 @@
 // with its enrichment, and the asset inventory the CVEs are matched against.
 
 import { get, post, patch, del, query, ApiError } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, empty, notice, dl, dialog, errorBox } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, empty, notice, dl, dialog, errorBox, clip, notFound } from '../dom.js';
 
 export async function render(ctx) {
-  if (ctx.view === 'entry') return entry(ctx).catch((err) => gone(err, 'Watched CVE', 'This CVE is not on your watchlist (it may have been removed).', '/cve-watchlist', 'Back to the watchlist'));
+  if (ctx.view === 'entry') return entry(ctx).catch((err) => notFound(err, 'Watched CVE', 'This CVE is not on your watchlist (it may have been removed).', '/cve-watchlist', 'Back to the watchlist'));
   if (ctx.view === 'assets') return assets(ctx);
   return watchlist(ctx);
 }
 
 const PAGE = 25;
 
-// gone explains a 404 with a way back; other errors go to the app's error page.
-function gone(err, title, text, href, back) {
-  if (err.status !== 404) throw err;
-  return h('div', { class: 'page' }, h('h1', {}, title), h('p', {}, text), h('p', {}, h('a', { href }, back)));
-}
 const patchLabels = { patch_available: 'Patch available', no_patch_known: 'No patch known', unknown: 'Unknown' };
 const pct = (x) => (x == null ? '—' : (x * 100).toFixed(1) + '%');
 const ext = (url, text) => h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, text || url);
@@ -134,7 +129,7 @@ const confirmBox = (text, label, action) => (close) => {
   return h('div', {}, h('p', {}, text), status, h('div', { class: 'actions' }, go, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
 };
 
-const short = (s) => (!s ? '—' : s.length > 140 ? s.slice(0, 137) + '…' : s);
+const short = (s) => clip(s, 140);
 
 function intelStatus(s) {
   const c = s.counts || {};

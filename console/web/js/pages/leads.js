@@ -3,12 +3,12 @@
 // with its score explained, its contact, history and status changes.
 
 import { get, api, patch, query, ApiError } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, notice, dl, download, errorBox } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, notice, dl, download, errorBox, notFound, Words } from '../dom.js';
 import { gauge } from '../chart.js';
 
 export async function render(ctx) {
   try {
-    return ctx.view === 'detail' ? await detail(ctx).catch((err) => gone(err, 'Lead', 'There is no such lead in your organization.', '/leads', 'Back to the leads')) : await index(ctx);
+    return ctx.view === 'detail' ? await detail(ctx).catch((err) => notFound(err, 'Lead', 'There is no such lead in your organization.', '/leads', 'Back to the leads')) : await index(ctx);
   } catch (err) {
     // Outreach is a paid feature: say so once instead of an error per panel.
     if (err.code !== 'plan_upgrade_required') throw err;
@@ -17,17 +17,11 @@ export async function render(ctx) {
   }
 }
 
-// gone explains a 404 with a way back; other errors go to the app's error page.
-function gone(err, title, text, href, back) {
-  if (err.status !== 404) throw err;
-  return h('div', { class: 'page' }, h('h1', {}, title), h('p', {}, text), h('p', {}, h('a', { href }, back)));
-}
-
 // The pipeline, in order.
 const statuses = ['new', 'contacted', 'responded', 'qualified', 'won', 'lost'];
 const verticals = ['healthcare', 'dental', 'legal', 'finance', 'accounting', 'insurance', 'manufacturing', 'construction', 'education',
   'nonprofit', 'government', 'retail', 'hospitality', 'real_estate', 'technology', 'logistics'];
-const label = (s) => s.charAt(0).toUpperCase() + s.slice(1).replace(/_/g, ' ');
+const label = Words;
 const PER_COLUMN = 50;
 const csvTemplate = 'company,domain,vertical,region,employees,contact_name,contact_email,contact_phone,notes\n' +
   'Example Dental,exampledental.com,dental,Ohio,18,Dr. Jane Doe,jane@exampledental.com,+1 614 555 0100,"No IT staff, cyber insurance renewal due"\n';

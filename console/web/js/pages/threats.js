@@ -3,14 +3,14 @@
 // indicator seen, most recently seen first (paged, the page in the address).
 
 import { get, query } from '../api.js';
-import { h, load, table, time, badge, pager, section, num } from '../dom.js';
+import { h, load, table, time, badge, pager, section, num, wide, words } from '../dom.js';
 import { severityColors } from '../chart.js';
 
 const LIMIT = 50;
 const severities = ['critical', 'high', 'medium', 'low', 'info'];
 const types = ['threat_detected', 'blocked_connection', 'dns_anomaly', 'policy_violation'];
 const windows = [['24h', 'Last 24 hours'], ['7d', 'Last 7 days'], ['30d', 'Last 30 days']];
-const label = (s) => s.replace(/_/g, ' ');
+const label = words;
 
 export async function render(ctx) {
   const summary = h('div'), list = h('div');
@@ -19,7 +19,7 @@ export async function render(ctx) {
   load(list, async () => {
     const res = await get('/threats' + query({ limit: LIMIT, offset }));
     return [
-      minWidth('52rem', table([
+      wide('52rem', table([
         { label: 'Indicator', cell: (t) => h('span', { class: 'mono' }, t.indicator) },
         { label: 'Type', cell: (t) => label(t.type) },
         { label: 'Highest severity', cell: (t) => badge(t.severity) },
@@ -86,9 +86,3 @@ function assets(t) {
     list.length >= 20 ? h('p', { class: 'small muted' }, 'The first 20 assets to report it.') : null);
 }
 
-// minWidth keeps a wide table readable on a phone: it scrolls sideways
-// in its frame instead of squeezing every column.
-function minWidth(w, node) {
-  node.querySelector('table')?.style.setProperty('min-width', w);
-  return node;
-}

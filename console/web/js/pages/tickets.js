@@ -2,12 +2,10 @@
 // ticket's page with its automatic triage, thread, reply and changes.
 
 import { get, post, patch, query } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, dl, dialog, errorBox, notice, loading, empty } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, dl, dialog, errorBox, notice, loading, empty, words, Words } from '../dom.js';
 
 const statuses = ['open', 'in_progress', 'escalated', 'resolved', 'closed'];
 const priorities = ['low', 'medium', 'high'];
-const words = (s) => s.replace(/_/g, ' ');
-const Words = (s) => words(s).replace(/^./, (c) => c.toUpperCase());
 // The moves the API allows from each status (ticket/ticket.go).
 const moves = { open: ['in_progress', 'escalated', 'resolved', 'closed'], in_progress: ['open', 'escalated', 'resolved', 'closed'],
   escalated: ['open', 'in_progress', 'resolved', 'closed'], resolved: ['open', 'closed'], closed: ['open'] };
