@@ -6,10 +6,12 @@ package alerting
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/netip"
 	"strings"
 	"time"
 
 	"garrison/event"
+	"garrison/valid"
 )
 
 // The burst rule: this many lower-severity events of one type from one asset
@@ -123,10 +125,12 @@ func words(text string) string {
 }
 
 // recommend says what the on-call engineer should do first, per category.
+// Only an address or a host name can be blocked: a signature name (what
+// Suricata alerts carry as their indicator) is described instead.
 func recommend(category, asset, indicator string) string {
 	ind := indicator
-	if ind == "" {
-		ind = "the source"
+	if !blockable(indicator) {
+		ind = "the outside address behind it"
 	}
 	switch category {
 	case event.CategoryMalware:
@@ -146,6 +150,15 @@ func recommend(category, asset, indicator string) string {
 	}
 	return "Investigate the activity on " + asset + " involving " + ind + ": check the host's logs around the alert time, " +
 		"patch the targeted service, and block " + ind + " if it is external."
+}
+
+// blockable reports an indicator a firewall or DNS filter can block: an
+// IP address or a dotted host name.
+func blockable(indicator string) bool {
+	if _, err := netip.ParseAddr(indicator); err == nil {
+		return true
+	}
+	return strings.Contains(indicator, ".") && valid.DomainName(indicator)
 }
 
 // oneLine keeps text to one line of at most n bytes.

@@ -72,3 +72,18 @@ func TestTitleIsOneLine(t *testing.T) {
 		t.Fatalf("title %q", spec.Title)
 	}
 }
+
+func TestRecommendBlocksOnlyWhatCanBeBlocked(t *testing.T) {
+	cases := []struct{ indicator, want, not string }{
+		{"185.220.101.4", "Block 185.220.101.4 at the firewall", ""},
+		{"evil.example.com", "Block evil.example.com at the firewall", ""},
+		{"ET MALWARE Win32/Emotet CnC Activity", "Block the outside address behind it at the firewall", "Block ET MALWARE"},
+		{"", "Block the outside address behind it", ""},
+	}
+	for _, c := range cases {
+		got := recommend(event.CategoryMalware, "ws-07", c.indicator)
+		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {
+			t.Errorf("%q: %s", c.indicator, got)
+		}
+	}
+}
