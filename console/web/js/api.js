@@ -77,3 +77,14 @@ export function query(params) {
   const s = q.toString();
   return s ? '?' + s : '';
 }
+
+// members maps the organization's user ids to their members (GET
+// /org/members, a read), for showing people by name; an empty map when it
+// cannot be read. Kept for a minute: pages ask for it often.
+let membersCache = null;
+export function members() {
+  if (!membersCache || Date.now() - membersCache.at > 60000) {
+    membersCache = { at: Date.now(), p: get('/org/members?limit=200').then((r) => new Map((r.data || []).map((m) => [m.id, m])), () => new Map()) };
+  }
+  return membersCache.p;
+}

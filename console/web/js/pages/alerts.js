@@ -2,7 +2,7 @@
 // the address) and one alert with its events, its history and, for those
 // who may write, a form to resolve or reopen it with a note.
 
-import { get, patch, query, ApiError } from '../api.js';
+import { get, patch, query, ApiError, members } from '../api.js';
 import { h, load, table, time, badge, form, pager, showErrors, section, dl, notice, num, wide } from '../dom.js';
 
 const LIMIT = 50;
@@ -78,12 +78,12 @@ async function detail(ctx) {
   const page = h('div');
   // Names of the organization's people, to show who resolved what; an
   // API key's id (or a failed lookup) is shown as it is.
-  const names = get('/org/members?limit=200').then((r) => new Map(r.data.map((m) => [m.id, m.name]))).catch(() => new Map());
+  const names = members();
 
   async function show(message) {
     const a = (await get('/alerts/' + encodeURIComponent(id))).data;
     const who = await names;
-    const person = (v) => (v ? who.get(v) || h('span', { class: 'mono' }, v) : null);
+    const person = (v) => (v ? who.get(v)?.name || h('span', { class: 'mono' }, v) : null);
     ctx.setTitle(a.title);
     return [
       h('p', { class: 'small' }, h('a', { href: '/alerts' }, '← All alerts')),

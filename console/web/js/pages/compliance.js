@@ -1,7 +1,7 @@
 // Compliance: where the organization stands on each framework, its open
 // gaps (remediate, attest), audits and their reports, policy templates.
 
-import { get, post, patch, api, query } from '../api.js';
+import { get, post, patch, api, query, members } from '../api.js';
 import { h, section, load, table, time, badge, num, dl, notice, empty, errorBox, pager, form, dialog, download } from '../dom.js';
 import { hbars } from '../chart.js';
 
@@ -195,6 +195,7 @@ async function report(ctx) {
   const page = h('div', {}, h('p', { class: 'actions' }, h('a', { href: '/compliance' }, '← Compliance')), // .actions: not printed
     h('h1', {}, 'Compliance report ', state), body);
   const fill = async () => {
+    ctx.people = await members(); // names for ids (requester, attesters)
     const d = (await get('/compliance/audits/' + encodeURIComponent(ctx.params.id))).data;
     ctx.setTitle('Compliance report ' + time(d.completed_at || d.created_at).textContent);
     state.replaceChildren(badge(d.status));
@@ -221,7 +222,7 @@ function reportBody(ctx, d) {
     section('About this audit', dl([
       ['Organization', d.organization], ['Report', h('span', { class: 'mono' }, d.report_id)],
       ['Requested', time(d.created_at)], ['Completed', time(d.completed_at)],
-      ['Requested by', h('span', { class: 'mono' }, d.requested_by)],
+      ['Requested by', ctx.people?.get(d.requested_by)?.name || h('span', { class: 'mono' }, d.requested_by)],
       ['Agent run', h('a', { href: '/agents/runs/' + d.agent_run_id }, d.agent_run_id)],
       ['Scope', d.scope], ['Method', d.method]])),
   ];
@@ -257,16 +258,16 @@ function controlsList(ctx, r, rows, gaps) {
       h('p', { class: 'muted small' }, `${c.family} · ${{ checks: 'automated', attestation: 'attested', none: 'not attested' }[c.basis] || c.basis} `,
         ctx.can('admin') && attestable(c) ? h('button', { type: 'button', class: 'small secondary', 'aria-label': `Attest ${c.control_id}`,
           onclick: () => attest(r.framework, short(r), c.control_id, c.title) }, 'Attest') : null),
-      evidence(c),
+      evidence(c, ctx.people),
       g ? [h('p', {}, h('strong', {}, 'Gap '), badge(g.severity), ' ', badge(g.status), ' Remediation:'), h('ol', {}, g.remediation_steps.map((x) => h('li', {}, x)))] : null);
   });
 }
 
-function evidence(c) {
+function evidence(c, people) {
   const a = c.attestation;
   const parts = c.findings.map((f) => h('p', {}, badge(f.result), ' ', h('strong', {}, f.title), ': ', f.evidence));
   if (a) {
-    parts.push(h('p', {}, badge(a.expired ? 'expired' : a.status), ` Attested by ${a.attested_by} on `, time(a.attested_at),
+    parts.push(h('p', {}, badge(a.expired ? 'expired' : a.status), ` Attested by ${people?.get(a.attested_by)?.name || a.attested_by} on `, time(a.attested_at),
       a.expires_at ? [', expires ', time(a.expires_at)] : null, a.note ? `: ${a.note}` : null,
       a.evidence_url ? [' ', h('a', { href: a.evidence_url, rel: 'noopener noreferrer', target: '_blank' }, 'Evidence')] : null));
   }

@@ -2,7 +2,7 @@
 // prospects the msp-hunter agent scores, their CSV import, and one lead
 // with its score explained, its contact, history and status changes.
 
-import { get, api, patch, query, ApiError } from '../api.js';
+import { get, api, patch, query, ApiError, members } from '../api.js';
 import { h, section, load, table, pager, form, time, badge, num, notice, dl, download, errorBox, notFound, Words } from '../dom.js';
 import { gauge } from '../chart.js';
 
@@ -127,8 +127,8 @@ function card(l) {
 
 async function detail(ctx) {
   const id = encodeURIComponent(ctx.params.id);
-  const [lead, members] = await Promise.all([get('/outreach/leads/' + id), get('/org/members?limit=200').catch(() => ({ data: [] }))]);
-  const names = Object.fromEntries(members.data.map((m) => [m.id, m.name || m.email]));
+  const [lead, people] = await Promise.all([get('/outreach/leads/' + id), members()]);
+  const names = Object.fromEntries([...people].map(([uid, m]) => [uid, m.name || m.email]));
   const page = h('div', { class: 'page' });
   const fill = (l, message) => {
     ctx.setTitle(l.company);

@@ -1,7 +1,7 @@
 // Support tickets: the list with its status filter, a new ticket, and a
 // ticket's page with its automatic triage, thread, reply and changes.
 
-import { get, post, patch, query } from '../api.js';
+import { get, post, patch, query, members as orgMembers } from '../api.js';
 import { h, section, load, table, pager, form, time, badge, dl, dialog, errorBox, notice, loading, empty, words, Words } from '../dom.js';
 
 const statuses = ['open', 'in_progress', 'escalated', 'resolved', 'closed'];
@@ -16,16 +16,7 @@ export async function render(ctx) {
   return ctx.view === 'detail' ? detailPage(ctx) : listPage(ctx);
 }
 
-// people maps user ids to names, for authors and assignees (GET /org/members is Read).
 const agents = { 'tech-support': 'Tech Support agent' };
-
-async function people() {
-  try {
-    return new Map(((await get('/org/members?limit=200')).data || []).map((m) => [m.id, m]));
-  } catch {
-    return new Map();
-  }
-}
 
 function who(id, members, ctx) {
   if (!id) return h('span', { class: 'muted' }, 'nobody');
@@ -43,7 +34,7 @@ async function listPage(ctx) {
   const filter = h('select', { id: 'ticket-status', onchange: () => { state.status = filter.value; show(0); } },
     h('option', { value: '' }, 'All'), statuses.map((s) => h('option', { value: s }, Words(s))));
   filter.value = state.status;
-  const membersP = people();
+  const membersP = orgMembers();
   const show = (offset) => {
     state.offset = offset;
     // The filter lives in the address so Back and reload keep it.
@@ -90,7 +81,7 @@ async function detailPage(ctx) {
   const id = ctx.params.id;
   const path = '/tickets/' + encodeURIComponent(id);
   const page = h('div', {}, h('h1', {}, 'Ticket'), loading());
-  const [res, members] = await Promise.all([get(path), people()]).catch((err) => { page.replaceChildren(h('h1', {}, 'Ticket'), errorBox(err), h('p', {}, h('a', { href: '/tickets' }, '← All tickets'))); return []; });
+  const [res, members] = await Promise.all([get(path), orgMembers()]).catch((err) => { page.replaceChildren(h('h1', {}, 'Ticket'), errorBox(err), h('p', {}, h('a', { href: '/tickets' }, '← All tickets'))); return []; });
   if (!res) return page;
 
   // fill redraws the page from a ticket detail (after a change, too).
