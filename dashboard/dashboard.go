@@ -80,16 +80,12 @@ func (b *Board) Stats(ctx context.Context, orgID string) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	open, err := b.store.OpenAlertCounts(ctx, orgID)
+	c, err := b.store.PanelCounts(ctx, orgID)
 	if err != nil {
 		return Stats{}, err
 	}
-	s := Stats{ThreatsBlockedToday: today.ByType[event.TypeBlocked], OpenAlerts: open.Total()}
-	if s.ComplianceGaps, s.ComplianceAudited, err = b.store.ComplianceState(ctx, orgID); err != nil {
-		return Stats{}, err
-	}
-	s.AgentsActive, _, err = b.agentLoad(ctx, orgID)
-	return s, err
+	return Stats{ThreatsBlockedToday: today.ByType[event.TypeBlocked], OpenAlerts: c.OpenAlerts,
+		ComplianceGaps: c.OpenGaps, ComplianceAudited: c.ComplianceAudited, AgentsActive: c.AgentsActive}, nil
 }
 
 // recentAlertsShown is how many open alerts the overview lists.

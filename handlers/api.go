@@ -199,34 +199,42 @@ func (a *API) unrouted(answer func(http.ResponseWriter, *http.Request) error) ht
 // endpoint rate-limits, authenticates and authorizes as the route demands,
 // then runs it.
 func (a *API) endpoint(rt Route) http.Handler {
+	var counted *metrics.Route
+	if a.Metrics != nil {
+		counted = a.Metrics.Route(rt.Method + " " + rt.Path)
+	}
+	bodyLimit := int64(MaxBodyBytes)
+	switch {
+	case ingestRoutes[rt.Path]:
+		bodyLimit = MaxIngestBodyBytes
+	case rt.Path == "/api/intel/import":
+		bodyLimit = intel.MaxImportBytes
+	}
+	_, audited := auditedRoutes[rt.Method+" "+rt.Path]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = r.WithContext(context.WithValue(r.Context(), limitStateKey{}, &limitState{}))
-		limit := int64(MaxBodyBytes)
-		switch {
-		case ingestRoutes[rt.Path]:
-			limit = MaxIngestBodyBytes
-		case rt.Path == "/api/intel/import":
-			limit = intel.MaxImportBytes
+		if r.Body != http.NoBody { // a GET has none to cap
+			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit)
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		r, err := a.admit(w, r, rt)
 		if err == nil {
 			err = checkQuery(r) // after the limits, so the answer carries their headers
 		}
 		start := time.Now()
-		if a.Metrics != nil {
+		if counted != nil {
 			defer func() {
 				status := http.StatusOK
 				if rec, ok := w.(*statusRecorder); ok && rec.status != 0 {
 					status = rec.status
 				}
-				a.Metrics.Request(rt.Method+" "+rt.Path, status, time.Since(start))
+				counted.Observe(status, time.Since(start))
 			}()
 		}
 		var note *auditNote
 		if err == nil {
 			noteWho(r, principalFrom(r.Context()))
-			r, note = withAudit(r, rt)
+			if audited {
+				r, note = withAudit(r)
+			}
 			err = rt.handle(w, r)
 		}
 		if err != nil {

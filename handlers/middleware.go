@@ -28,14 +28,36 @@ const (
 type ctxKey int
 
 const (
-	requestIDKey ctxKey = iota
+	requestStateKey ctxKey = iota
 	principalKey
 )
 
+// requestState is what the middleware and the endpoint note about one
+// request, made in one allocation since every request needs all of it: its
+// id, who made it (for the log), the tightest rate-limit decision, the
+// status written, and the header values they answer with.
+type requestState struct {
+	id           string
+	who          requestWho
+	limit        limitState
+	rec          statusRecorder
+	idHeader     [1]string
+	limitHeaders [3]string
+}
+
+// stateOf is the request's state, nil outside the middleware (unit tests
+// calling a handler directly).
+func stateOf(ctx context.Context) *requestState {
+	st, _ := ctx.Value(requestStateKey).(*requestState)
+	return st
+}
+
 // RequestID returns the id given to the request by the middleware.
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if st := stateOf(ctx); st != nil {
+		return st.id
+	}
+	return ""
 }
 
 // statusRecorder remembers the status for the access log and whether a
@@ -110,13 +132,15 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		who := &requestWho{}
-		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), whoKey{}, who)
+		st := &requestState{id: id, rec: statusRecorder{ResponseWriter: w}}
+		st.idHeader[0] = id
+		ctx := context.WithValue(r.Context(), requestStateKey, st)
 		r = r.WithContext(ctx)
+		who := &st.who
 		// The keys are written in canonical form: Set would canonicalize
 		// (and allocate) on every request.
 		h := w.Header()
-		h["X-Request-Id"] = []string{id}
+		h["X-Request-Id"] = st.idHeader[:]
 		h["X-Content-Type-Options"] = nosniff
 		h["Cache-Control"] = noStore
 		h["Content-Type"] = jsonType
@@ -124,7 +148,7 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 		if https {
 			h["Strict-Transport-Security"] = hsts
 		}
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &st.rec
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -184,11 +208,9 @@ func RedirectToHTTPS(httpsPort string) http.Handler {
 // requestWho is who a request was from, once authenticated, for its log line.
 type requestWho struct{ actor, org string }
 
-type whoKey struct{}
-
 // noteWho records the request's principal for the request log.
 func noteWho(r *http.Request, p Principal) {
-	if w, ok := r.Context().Value(whoKey{}).(*requestWho); ok {
-		w.actor, w.org = actor(p), p.OrgID
+	if st := stateOf(r.Context()); st != nil {
+		st.who.actor, st.who.org = actor(p), p.OrgID
 	}
 }

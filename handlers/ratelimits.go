@@ -58,8 +58,6 @@ type limitState struct {
 	tightest ratelimit.Decision
 }
 
-type limitStateKey struct{}
-
 // clientKey is the bucket key of the request's client address.
 func (a *API) clientKey(r *http.Request) string {
 	return ratelimit.IPKey(ratelimit.ClientIP(r, a.Limits.trusted))
@@ -87,18 +85,21 @@ func (l *RateLimits) nameOf(lim *ratelimit.Limiter) string {
 }
 
 func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) error {
-	st, _ := r.Context().Value(limitStateKey{}).(*limitState)
-	if st == nil {
-		st = &limitState{}
+	req := stateOf(r.Context())
+	if req == nil {
+		req = &requestState{}
 	}
+	st := &req.limit
 	if st.applied {
 		d = ratelimit.Tighter(st.tightest, d)
 	}
 	st.applied, st.tightest = true, d
+	v := &req.limitHeaders
+	v[0], v[1], v[2] = strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.Itoa(d.ResetSeconds())
 	h := w.Header()
-	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)} // canonical keys: see base
-	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
-	h["X-Ratelimit-Reset"] = []string{strconv.Itoa(d.ResetSeconds())}
+	h["X-Ratelimit-Limit"] = v[0:1:1] // canonical keys: see base
+	h["X-Ratelimit-Remaining"] = v[1:2:2]
+	h["X-Ratelimit-Reset"] = v[2:3:3]
 	if d.Allowed {
 		return nil
 	}

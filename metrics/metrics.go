@@ -6,6 +6,7 @@ package metrics
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -15,7 +16,7 @@ import (
 )
 
 // latencyBuckets are the request duration buckets, in seconds.
-var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+var latencyBuckets = [...]float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
 // Registry holds the server's metrics.
 type Registry struct {
@@ -23,6 +24,7 @@ type Registry struct {
 	counters map[string]*family // by name
 	hists    map[string]*histFamily
 	gauges   []gauge
+	routes   map[string]*Route // by pattern
 }
 
 type family struct {
@@ -55,8 +57,10 @@ type Sample struct {
 
 // New makes an empty registry.
 func New() *Registry {
-	return &Registry{counters: map[string]*family{}, hists: map[string]*histFamily{}}
+	return &Registry{counters: map[string]*family{}, hists: map[string]*histFamily{}, routes: map[string]*Route{}}
 }
+
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 // labelSet renders name/value pairs as {a="x",b="y"} (values escaped).
 func labelSet(kv []string) string {
@@ -71,7 +75,7 @@ func labelSet(kv []string) string {
 		}
 		b.WriteString(kv[i])
 		b.WriteString(`="`)
-		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(kv[i+1]))
+		b.WriteString(labelEscaper.Replace(kv[i+1]))
 		b.WriteByte('"')
 	}
 	b.WriteByte('}')
@@ -96,7 +100,7 @@ func (r *Registry) Observe(name, help string, v float64, labels ...string) {
 	defer r.mu.Unlock()
 	f, ok := r.hists[name]
 	if !ok {
-		f = &histFamily{help: help, buckets: latencyBuckets, series: map[string]*histogram{}}
+		f = &histFamily{help: help, buckets: latencyBuckets[:], series: map[string]*histogram{}}
 		r.hists[name] = f
 	}
 	key := labelSet(labels)
@@ -124,10 +128,16 @@ func (r *Registry) Gauge(name, help string, read func() []Sample) {
 
 // Request records one answered API request.
 func (r *Registry) Request(route string, status int, d time.Duration) {
-	code := strconv.Itoa(status)
-	r.Add("garrison_http_requests_total", "API requests answered, by route pattern and status.", 1, "route", route, "status", code)
-	r.Observe("garrison_http_request_duration_seconds", "API request latency, by route pattern.", d.Seconds(), "route", route)
+	r.Route(route).Observe(status, d)
 }
+
+// Names and help of the per-route families.
+const (
+	requestsName  = "garrison_http_requests_total"
+	requestsHelp  = "API requests answered, by route pattern and status."
+	durationsName = "garrison_http_request_duration_seconds"
+	durationsHelp = "API request latency, by route pattern."
+)
 
 func number(v float64) string {
 	switch {
@@ -147,13 +157,22 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
 	r.mu.Lock()
 	gauges := append([]gauge(nil), r.gauges...)
-	names := make([]string, 0, len(r.counters))
-	for n := range r.counters {
+	counters, hists := maps.Clone(r.counters), maps.Clone(r.hists)
+	if len(r.routes) > 0 {
+		requests := &family{help: requestsHelp, typ: "counter", values: map[string]float64{}}
+		durations := &histFamily{help: durationsHelp, buckets: latencyBuckets[:], series: map[string]*histogram{}}
+		for pattern, rt := range r.routes {
+			rt.snapshot(pattern, requests, durations)
+		}
+		counters[requestsName], hists[durationsName] = requests, durations
+	}
+	names := make([]string, 0, len(counters))
+	for n := range counters {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		f := r.counters[n]
+		f := counters[n]
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", n, f.help, n, f.typ)
 		keys := make([]string, 0, len(f.values))
 		for k := range f.values {
@@ -164,13 +183,13 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "%s%s %s\n", n, k, number(f.values[k]))
 		}
 	}
-	hnames := make([]string, 0, len(r.hists))
-	for n := range r.hists {
+	hnames := make([]string, 0, len(hists))
+	for n := range hists {
 		hnames = append(hnames, n)
 	}
 	sort.Strings(hnames)
 	for _, n := range hnames {
-		f := r.hists[n]
+		f := hists[n]
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s histogram\n", n, f.help, n)
 		keys := make([]string, 0, len(f.series))
 		for k := range f.series {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -63,4 +64,51 @@ func BenchmarkScrape(b *testing.B) {
 		sb.Reset()
 		r.WriteTo(&sb)
 	}
+}
+
+// A scrape racing requests still writes a valid exposition: no bucket
+// above its total, every series once.
+func TestScrapeWhileCounting(t *testing.T) {
+	r := New()
+	rt := r.Route("GET /api/events")
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				rt.Observe(200+w, time.Duration(i%20)*time.Millisecond)
+			}
+		})
+	}
+	for range 200 {
+		var b strings.Builder
+		r.WriteTo(&b)
+		if err := Check(b.String()); err != nil {
+			close(done)
+			wg.Wait()
+			t.Fatalf("%v\n%s", err, b.String())
+		}
+	}
+	close(done)
+	wg.Wait()
+	var b strings.Builder
+	r.WriteTo(&b)
+	if !strings.Contains(b.String(), `garrison_http_requests_total{route="GET /api/events",status="203"}`) {
+		t.Errorf("a status counted by one writer is missing:\n%s", b.String())
+	}
+}
+
+// BenchmarkRouteObserve is the cost every API request pays for its metrics.
+func BenchmarkRouteObserve(b *testing.B) {
+	rt := New().Route("GET /api/dashboard/health")
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			rt.Observe(200, 3*time.Millisecond)
+		}
+	})
 }

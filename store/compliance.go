@@ -405,15 +405,3 @@ func (s *Store) PolicyAdoptions(ctx context.Context, orgID string) (map[string]P
 	}
 	return out, rows.Err()
 }
-
-// ComplianceState is the organization's open gaps in all frameworks and
-// whether any audit has completed: what the stats panel shows.
-func (s *Store) ComplianceState(ctx context.Context, orgID string) (openGaps int, audited bool, err error) {
-	err = s.reads().QueryRowContext(ctx, `SELECT
-		(SELECT COUNT(*) FROM compliance_gaps WHERE org_id = ?1 AND status = 'open'),
-		EXISTS (SELECT 1 FROM compliance_audits WHERE org_id = ?1 AND completed_at IS NOT NULL)`, orgID).Scan(&openGaps, &audited)
-	if err != nil {
-		return 0, false, fmt.Errorf("compliance state: %w", err)
-	}
-	return openGaps, audited, nil
-}

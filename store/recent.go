@@ -47,28 +47,45 @@ func typeIndex(t string) int { return slices.Index(event.Types, t) }
 // counts adds up the hours from hour on: false when the organization is
 // not held, or the hours before it are not.
 func (r *recentCounts) counts(orgID string, hour int64) (c EventCounts, cursor int64, ok bool) {
+	var sum [len(hourCounts{})][event.Levels]int64
+	hours := 0
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	o, held := r.orgs[orgID]
-	if !held || hour < o.from {
-		return c, 0, false
-	}
-	r.tick++
-	o.read = r.tick
-	c.ByType = map[string]int{}
-	for h, hc := range o.hours {
-		if h < hour {
-			continue
-		}
-		for t, bySev := range hc {
-			for sev, n := range bySev {
-				c.Total += int(n)
-				c.BySeverity[sev] += int(n)
-				c.ByType[event.Types[t]] += int(n)
+	ok = held && hour >= o.from
+	if ok {
+		r.tick++
+		o.read = r.tick
+		cursor = o.cursor
+		for h, hc := range o.hours {
+			if h < hour {
+				continue
+			}
+			hours++
+			for t := range hc {
+				for sev, n := range hc[t] {
+					sum[t][sev] += int64(n)
+				}
 			}
 		}
 	}
-	return c, o.cursor, true
+	r.mu.Unlock() // the answer is built outside the lock every reader takes
+	if !ok {
+		return c, 0, false
+	}
+	c.ByType = map[string]int{}
+	if hours == 0 {
+		return c, cursor, true
+	}
+	for t := range sum {
+		byType := 0
+		for sev, n := range sum[t] {
+			c.BySeverity[sev] += int(n)
+			byType += int(n)
+		}
+		c.ByType[event.Types[t]] = byType
+		c.Total += byType
+	}
+	return c, cursor, true
 }
 
 // load holds an organization's recent hours as of the snapshot q reads.

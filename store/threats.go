@@ -314,3 +314,27 @@ func (s *Store) Sources(ctx context.Context, orgID string) ([]Source, error) {
 	}
 	return out, rows.Err()
 }
+
+// PanelCounts are the stats panel's figures besides the day's events.
+type PanelCounts struct {
+	OpenAlerts        int
+	OpenGaps          int  // open compliance gaps
+	ComplianceAudited bool // a framework audit has completed
+	AgentsActive      int  // agents with a run queued or running
+}
+
+// PanelCounts reads them in one statement: the stats panel is the most
+// polled read, and each statement costs a pooled connection and a step.
+func (s *Store) PanelCounts(ctx context.Context, orgID string) (PanelCounts, error) {
+	var c PanelCounts
+	err := s.reads().QueryRowContext(ctx, `SELECT
+		(SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE org_id = ?1 AND status = 'open'),
+		(SELECT COUNT(*) FROM compliance_gaps WHERE org_id = ?1 AND status = 'open'),
+		EXISTS (SELECT 1 FROM compliance_audits WHERE org_id = ?1 AND completed_at IS NOT NULL),
+		(SELECT COUNT(DISTINCT agent) FROM agent_runs WHERE org_id = ?1 AND status IN ('queued', 'running'))`,
+		orgID).Scan(&c.OpenAlerts, &c.OpenGaps, &c.ComplianceAudited, &c.AgentsActive)
+	if err != nil {
+		return PanelCounts{}, fmt.Errorf("stats panel: %w", err)
+	}
+	return c, nil
+}
