@@ -98,9 +98,17 @@ func (o *orgAlertMemory) window(ctx context.Context, q *sql.Stmt, orgID string, 
 }
 
 // recountWindow is window's query; INDEXED BY because without statistics
-// the planner would walk the organization's whole time index.
-const recountWindow = `SELECT COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events INDEXED BY events_org_asset_ts
-	WHERE org_id = ? AND asset = ? AND ts >= ? AND ts < ? AND type = ? AND severity < ?`
+// the planner would walk the organization's whole time index (and so that
+// a window expression that stops matching the index's fails loudly).
+var recountWindow = `SELECT COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events INDEXED BY events_org_window_asset
+	WHERE org_id = ?1 AND ` + burstWindowOf("ts") + ` = ?3 AND asset = ?2 AND type = ?5 AND ts >= ?3 AND ts < ?4 AND severity < ?6`
+
+// burstWindowOf is the SQL of the burst window holding the timestamp
+// column ts, exactly as the index events_org_window_asset spells it (an
+// expression index serves only the same expression).
+func burstWindowOf(ts string) string {
+	return fmt.Sprintf("%[1]s - (%[1]s %% %[2]d + %[2]d) %% %[2]d", ts, alerting.BurstWindow.Milliseconds())
+}
 
 // commit records what a committed ingest added.
 func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, open map[string]string, limit int) {

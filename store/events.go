@@ -278,15 +278,20 @@ func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit in
 	return alertEvents(ctx, s.reader, orgID, alertID, limit)
 }
 
+// alertEventsQuery reads an alert's events. The window's join term has a
+// unary plus on w.window so that SQLite matches the expression side to the
+// index instead of taking w.window as the column to look up.
+var alertEventsQuery = `SELECT ` + eventColumns + ` FROM events WHERE alert_id = ?1 AND org_id = ?2
+	UNION ALL
+	SELECT ` + eventColumns + ` FROM events WHERE seq IN (SELECT e.seq FROM alert_windows w
+		JOIN events e INDEXED BY events_org_window_asset ON e.org_id = w.org_id AND ` + burstWindowOf("e.ts") + ` = +w.window
+			AND e.asset = w.asset AND e.ts >= w.window AND e.ts < w.window + ?4
+		WHERE w.alert_id = ?1 AND w.org_id = ?2 AND e.type = w.type AND e.severity < ?5
+			AND e.alert_id IS NULL AND e.seq <= w.upto_seq)
+	ORDER BY ts DESC LIMIT ?3`
+
 func alertEvents(ctx context.Context, q querier, orgID, alertID string, limit int) ([]Event, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE alert_id = ?1 AND org_id = ?2
-		UNION ALL
-		SELECT `+eventColumns+` FROM events WHERE seq IN (SELECT e.seq FROM alert_windows w
-			JOIN events e INDEXED BY events_org_asset_ts ON e.org_id = w.org_id AND e.asset = w.asset
-				AND e.ts >= w.window AND e.ts < w.window + ?4
-			WHERE w.alert_id = ?1 AND w.org_id = ?2 AND e.type = w.type AND e.severity < ?5
-				AND e.alert_id IS NULL AND e.seq <= w.upto_seq)
-		ORDER BY ts DESC LIMIT ?3`, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), event.High)
+	rows, err := q.QueryContext(ctx, alertEventsQuery, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), event.High)
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}
