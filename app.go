@@ -58,7 +58,7 @@ func openStore(ctx context.Context, dataDir string, now func() time.Time) (*stor
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	dbPath := filepath.Join(dataDir, "garrison.db")
-	s, err := store.Open(ctx, dbPath, schemaSQL, store.WithClock(now))
+	s, err := store.Open(ctx, dbPath, schemaSQL, store.WithClock(now), store.WithIdleRelease(memory.Release))
 	if store.IsUnavailable(err) {
 		return nil, fmt.Errorf("cannot open the database in %s: its disk is full or another process holds it locked; "+
 			"free space (or stop the other process) and start again: %w", dataDir, err)

@@ -80,3 +80,8 @@ func (t *Trimmer) read() (allocs, excess uint64) {
 	}
 	return allocs, excess
 }
+
+// Release returns freed heap to the operating system now, for a part of
+// the server that has just dropped what it held (the store, once idle):
+// the trimmer would only notice after the next collection.
+func Release() { debug.FreeOSMemory() }

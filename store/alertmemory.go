@@ -23,6 +23,15 @@ type alertMemory struct {
 	limit int // windows and fingerprints held per organization
 }
 
+// release drops what is held of every organization, unless an ingest or
+// a status change holds the memory now (then the store is not idle).
+func (m *alertMemory) release() {
+	if m.mu.TryLock() {
+		m.orgs = nil
+		m.mu.Unlock()
+	}
+}
+
 // windowStat counts events, their time range and worst severity: a burst
 // window's lower-severity events so far, or what a batch adds to one.
 type windowStat struct {

@@ -40,6 +40,7 @@ type Store struct {
 	walLimit     int64
 	fold         fold
 	foldEvery    time.Duration
+	afterIdle    func() // after idle memory was given back (WithIdleRelease)
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
@@ -65,6 +66,11 @@ func WithWALLimit(bytes int64) Option { return func(s *Store) { s.walLimit = byt
 // reads (default foldInterval); tests that need events left unfolded
 // set it long.
 func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEvery = d } }
+
+// WithIdleRelease sets what to run once the store has given back its
+// idle memory (page caches, alert memory): the process can then return
+// the freed heap to the operating system at once.
+func WithIdleRelease(fn func()) Option { return func(s *Store) { s.afterIdle = fn } }
 
 // Open opens (creating if needed) the database at path, applies the
 // migrations in schema that are newer than the database, and folds the
@@ -233,15 +239,20 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 // cache is given back.
 const idleRelease = 10 * time.Second
 
-// releaseIdleMemory empties the page caches of every connection once
-// nothing has been written for idleRelease: an appliance that ingested a
-// burst at noon should not hold the caches that burst warmed all night.
-// The next queries warm them again.
+// releaseIdleMemory empties the page caches of every connection, and the
+// alert memory, once nothing has been written for idleRelease: an
+// appliance that ingested a burst at noon should not hold what that burst
+// warmed all night. The next queries warm the caches again; the next
+// ingest recounts from the events what it needs, as after a restart.
 func (s *Store) releaseIdleMemory(ctx context.Context) {
 	last := s.lastWrite.Load()
 	if last == 0 || time.Since(time.Unix(0, last)) < idleRelease || !s.lastWrite.CompareAndSwap(last, 0) {
 		return
 	}
+	if s.afterIdle != nil {
+		defer s.afterIdle()
+	}
+	s.alerts.release()
 	s.writer.ExecContext(ctx, `PRAGMA shrink_memory`)
 	s.checkpointer.ExecContext(ctx, `PRAGMA shrink_memory`)
 	// Each idle reader connection: held all at once, so each is a different
