@@ -15,6 +15,7 @@ import (
 
 	"garrison/demo"
 	"garrison/handlers"
+	"garrison/memory"
 )
 
 // Server timeouts: a slow or stalled client is cut off instead of holding a
@@ -34,6 +35,7 @@ type listening func(httpsAddr, httpAddr string)
 // stops the workers and closes the database, in that order.
 func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, ready listening) error {
 	log := newLogger(cfg, stderr)
+	memory.TuneGC()
 	a, err := newApp(ctx, cfg, log, opts)
 	if err != nil {
 		return err

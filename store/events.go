@@ -38,32 +38,34 @@ type EventFilter struct {
 	Page           Page
 }
 
-// eventColumns reads an event as scanEvents takes it. An event's alert is
-// its own alert_id or, for the earlier events of a burst window, the burst
-// alert that took the window in (alert_windows).
-var eventColumns = fmt.Sprintf(`id, org_id, type, severity, ts, source, asset, message, indicator, details,
-	COALESCE(alert_id, (SELECT w.alert_id FROM alert_windows w WHERE w.org_id = events.org_id AND w.asset = events.asset
-		AND w.type = events.type AND w.window = events.ts - (events.ts %% %[1]d + %[1]d) %% %[1]d
-		AND events.severity < %[2]d AND events.seq <= w.upto_seq), ''), received_at`,
+// eventColumns reads an event as scanEvents takes it (not its org_id:
+// every query is of one organization's events). An event's alert is its
+// own alert_id or, for an earlier lower-severity event of a burst window,
+// the burst alert that took the window in (alert_windows), looked up only
+// for those.
+var eventColumns = fmt.Sprintf(`id, type, severity, ts, source, asset, message, indicator, details,
+	COALESCE(alert_id, CASE WHEN severity < %[2]d THEN (SELECT w.alert_id FROM alert_windows w
+		WHERE w.org_id = events.org_id AND w.asset = events.asset AND w.type = events.type
+		AND w.window = events.ts - (events.ts %% %[1]d + %[1]d) %% %[1]d AND events.seq <= w.upto_seq) END, ''), received_at`,
 	alerting.BurstWindow.Milliseconds(), event.High)
 
-func scanEvents(rows *sql.Rows) ([]Event, error) {
-	return scanEventsTotal(rows, nil)
+func scanEvents(rows *sql.Rows, orgID string) ([]Event, error) {
+	return scanEventsTotal(rows, orgID, nil)
 }
 
 // scanEventsTotal scans events, and, when total is not nil, the column after
 // them that carries the page's total (historyTotal).
-func scanEventsTotal(rows *sql.Rows, total *int) ([]Event, error) {
+func scanEventsTotal(rows *sql.Rows, orgID string, total *int) ([]Event, error) {
 	defer rows.Close()
 	var out []Event
 	var ts, received int64
-	dest := make([]any, 12, 13)
+	dest := make([]any, 11, 12)
 	for rows.Next() {
-		var e Event
-		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.OrgID, &e.Type, &e.Severity, &ts, &e.Source
-		dest[6], dest[7], dest[8], dest[9], dest[10], dest[11] = &e.Asset, &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
+		e := Event{OrgID: orgID}
+		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.Type, &e.Severity, &ts, &e.Source, &e.Asset
+		dest[6], dest[7], dest[8], dest[9], dest[10] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
 		if total != nil {
-			dest = append(dest[:12], total)
+			dest = append(dest[:11], total)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -144,7 +146,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 		if err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
 		}
-		if events, err = scanEventsTotal(rows, &total); err != nil {
+		if events, err = scanEventsTotal(rows, orgID, &total); err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
 		}
 		if len(events) > 0 {
@@ -159,7 +161,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 		if err != nil {
 			return fmt.Errorf("list events: %w", err)
 		}
-		if events, err = scanEvents(rows); err != nil {
+		if events, err = scanEvents(rows, orgID); err != nil {
 			return fmt.Errorf("list events: %w", err)
 		}
 		total, err = countEvents(ctx, tx, orgID, f, b)
@@ -295,5 +297,5 @@ func alertEvents(ctx context.Context, q querier, orgID, alertID string, limit in
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}
-	return scanEvents(rows)
+	return scanEvents(rows, orgID)
 }

@@ -33,7 +33,7 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 		if err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
-		if events, err = scanEvents(rows); err != nil {
+		if events, err = scanEvents(rows, orgID); err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
 		return nil
