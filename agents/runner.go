@@ -96,6 +96,9 @@ func (r *Runner) Run(ctx context.Context) {
 			}
 			break
 		}
+		if ctx.Err() != nil {
+			return // shutting down before recovery ran: the next start does it
+		}
 		r.cfg.Log.Error("recover agent runs; retrying", "err", err)
 		select {
 		case <-ctx.Done():

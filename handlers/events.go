@@ -126,6 +126,6 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	for i, e := range events {
 		views[i] = newEventView(e)
 	}
-	writeList(w, views, total, page)
+	writeEventList(w, views, total, page)
 	return nil
 }

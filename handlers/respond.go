@@ -67,11 +67,16 @@ func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page)
 	if items == nil {
 		items = []T{}
 	}
+	writeJSON(w, http.StatusOK, listBody{Success: true, Data: items, Pagination: newPagination(len(items), total, p)})
+}
+
+// newPagination describes a page of n items: next_offset while more follow.
+func newPagination(n, total int, p store.Page) pagination {
 	pg := pagination{Total: total, Limit: p.Limit, Offset: p.Offset}
-	if next := p.Offset + len(items); len(items) > 0 && next < total {
+	if next := p.Offset + n; n > 0 && next < total {
 		pg.NextOffset = &next
 	}
-	writeJSON(w, http.StatusOK, listBody{Success: true, Data: items, Pagination: pg})
+	return pg
 }
 
 // mapSlice turns each item into its view.
