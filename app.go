@@ -58,7 +58,7 @@ func openStore(ctx context.Context, dataDir string, now func() time.Time) (*stor
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	dbPath := filepath.Join(dataDir, "garrison.db")
-	s, err := store.Open(ctx, dbPath, schemaSQL, store.WithClock(now), store.WithIdleRelease(memory.Release))
+	s, err := store.Open(ctx, dbPath, schemaSQL, store.WithClock(now))
 	if store.IsUnavailable(err) {
 		return nil, fmt.Errorf("cannot open the database in %s: its disk is full or another process holds it locked; "+
 			"free space (or stop the other process) and start again: %w", dataDir, err)
@@ -182,7 +182,7 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 			Client: &http.Client{Timeout: 30 * time.Minute}}
 		wg.Go(func() { sync.Run(ctx) })
 	}
-	wg.Go(func() { memory.NewTrimmer().Run(ctx, trimInterval) })
+	wg.Go(func() { memory.NewTrimmer(func() { a.store.ReleaseMemory(ctx) }).Run(ctx, trimInterval) })
 	for _, l := range a.limits.Limiters() {
 		wg.Go(func() { l.Run(ctx, limiterSweepInterval) })
 	}

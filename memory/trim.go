@@ -24,11 +24,15 @@ const (
 type Trimmer struct {
 	samples    []metrics.Sample
 	lastAllocs uint64
+	busy       bool   // the process worked since it last went idle
+	release    func() // what the rest of the server gives back on going idle
 }
 
-// NewTrimmer starts watching from the heap's state now.
-func NewTrimmer() *Trimmer {
-	t := &Trimmer{samples: []metrics.Sample{
+// NewTrimmer starts watching from the heap's state now. release, if not
+// nil, runs each time the process goes from work to idle, before the heap
+// is returned: the store empties its caches then.
+func NewTrimmer(release func()) *Trimmer {
+	t := &Trimmer{release: release, samples: []metrics.Sample{
 		{Name: "/gc/heap/allocs:bytes"},
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
@@ -54,16 +58,28 @@ func (t *Trimmer) Run(ctx context.Context, every time.Duration) {
 }
 
 // Check returns the heap to the operating system when the process has
-// been idle since the last check and holds much more than it uses. It
-// reports whether it did.
+// been idle since the last check and either has just gone idle (then the
+// release runs first) or holds much more than it uses. Idle is measured by
+// allocation, not by requests or writes: a health check a second or the
+// background bookkeeping writes do not keep a server busy. It reports
+// whether it returned the heap.
 func (t *Trimmer) Check() bool {
 	before := t.lastAllocs
 	allocs, excess := t.read()
-	if allocs-before >= idleAllocs || excess <= slack {
+	if allocs-before >= idleAllocs {
+		t.busy = true
 		return false
 	}
+	wentIdle := t.busy
+	if !wentIdle && excess <= slack {
+		return false
+	}
+	t.busy = false
+	if wentIdle && t.release != nil {
+		t.release()
+	}
 	debug.FreeOSMemory()
-	t.read() // the collection's own allocations do not count as work
+	t.read() // the release's and the collection's own allocations are not work
 	return true
 }
 
@@ -80,8 +96,3 @@ func (t *Trimmer) read() (allocs, excess uint64) {
 	}
 	return allocs, excess
 }
-
-// Release returns freed heap to the operating system now, for a part of
-// the server that has just dropped what it held (the store, once idle):
-// the trimmer would only notice after the next collection.
-func Release() { debug.FreeOSMemory() }

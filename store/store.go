@@ -34,13 +34,11 @@ type Store struct {
 	stmts        statements
 	recent       recentCounts
 	health       atomic.Pointer[probe]
-	lastWrite    atomic.Int64           // unix ns of the last commit; 0 once idle memory was released
 	writeFailure atomic.Pointer[string] // why the last write failed for want of space or a lock
 	auth         authCache
 	walLimit     int64
 	fold         fold
 	foldEvery    time.Duration
-	afterIdle    func() // after idle memory was given back (WithIdleRelease)
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
@@ -67,11 +65,6 @@ func WithWALLimit(bytes int64) Option { return func(s *Store) { s.walLimit = byt
 // set it long.
 func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEvery = d } }
 
-// WithIdleRelease sets what to run once the store has given back its
-// idle memory (page caches, alert memory): the process can then return
-// the freed heap to the operating system at once.
-func WithIdleRelease(fn func()) Option { return func(s *Store) { s.afterIdle = fn } }
-
 // Open opens (creating if needed) the database at path, applies the
 // migrations in schema that are newer than the database, and folds the
 // events a crash left unfolded. It starts no goroutine: Maintain does the
@@ -84,8 +77,8 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	}
 	// The writer's page cache holds the indexes' working set as the tables
 	// grow (at 400,000 events, 32 MiB made seeded ingest 1.45× faster than
-	// SQLite's 2 MiB default: bench/suite); an idle writer gives it back
-	// (releaseIdleMemory). The WAL file is cut back to walLimit after each
+	// SQLite's 2 MiB default: bench/suite); an idle server gives it back
+	// (ReleaseMemory). The WAL file is cut back to walLimit after each
 	// reset.
 	writer, err := sql.Open("sqlite", dsn(path, "immediate")+"&_pragma=wal_autocheckpoint(0)"+
 		fmt.Sprintf("&_pragma=cache_size(-%d)&_pragma=journal_size_limit(%d)", writerCacheKiB, s.walLimit))
@@ -220,7 +213,6 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.releaseIdleMemory(ctx)
 			// PASSIVE never blocks the writer or readers; what it cannot
 			// copy now it copies next time.
 			var busy, frames, copied int64
@@ -235,23 +227,12 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 	}
 }
 
-// idleRelease is how long the writer must have been idle before its page
-// cache is given back.
-const idleRelease = 10 * time.Second
-
-// releaseIdleMemory empties the page caches of every connection, and the
-// alert memory, once nothing has been written for idleRelease: an
-// appliance that ingested a burst at noon should not hold what that burst
-// warmed all night. The next queries warm the caches again; the next
-// ingest recounts from the events what it needs, as after a restart.
-func (s *Store) releaseIdleMemory(ctx context.Context) {
-	last := s.lastWrite.Load()
-	if last == 0 || time.Since(time.Unix(0, last)) < idleRelease || !s.lastWrite.CompareAndSwap(last, 0) {
-		return
-	}
-	if s.afterIdle != nil {
-		defer s.afterIdle()
-	}
+// ReleaseMemory empties the page caches of every connection and drops the
+// alert memory, for a server that has gone idle (memory.Trimmer decides
+// when): an appliance that ingested a burst at noon should not hold what
+// that burst warmed all night. The next queries warm the caches again; the
+// next ingest recounts from the events what it needs, as after a restart.
+func (s *Store) ReleaseMemory(ctx context.Context) {
 	s.alerts.release()
 	s.writer.ExecContext(ctx, `PRAGMA shrink_memory`)
 	s.checkpointer.ExecContext(ctx, `PRAGMA shrink_memory`)
@@ -355,7 +336,6 @@ func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error 
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	s.lastWrite.Store(time.Now().UnixNano())
 	return nil
 }
 
