@@ -30,9 +30,10 @@ type Trimmer struct {
 
 // NewTrimmer starts watching from the heap's state now. release, if not
 // nil, runs each time the process goes from work to idle, before the heap
-// is returned: the store empties its caches then.
+// is returned: the store empties its caches then. Starting counts as work
+// (opening the store warmed its caches), so the first idle look releases.
 func NewTrimmer(release func()) *Trimmer {
-	t := &Trimmer{release: release, samples: []metrics.Sample{
+	t := &Trimmer{release: release, busy: true, samples: []metrics.Sample{
 		{Name: "/gc/heap/allocs:bytes"},
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},

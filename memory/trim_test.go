@@ -21,6 +21,10 @@ func TestTrimAfterBurst(t *testing.T) {
 	runtime.GC()
 	releases := 0
 	tr := NewTrimmer(func() { releases++ })
+	if !tr.Check() || releases != 1 {
+		t.Fatalf("the first idle look after start: %d releases, want 1", releases)
+	}
+	releases = 0
 	burst := func() {
 		for range 64 {
 			sink = append(sink, make([]byte, 1<<20))
