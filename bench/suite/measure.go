@@ -127,8 +127,9 @@ func coldStarts(ctx context.Context, g *garrison, res *results) error {
 }
 
 // settledRSS waits for the server's background work to end and for it to
-// hand idle memory back (the writer's page cache after 10 s without writes,
-// the Go heap within 5 s of going quiet), then reads its RSS.
+// hand idle memory back (its trimmer looks every 5 s; the first look that
+// finds it idle after work empties the store's caches and returns the
+// heap), then reads its RSS.
 func settledRSS(ctx context.Context, g *garrison) float64 {
 	settle(ctx, g.proc.pid(), 5*time.Minute)
 	sleep(ctx, 15*time.Second)
