@@ -542,7 +542,7 @@ func TestOpenAPIContractMethodNotAllowed(t *testing.T) {
 }
 
 // contractGoRegexp compiles an ECMA-262 pattern of the document with Go's
-// regexp: \uXXXX becomes \x{XXXX}.
+// regexp: a \u escape (four hex digits) becomes \x{...}.
 func contractGoRegexp(t *testing.T, pattern string) *regexp.Regexp {
 	t.Helper()
 	re, err := regexp.Compile(regexp.MustCompile(`\\u([0-9A-Fa-f]{4})`).ReplaceAllString(pattern, `\x{$1}`))

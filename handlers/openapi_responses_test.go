@@ -156,7 +156,7 @@ func TestOpenAPIResponseValidatorNullable(t *testing.T) {
 }
 
 // TestOpenAPIResponseValidatorPatterns: ECMA-262 \u escapes become RE2's,
-// and a pattern Go cannot compile is skipped and noted once.
+// and a pattern Go cannot compile is left unchecked and noted once.
 func TestOpenAPIResponseValidatorPatterns(t *testing.T) {
 	doc := schema.NewDoc(map[string]any{})
 	s, err := doc.CompileValue(map[string]any{"type": "string", "pattern": `^[^\u0000-\u001f]*$`}, "#/escaped")
@@ -192,7 +192,7 @@ func TestOpenAPIResponseValidatorCoversDocument(t *testing.T) {
 	for _, u := range unsupported {
 		t.Errorf("docs/openapi.json: %s", u)
 	}
-	for _, n := range notes {
-		t.Logf("docs/openapi.json: %s", n)
+	for _, n := range notes { // a pattern left unchecked
+		t.Errorf("docs/openapi.json: %s", n)
 	}
 }

@@ -3,7 +3,7 @@
 // script error, console error or failed request. (pages.test.mjs visits
 // every page for speed, accessibility and screenshots.)
 //
-// Run by .ci/browser-test (part of .ci/test). Needs Debian's chromium and
+// Run by .ci/browser-test (part of the README's test command, .ci/run). Needs Debian's chromium and
 // the npm packages of .ci/package.json.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -257,7 +257,7 @@ func loadContract() (*contract, error) {
 
 // OpenAPIValidatorNotes loads the document as the response check does and
 // returns what the validator leaves out: keywords it does not support
-// (ignored) and patterns Go cannot compile (skipped).
+// (ignored) and patterns Go cannot compile (left unchecked).
 func OpenAPIValidatorNotes() (unsupported, notes []string, err error) {
 	c, err := loadContract()
 	if err != nil {
