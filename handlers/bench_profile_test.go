@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,11 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"garrison/event"
 	"garrison/handlers/apitest"
-	"garrison/store"
 )
 
 // BenchmarkProfileReads loads one read endpoint (PROFILE_PATH, default
@@ -35,23 +30,7 @@ func BenchmarkProfileReads(b *testing.B) {
 	var admin apitest.Account
 	if statErr != nil {
 		admin = e.Register("ann@acme.test", "Acme")
-		ctx := context.Background()
-		const total, batch = 1_000_000, 5000
-		for i := 0; i < total/batch; i++ {
-			var evs []store.NewEvent
-			end := e.Clock.Now().Add(-30 * 24 * time.Hour).Add(time.Duration(i+1) * 30 * 24 * time.Hour / (total / batch))
-			for _, m := range benchEvents(batch, end, 30*24*time.Hour/(total/batch), uint64(i)) {
-				ts, _ := time.Parse(time.RFC3339Nano, m["timestamp"].(string))
-				details, _ := json.Marshal(m["details"])
-				sev, _ := event.ParseSeverity(m["severity"].(string))
-				evs = append(evs, store.NewEvent{Type: m["type"].(string), Severity: sev, Timestamp: ts, Source: m["source"].(string),
-					Asset: m["asset"].(string), Message: m["message"].(string), Indicator: m["indicator"].(string), Details: details})
-			}
-			if _, err := e.Store.Ingest(ctx, admin.OrgID, evs, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-		e.Store.Fold(ctx)
+		seedMillion(b, e, admin.OrgID)
 	} else {
 		r := e.Login("ann@acme.test", apitest.Password)
 		admin = apitest.Account{Token: r.Str("token")}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"math"
 	"sort"
 	"strconv"
@@ -166,37 +167,17 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 		}
 		counters[requestsName], hists[durationsName] = requests, durations
 	}
-	names := make([]string, 0, len(counters))
-	for n := range counters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(counters)) {
 		f := counters[n]
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", n, f.help, n, f.typ)
-		keys := make([]string, 0, len(f.values))
-		for k := range f.values {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(f.values)) {
 			fmt.Fprintf(&b, "%s%s %s\n", n, k, number(f.values[k]))
 		}
 	}
-	hnames := make([]string, 0, len(hists))
-	for n := range hists {
-		hnames = append(hnames, n)
-	}
-	sort.Strings(hnames)
-	for _, n := range hnames {
+	for _, n := range slices.Sorted(maps.Keys(hists)) {
 		f := hists[n]
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s histogram\n", n, f.help, n)
-		keys := make([]string, 0, len(f.series))
-		for k := range f.series {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(f.series)) {
 			h := f.series[k]
 			inner := strings.TrimSuffix(strings.TrimPrefix(k, "{"), "}")
 			sep := ""

@@ -216,9 +216,7 @@ func (s *Store) DeleteOrg(ctx context.Context, orgID string) (Org, error) {
 
 // forgetOrg drops what the store keeps in memory of a deleted organization.
 func (s *Store) forgetOrg(orgID string) {
-	s.recent.mu.Lock()
-	delete(s.recent.orgs, orgID)
-	s.recent.mu.Unlock()
+	s.forgetRecent(orgID)
 	s.alerts.mu.Lock()
 	delete(s.alerts.orgs, orgID)
 	s.alerts.mu.Unlock()
