@@ -80,11 +80,19 @@ export function query(params) {
 
 // members maps the organization's user ids to their members (GET
 // /org/members, a read), for showing people by name; an empty map when it
-// cannot be read. Kept for a minute: pages ask for it often.
+// cannot be read (not kept: the next call tries again). Kept for a minute,
+// pages ask for it often; forgetMembers drops it whenever who is signed in,
+// or who the members are, changes.
 let membersCache = null;
 export function members() {
   if (!membersCache || Date.now() - membersCache.at > 60000) {
-    membersCache = { at: Date.now(), p: get('/org/members?limit=200').then((r) => new Map((r.data || []).map((m) => [m.id, m])), () => new Map()) };
+    const entry = { at: Date.now() };
+    entry.p = get('/org/members?limit=200').then((r) => new Map((r.data || []).map((m) => [m.id, m])), () => {
+      if (membersCache === entry) membersCache = null;
+      return new Map();
+    });
+    membersCache = entry;
   }
   return membersCache.p;
 }
+export function forgetMembers() { membersCache = null; }

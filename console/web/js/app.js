@@ -1,7 +1,7 @@
 // The console's shell: who is signed in, the routes, the navigation and
 // the page frame. Each page is a module under pages/, loaded when visited.
 
-import { get, post, whenSignedOut } from './api.js';
+import { get, post, whenSignedOut, forgetMembers } from './api.js';
 import { h, errorBox, loading } from './dom.js';
 
 // Routes, in the order the navigation lists them. auth false: a page for
@@ -69,6 +69,7 @@ export const can = (role) => !!state.me && (roleRank[state.me.role] || 0) >= (ro
 const signedIn = () => document.cookie.split('; ').includes('garrison_signed_in=1');
 
 export async function refreshMe() {
+  forgetMembers(); // another account, or another role, may see other people
   if (!signedIn()) {
     state.me = null;
     return null;
@@ -87,6 +88,7 @@ export const health = () => state.health;
 
 whenSignedOut((message) => {
   state.me = null;
+  forgetMembers();
   const here = location.pathname + location.search;
   const next = here.startsWith('/login') ? '/' : here;
   navigate('/login?' + new URLSearchParams({ reason: message, next }).toString(), true);
@@ -95,6 +97,7 @@ whenSignedOut((message) => {
 async function signOut() {
   try { await post('/auth/logout', {}, { public: true }); } catch { /* the session is gone either way */ }
   state.me = null;
+  forgetMembers();
   navigate('/login?reason=' + encodeURIComponent('You have signed out.'));
 }
 

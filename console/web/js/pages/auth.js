@@ -2,7 +2,7 @@
 // accept an invitation, forgot and reset password, confirm an address.
 // The mails' links land here.
 
-import { post } from '../api.js';
+import { post, ApiError } from '../api.js';
 import { h, form, notice, errorBox, loading } from '../dom.js';
 import { navigate, refreshMe, safeNext } from '../app.js';
 
@@ -93,7 +93,6 @@ function register(ctx) {
 }
 
 function forgot() {
-  const done = h('div');
   const f = form({
     submit: 'Send the link',
     fields: [{ name: 'email', label: 'E-mail address', type: 'email', required: true, autocomplete: 'email' }],
@@ -102,7 +101,7 @@ function forgot() {
       f.replaceWith(notice('If an account uses that address, a link to choose a new password is on its way. It works for one hour.'));
     },
   });
-  return card('Forgot your password?', h('p', {}, 'We will mail you a link to choose a new one.'), f, done,
+  return card('Forgot your password?', h('p', {}, 'We will mail you a link to choose a new one.'), f,
     h('p', { class: 'auth-links' }, h('a', { href: '/login' }, 'Back to sign in')));
 }
 
@@ -120,7 +119,6 @@ function reset(ctx) {
     ],
     onSubmit: async (v) => {
       if (v.new_password !== v.confirm) {
-        const { ApiError } = await import('../api.js');
         throw new ApiError(400, 'validation_error', 'Invalid request: confirm does not match the new password', ['confirm']);
       }
       await post('/auth/reset-confirm', { token, new_password: v.new_password }, { public: true });

@@ -15,7 +15,9 @@ const PAGE = 25;
 
 const patchLabels = { patch_available: 'Patch available', no_patch_known: 'No patch known', unknown: 'Unknown' };
 const pct = (x) => (x == null ? '—' : (x * 100).toFixed(1) + '%');
-const ext = (url, text) => h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, text || url);
+// A feed's reference is linked only when it is a web address; any other
+// text (a javascript: URL, say) is shown as text.
+const ext = (url, text) => (/^https?:\/\//i.test(url) ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, text || url) : h('span', {}, text || url));
 // Notification refs are ids; their prefix says which page shows them.
 const refPages = { cvw: '/cve-watchlist/', tkt: '/tickets/', alr: '/alerts/', run: '/agents/runs/' };
 const refLink = (ref) => { const p = refPages[String(ref).split('_')[0]]; return p ? h('a', { href: p + ref }, 'Open') : null; };

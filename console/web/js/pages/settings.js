@@ -2,7 +2,7 @@
 // signed-in account, and the audit log. The tab is in the address
 // (?tab=keys) so each one can be linked; members see only their tabs.
 
-import { get, post, patch, del, query, ApiError } from '../api.js';
+import { get, post, patch, del, query, ApiError, forgetMembers } from '../api.js';
 import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading } from '../dom.js';
 
 const tabs = [
@@ -136,6 +136,7 @@ function membersTab(ctx) {
       b.disabled = true;
       try {
         await patch('/org/members/' + encodeURIComponent(m.id), { role: to });
+        forgetMembers(); // roles are shown beside names
         status.replaceChildren(notice(`${m.name} is now ${to === 'admin' ? 'an admin' : 'a member'}.`));
         // Stepping down changes what this page may show.
         if (you(m)) { await ctx.refreshMe(); return ctx.navigate('/settings?tab=members'); }
@@ -156,7 +157,7 @@ function membersTab(ctx) {
   ];
   if (admin) cols.push({ label: 'Actions', cell: (m) => (you(m) ? '' : h('button', { type: 'button', class: 'secondary small', onclick: () =>
     confirm('Remove member', `Remove ${m.name} (${m.email})? Their account is deleted and their sessions end at once.`, 'Remove member',
-      async () => { await del('/org/members/' + encodeURIComponent(m.id)); status.replaceChildren(notice(`${m.name} was removed.`)); showMembers(0); }) }, 'Remove')) });
+      async () => { await del('/org/members/' + encodeURIComponent(m.id)); forgetMembers(); status.replaceChildren(notice(`${m.name} was removed.`)); showMembers(0); }) }, 'Remove')) });
   const page = h('div', {}, section('Members', status, list));
   showMembers = paged(list, '/org/members', (rows) => {
     const admins = rows.filter((m) => m.role === 'admin');

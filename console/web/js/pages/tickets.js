@@ -124,11 +124,15 @@ const text = (s) => h('p', {}, String(s || '').split('\n').flatMap((line, i) => 
 function triagePanel(t, path, page, fill) {
   const run = t.triage_run_id ? h('a', { href: `/agents/runs/${encodeURIComponent(t.triage_run_id)}?agent=tech-support` }, 'See the triage run') : null;
   if (t.triage_status === 'pending') {
-    // The triage is written a moment after submitting: look again until it is.
-    setTimeout(async () => {
-      if (!page.isConnected) return;
-      try { fill((await get(path)).data); } catch { /* the page shows the last state */ }
-    }, 2000);
+    // The triage is written a moment after submitting: look again until it
+    // is, one look at a time however often the page is filled meanwhile.
+    if (!page.triagePoll) {
+      page.triagePoll = setTimeout(async () => {
+        page.triagePoll = null;
+        if (!page.isConnected) return;
+        try { fill((await get(path)).data); } catch { /* the page shows the last state */ }
+      }, 2000);
+    }
     return section('Automatic triage', h('p', { class: 'loading', role: 'status' }, 'The Tech Support agent is triaging this ticket…'), run);
   }
   if (t.triage_status === 'failed' || !t.ai_triage) {
