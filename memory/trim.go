@@ -18,6 +18,9 @@ import (
 const (
 	idleAllocs = 1 << 20
 	slack      = 16 << 20
+	// releaseAfter is how many idle looks in a row, after work, the
+	// release waits for (with Run's 5 s looks, 10 to 15 s of quiet).
+	releaseAfter = 2
 )
 
 // Trimmer watches the heap; check decides on one look.
@@ -25,12 +28,16 @@ type Trimmer struct {
 	samples    []metrics.Sample
 	lastAllocs uint64
 	busy       bool   // the process worked since it last went idle
+	quiet      int    // idle looks in a row since that work
 	release    func() // what the rest of the server gives back on going idle
 }
 
 // NewTrimmer starts watching from the heap's state now. release, if not
-// nil, runs each time the process goes from work to idle, before the heap
-// is returned: the store empties its caches then. Starting counts as work
+// nil, runs each time the process has been idle for releaseAfter looks in
+// a row after work, before the heap is returned: the store empties its
+// caches then. One quiet look is not enough: a sensor posting every few
+// seconds would otherwise have its caches and alert memory dropped
+// between batches. Starting counts as work
 // (opening the store warmed its caches), so the first idle look releases.
 func NewTrimmer(release func()) *Trimmer {
 	t := &Trimmer{release: release, busy: true, samples: []metrics.Sample{
@@ -68,16 +75,19 @@ func (t *Trimmer) Check() bool {
 	before := t.lastAllocs
 	allocs, excess := t.read()
 	if allocs-before >= idleAllocs {
-		t.busy = true
+		t.busy, t.quiet = true, 0
 		return false
 	}
-	wentIdle := t.busy
+	t.quiet++
+	wentIdle := t.busy && t.quiet >= releaseAfter
 	if !wentIdle && excess <= slack {
 		return false
 	}
-	t.busy = false
-	if wentIdle && t.release != nil {
-		t.release()
+	if wentIdle {
+		t.busy = false
+		if t.release != nil {
+			t.release()
+		}
 	}
 	debug.FreeOSMemory()
 	t.read() // the release's and the collection's own allocations are not work

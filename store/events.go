@@ -46,8 +46,8 @@ type EventFilter struct {
 var eventColumns = fmt.Sprintf(`id, type, severity, ts, source, asset, message, indicator, details,
 	COALESCE(alert_id, CASE WHEN severity < %[2]d THEN (SELECT w.alert_id FROM alert_windows w
 		WHERE w.org_id = events.org_id AND w.asset = events.asset AND w.type = events.type
-		AND w.window = events.ts - (events.ts %% %[1]d + %[1]d) %% %[1]d AND events.seq <= w.upto_seq) END, ''), received_at`,
-	alerting.BurstWindow.Milliseconds(), event.High)
+		AND w.window = %[1]s AND events.seq <= w.upto_seq) END, ''), received_at`,
+	burstWindowOf("events.ts"), event.High)
 
 func scanEvents(rows *sql.Rows, orgID string) ([]Event, error) {
 	return scanEventsTotal(rows, orgID, nil)

@@ -127,9 +127,9 @@ func coldStarts(ctx context.Context, g *garrison, res *results) error {
 }
 
 // settledRSS waits for the server's background work to end and for it to
-// hand idle memory back (its trimmer looks every 5 s; the first look that
-// finds it idle after work empties the store's caches and returns the
-// heap), then reads its RSS.
+// hand idle memory back (its trimmer looks every 5 s; two idle looks in a
+// row after work empty the store's caches and return the heap), then reads
+// its RSS.
 func settledRSS(ctx context.Context, g *garrison) float64 {
 	settle(ctx, g.proc.pid(), 5*time.Minute)
 	sleep(ctx, 15*time.Second)
