@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"garrison/metrics"
+	"garrison/ratelimit"
 )
 
 // TestMetricsEndpoint scrapes a server that has answered requests, taken
@@ -64,5 +65,30 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	if r, _ := srv.Client().Post(srv.URL+"/metrics", "text/plain", nil); r == nil || r.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST /metrics answered %v", r)
+	}
+}
+
+// TestRateLimitRefusalsCounted: refusals are counted by bucket whichever
+// way the bucket refused, including the failed-credential bucket that is
+// only looked at (Peek) before a credential is checked.
+func TestRateLimitRefusalsCounted(t *testing.T) {
+	e := newTestEnv(t, func(c *config) {
+		jwt, err := ratelimit.ParseLimits("jwt=3/1m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.limits["jwt"] = jwt["jwt"]
+	})
+	var statuses []int
+	for range 6 {
+		statuses = append(statuses, e.Do("GET", "/api/events", "not-a-token", nil).Status)
+	}
+	if statuses[0] != http.StatusUnauthorized || statuses[5] != http.StatusTooManyRequests {
+		t.Fatalf("statuses %v: want 401s, then 429s", statuses)
+	}
+	var b strings.Builder
+	e.app.metrics.WriteTo(&b)
+	if !strings.Contains(b.String(), `garrison_ratelimit_refusals_total{bucket="failures"} `) {
+		t.Fatalf("the failed-credential refusals are not counted:\n%s", b.String())
 	}
 }

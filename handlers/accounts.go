@@ -80,7 +80,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	// whether or not it exists, on top of the per-IP buckets.
 	target := valid.NormalEmail(req.Email)
 	if d := a.Limits.loginTarget.Peek(target); !d.Allowed && req.Email != "" && req.Password != "" {
-		return a.applyDecision(w, r, d)
+		return a.applyDecision(w, r, a.Limits.loginTarget, d)
 	}
 	u, err := a.Accounts.Login(r.Context(), req.Email, req.Password)
 	if errors.Is(err, account.ErrBadLogin) {

@@ -212,22 +212,15 @@ func (a *API) endpoint(rt Route) http.Handler {
 	}
 	_, audited := auditedRoutes[rt.Method+" "+rt.Path]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := stateOf(r.Context()); st != nil {
+			st.route = counted // base counts the answer, once it is written
+		}
 		if r.Body != http.NoBody { // a GET has none to cap
 			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit)
 		}
 		r, err := a.admit(w, r, rt)
 		if err == nil {
 			err = checkQuery(r) // after the limits, so the answer carries their headers
-		}
-		start := time.Now()
-		if counted != nil {
-			defer func() {
-				status := http.StatusOK
-				if rec, ok := w.(*statusRecorder); ok && rec.status != 0 {
-					status = rec.status
-				}
-				counted.Observe(status, time.Since(start))
-			}()
 		}
 		var note *auditNote
 		if err == nil {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"garrison/metrics"
 	"garrison/ratelimit"
 )
 
@@ -43,6 +44,7 @@ type requestState struct {
 	rec          statusRecorder
 	idHeader     [1]string
 	limitHeaders [3]string
+	route        *metrics.Route // the matched route's counters, nil when no route matched
 }
 
 // stateOf is the request's state, nil outside the middleware (unit tests
@@ -159,6 +161,13 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 				if rec.status == 0 {
 					writeError(rec, r, log, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: internalMessage})
 				}
+			}
+			if st.route != nil { // the whole request, limits and authentication included, and its final status
+				status := rec.status
+				if status == 0 {
+					status = http.StatusOK
+				}
+				st.route.Observe(status, now().Sub(start))
 			}
 			if log.Enabled(ctx, slog.LevelInfo) { // spares boxing the fields when access logs are off
 				log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,

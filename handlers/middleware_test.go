@@ -10,11 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/metrics"
 )
 
 func TestPanicBecomesInternalError(t *testing.T) {
 	var logs bytes.Buffer
-	h := base(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	registry := metrics.New()
+	h := base(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		stateOf(r.Context()).route = registry.Route("GET /api/x") // as endpoint does
 		panic("boom: SELECT * FROM users")
 	}), slog.New(slog.NewJSONHandler(&logs, nil)), time.Now, func() []netip.Prefix { return nil })
 	rec := httptest.NewRecorder()
@@ -31,6 +35,11 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "boom") || !strings.Contains(logs.String(), rec.Header().Get("X-Request-Id")) {
 		t.Fatalf("panic not logged with the request id: %s", logs.String())
+	}
+	var scrape strings.Builder
+	registry.WriteTo(&scrape)
+	if !strings.Contains(scrape.String(), `garrison_http_requests_total{route="GET /api/x",status="500"} 1`) {
+		t.Fatalf("the panic is not counted as the 500 it answered:\n%s", scrape.String())
 	}
 }
 

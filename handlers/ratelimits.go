@@ -19,18 +19,23 @@ type RateLimits struct {
 	apiKey                       *ratelimit.Limiter // API-key traffic, per organization
 	agentRuns                    *ratelimit.Limiter // agent executions, per organization
 	trusted                      []netip.Prefix
+	names                        map[*ratelimit.Limiter]string // as --limits and the metrics name them
 }
 
 // NewRateLimits builds the buckets from named limits (ratelimit.ParseLimits).
 // Invalid credentials are throttled at the JWT rate, failed logins per
 // address at the login rate.
 func NewRateLimits(limits map[string]ratelimit.Limit, trusted []netip.Prefix, opts ...ratelimit.Option) *RateLimits {
-	l := func(name string) *ratelimit.Limiter { return ratelimit.New(limits[name], opts...) }
-	return &RateLimits{
-		auth: l("auth"), login: l("login"), register: l("register"), reset: l("reset"),
-		ip: l("jwt"), failures: l("jwt"), loginTarget: l("login"),
-		apiKey: l("apikey"), agentRuns: l("agent-runs"), trusted: trusted,
+	rl := &RateLimits{trusted: trusted, names: map[*ratelimit.Limiter]string{}}
+	l := func(limit, name string) *ratelimit.Limiter {
+		lim := ratelimit.New(limits[limit], opts...)
+		rl.names[lim] = name
+		return lim
 	}
+	rl.auth, rl.login, rl.register, rl.reset = l("auth", "auth"), l("login", "login"), l("register", "register"), l("reset", "reset")
+	rl.ip, rl.failures, rl.loginTarget = l("jwt", "jwt"), l("jwt", "failures"), l("login", "login_target")
+	rl.apiKey, rl.agentRuns = l("apikey", "apikey"), l("agent-runs", "agent-runs")
+	return rl
 }
 
 // Limiters lists every bucket set, for the app to sweep idle buckets from.
@@ -66,25 +71,15 @@ func (a *API) clientKey(r *http.Request) string {
 // charge takes a token from l for key, updates the headers, and refuses
 // with 429 when the bucket is empty.
 func (a *API) charge(w http.ResponseWriter, r *http.Request, l *ratelimit.Limiter, key string) error {
-	d := l.Allow(key)
+	return a.applyDecision(w, r, l, l.Allow(key))
+}
+
+// applyDecision makes l's decision the request's, when it is the tightest
+// so far, and refuses (and counts the refusal) when it is one.
+func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, l *ratelimit.Limiter, d ratelimit.Decision) error {
 	if !d.Allowed && a.Metrics != nil {
-		a.Metrics.Add("garrison_ratelimit_refusals_total", "Requests refused by a rate-limit bucket, by bucket.", 1, "bucket", a.Limits.nameOf(l))
+		a.Metrics.Add("garrison_ratelimit_refusals_total", "Requests refused by a rate-limit bucket, by bucket.", 1, "bucket", a.Limits.names[l])
 	}
-	return a.applyDecision(w, r, d)
-}
-
-// nameOf names a bucket as --limits does.
-func (l *RateLimits) nameOf(lim *ratelimit.Limiter) string {
-	for name, b := range map[string]*ratelimit.Limiter{"auth": l.auth, "login": l.login, "register": l.register, "reset": l.reset,
-		"jwt": l.ip, "failures": l.failures, "login_target": l.loginTarget, "apikey": l.apiKey, "agent-runs": l.agentRuns} {
-		if b == lim {
-			return name
-		}
-	}
-	return "other"
-}
-
-func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) error {
 	req := stateOf(r.Context())
 	if req == nil {
 		req = &requestState{}
@@ -134,7 +129,7 @@ func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, 
 	if !d.Allowed || rt.Access == Webhook {
 		// Webhook receipt is not limited: the failed-credential bucket is
 		// the only one that applies to it, so it is the one reported.
-		return a.applyDecision(w, r, d)
+		return a.applyDecision(w, r, a.Limits.failures, d)
 	}
 	return nil
 }
