@@ -119,9 +119,6 @@ func newAsset(name string, b []byte) *asset {
 		compressible: strings.HasPrefix(ct, "text/") || strings.Contains(ct, "javascript") || strings.Contains(ct, "json") || strings.Contains(ct, "svg")}
 }
 
-// Version names the current set of assets.
-func (c *Console) Version() string { return c.version }
-
 // Size is the bytes of every script and style sheet, uncompressed.
 func (c *Console) Size() (scripts, styles int) {
 	for name, a := range c.assets {

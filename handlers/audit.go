@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"garrison/ratelimit"
 	"garrison/store"
@@ -141,16 +140,7 @@ func (a *API) auditLog(w http.ResponseWriter, r *http.Request) error {
 	var p valid.Problems
 	q.Action, _ = queryValue(r, "action")
 	q.Actor, _ = queryValue(r, "actor")
-	for _, b := range []struct {
-		name string
-		dst  **time.Time
-	}{{"from", &q.From}, {"to", &q.To}} {
-		if v, _ := queryValue(r, b.name); v != "" {
-			t, err := timestamp.Parse(v)
-			p.Check(err == nil, b.name, "must be an RFC 3339 timestamp")
-			*b.dst = &t
-		}
-	}
+	q.From, q.To = parseTimeRange(&p, r)
 	if err := p.Err(); err != nil {
 		return err
 	}

@@ -59,6 +59,7 @@ func TestAuditLog(t *testing.T) {
 		t.Fatalf("to filter: %d", n)
 	}
 	e.Do("GET", "/api/audit-log?from=yesterday", admin.Token, nil).WantFields(t, "from")
+	e.Do("GET", "/api/audit-log?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z", admin.Token, nil).WantFields(t, "from")
 	if n := len(e.Do("GET", "/api/audit-log", other.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
 		t.Fatalf("the other organization's log: %d", n)
 	}

@@ -62,6 +62,22 @@ func parseSeverities(p *valid.Problems, v string) []event.Severity {
 	return out
 }
 
+// parseTimeRange reads the from and to of a list: RFC 3339, to given in
+// whole seconds covering that second (times are shown to the second), and
+// from not after to.
+func parseTimeRange(p *valid.Problems, r *http.Request) (from, to *time.Time) {
+	q := r.URL.Query()
+	from, to = parseTime(p, "from", q.Get("from")), parseTime(p, "to", q.Get("to"))
+	if to != nil && to.Nanosecond() == 0 {
+		end := to.Add(time.Second - time.Millisecond)
+		to = &end
+	}
+	if from != nil && to != nil && from.After(*to) {
+		p.Add("from", "must not be after to")
+	}
+	return from, to
+}
+
 func parseTime(p *valid.Problems, field, v string) *time.Time {
 	if v == "" {
 		return nil
@@ -92,15 +108,7 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 			f.Types = append(f.Types, t)
 		}
 	}
-	f.From, f.To = parseTime(&p, "from", q.Get("from")), parseTime(&p, "to", q.Get("to"))
-	if f.To != nil && f.To.Nanosecond() == 0 {
-		// Times are shown to the second: "to" given in whole seconds covers that second.
-		end := f.To.Add(time.Second - time.Millisecond)
-		f.To = &end
-	}
-	if f.From != nil && f.To != nil && f.From.After(*f.To) {
-		p.Add("from", "must not be after to")
-	}
+	f.From, f.To = parseTimeRange(&p, r)
 	switch q.Get("sort") {
 	case "", "timestamp":
 	case "severity":

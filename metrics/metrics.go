@@ -23,7 +23,6 @@ var latencyBuckets = [...]float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 type Registry struct {
 	mu       sync.Mutex
 	counters map[string]*family // by name
-	hists    map[string]*histFamily
 	gauges   []gauge
 	routes   map[string]*Route // by pattern
 }
@@ -58,7 +57,7 @@ type Sample struct {
 
 // New makes an empty registry.
 func New() *Registry {
-	return &Registry{counters: map[string]*family{}, hists: map[string]*histFamily{}, routes: map[string]*Route{}}
+	return &Registry{counters: map[string]*family{}, routes: map[string]*Route{}}
 }
 
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
@@ -93,31 +92,6 @@ func (r *Registry) Add(name, help string, v float64, labels ...string) {
 		r.counters[name] = f
 	}
 	f.values[labelSet(labels)] += v
-}
-
-// Observe records a value in a histogram of latencyBuckets.
-func (r *Registry) Observe(name, help string, v float64, labels ...string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	f, ok := r.hists[name]
-	if !ok {
-		f = &histFamily{help: help, buckets: latencyBuckets[:], series: map[string]*histogram{}}
-		r.hists[name] = f
-	}
-	key := labelSet(labels)
-	h, ok := f.series[key]
-	if !ok {
-		h = &histogram{counts: make([]uint64, len(f.buckets))}
-		f.series[key] = h
-	}
-	for i, le := range f.buckets {
-		if v <= le {
-			h.counts[i]++
-			break
-		}
-	}
-	h.sum += v
-	h.n++
 }
 
 // Gauge registers a gauge read at each scrape.
@@ -158,7 +132,7 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
 	r.mu.Lock()
 	gauges := append([]gauge(nil), r.gauges...)
-	counters, hists := maps.Clone(r.counters), maps.Clone(r.hists)
+	counters, hists := maps.Clone(r.counters), map[string]*histFamily{}
 	if len(r.routes) > 0 {
 		requests := &family{help: requestsHelp, typ: "counter", values: map[string]float64{}}
 		durations := &histFamily{help: durationsHelp, buckets: latencyBuckets[:], series: map[string]*histogram{}}

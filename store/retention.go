@@ -14,9 +14,6 @@ import (
 // the writer is held for a few milliseconds and ingest barely waits.
 const pruneBatch = 200
 
-// PruneResult counts what a pruning pass deleted.
-type PruneResult struct{ Events, DNS, Audit int }
-
 // PruneEvents deletes up to pruneBatch folded events older than cutoff, of
 // one organization after another, taking each out of every counter the
 // fold put it in (totals, hourly, asset, indicator and source counts) in the
