@@ -142,8 +142,11 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, er
 }
 
 // Login checks an address and password. Unknown addresses cost the same
-// time as wrong passwords, and both are ErrBadLogin. A hash made with
-// fewer iterations than today's is upgraded on the way.
+// time as wrong passwords, and both are ErrBadLogin; with a wrong password
+// for an existing account, that account comes back beside ErrBadLogin, so
+// its organization's audit log can record the attempt (it is not signed
+// in). A hash made with fewer iterations than today's is upgraded on the
+// way.
 func (a *Accounts) Login(ctx context.Context, email, password string) (store.User, error) {
 	var p valid.Problems
 	p.Check(email != "", "email", "is required")
@@ -166,7 +169,7 @@ func (a *Accounts) Login(ctx context.Context, email, password string) (store.Use
 		return store.User{}, err
 	}
 	if !ok {
-		return store.User{}, ErrBadLogin
+		return u, ErrBadLogin
 	}
 	if rehash {
 		if hash, err := a.passwords.Hash(ctx, password); err == nil {

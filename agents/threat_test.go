@@ -49,3 +49,20 @@ func TestCVESeam(t *testing.T) {
 		t.Fatalf("risk of a queried malware domain: %d %s", score, rating)
 	}
 }
+
+// TestVendorNames: a letter or digit first, then up to 99 letters, digits,
+// spaces and ._&+- in any script.
+func TestVendorNames(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"Apache", true}, {"Johnson & Johnson", true}, {"ﾄﾖﾀ", true}, {"Müller-Lüdenscheidt", true}, {"7-Zip", true},
+		{strings.Repeat("a", 100), true}, {strings.Repeat("a", 101), false},
+		{"", false}, {"-vendor", false}, {" leading space", false}, {"semi;colon", false}, {"bad\xffutf8", false}, {"a\ufffd", false},
+	} {
+		if got := isVendorName(c.name); got != c.ok {
+			t.Errorf("isVendorName(%q) = %v, want %v", c.name, got, c.ok)
+		}
+	}
+}

@@ -86,9 +86,9 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, account.ErrBadLogin) {
 		// A wrong password for an existing account goes on its
 		// organization's audit log; an unknown address only in the request log.
-		if known, err := a.Store.UserByEmail(r.Context(), target); err == nil {
-			noteAudit(r, known.OrgID, "")
-			auditDetail(r, "user", known.ID)
+		if u.ID != "" {
+			noteAudit(r, u.OrgID, "")
+			auditDetail(r, "user", u.ID)
 		}
 		if err := a.charge(w, r, a.Limits.loginTarget, target); err != nil {
 			return err
