@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"time"
 
 	"garrison/metrics"
@@ -47,15 +48,22 @@ func (a *app) registerGauges(m *metrics.Registry, dataDir string) {
 		return []metrics.Sample{{Value: float64(runtime.NumGoroutine())}}
 	})
 	m.Gauge("go_memstats_heap_inuse_bytes", "Heap bytes in use.", func() []metrics.Sample {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return []metrics.Sample{{Value: float64(ms.HeapInuse)}}
+		return []metrics.Sample{{Value: runtimeValue("/memory/classes/heap/objects:bytes") + runtimeValue("/memory/classes/heap/unused:bytes")}}
 	})
 	m.Gauge("go_gc_cycles", "Completed garbage collection cycles.", func() []metrics.Sample {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return []metrics.Sample{{Value: float64(ms.NumGC)}}
+		return []metrics.Sample{{Value: runtimeValue("/gc/cycles/total:gc-cycles")}}
 	})
+}
+
+// runtimeValue reads one of the runtime's own metrics: unlike
+// runtime.ReadMemStats, without stopping the world at every scrape.
+func runtimeValue(name string) float64 {
+	s := []rtmetrics.Sample{{Name: name}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() == rtmetrics.KindUint64 {
+		return float64(s[0].Value.Uint64())
+	}
+	return 0
 }
 
 // metricsServer serves GET /metrics in the Prometheus text format on its

@@ -148,7 +148,9 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 		deleted = len(evs)
 		return nil
 	})
-	if err == nil && deleted > 0 {
+	// The hour counts held in memory span recentSpan: only a cutoff inside
+	// them (a retention under eight days) changes what they count.
+	if err == nil && deleted > 0 && cutoff.After(s.now().Add(-recentSpan-time.Hour)) {
 		s.forgetRecent(org)
 	}
 	return deleted, err

@@ -165,3 +165,30 @@ func BenchmarkPruneBatch(b *testing.B) {
 	b.ReportMetric(float64(pruneBatch*b.N)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
 }
+
+// A retention shorter than the hours held in memory (eight days) makes
+// the held counts forget the pruned hours; a longer one leaves them be.
+func TestPruneInsideRecentHours(t *testing.T) {
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a")
+	defer s.Close()
+	ctx := context.Background()
+	ingest(t, s, "org_a", lows(30, "ws-1", foldNow.Add(-3*24*time.Hour))...)
+	ingest(t, s, "org_a", lows(20, "ws-2", foldNow.Add(-2*time.Hour))...)
+	foldAll(t, s)
+	week := foldNow.Add(-7 * 24 * time.Hour)
+	if c, err := s.CountEventsSince(ctx, "org_a", week); err != nil || c.Total != 50 {
+		t.Fatalf("before: %d %v", c.Total, err)
+	}
+	for {
+		n, err := s.PruneEvents(ctx, foldNow.Add(-24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if c, err := s.CountEventsSince(ctx, "org_a", week); err != nil || c.Total != 20 {
+		t.Fatalf("after pruning 30 of 50: %d %v", c.Total, err)
+	}
+}
