@@ -223,7 +223,7 @@ function reportBody(ctx, d) {
       ['Organization', d.organization], ['Report', h('span', { class: 'mono' }, d.report_id)],
       ['Requested', time(d.created_at)], ['Completed', time(d.completed_at)],
       ['Requested by', ctx.people?.get(d.requested_by)?.name || h('span', { class: 'mono' }, d.requested_by)],
-      ['Agent run', h('a', { href: '/agents/runs/' + d.agent_run_id }, d.agent_run_id)],
+      ['Agent run', h('a', { href: `/agents/runs/${encodeURIComponent(d.agent_run_id)}?agent=compliance` }, d.agent_run_id)],
       ['Scope', d.scope], ['Method', d.method]])),
   ];
   if (d.status === 'failed') return [head, errorBox(d.error || 'The audit failed.')];

@@ -154,7 +154,7 @@ function leadView(l, names, ctx, message, move) {
       section('Score',
         h('div', { class: 'score-ring' }, gauge(l.score, 'Lead score'), h('p', {}, l.intelligence_summary)),
         h('p', { class: 'muted small' }, l.summary_source === 'facts' ? 'Summary written from the scored facts.' : `Summary phrased by ${l.summary_source.replace(/^llm:/, '')} from the scored facts.`,
-          ' Scored by ', h('a', { href: '/agents/runs/' + l.agent_run_id }, 'an msp-hunter run'), '.')),
+          ' Scored by ', h('a', { href: `/agents/runs/${encodeURIComponent(l.agent_run_id)}?agent=msp-hunter` }, 'an msp-hunter run'), '.')),
       section('Contact',
         dl([
           ['Name', c.name || '—'],
@@ -206,7 +206,10 @@ function actor(a, names, ctx) {
   if (a === ctx.me.id) return 'You';
   if (names[a]) return names[a];
   const run = /run_[0-9a-z]+/.exec(a);
-  if (run) return h('a', { href: '/agents/runs/' + run[0] }, a.replace(/^agent:/, '').replace(/ \(run_.*$/, '') + ' agent');
+  if (run) {
+    const agent = a.replace(/^agent:/, '').replace(/ \(run_.*$/, '');
+    return h('a', { href: `/agents/runs/${run[0]}?agent=${encodeURIComponent(agent)}` }, agent + ' agent');
+  }
   if (a.startsWith('key_')) return 'API key ' + a;
   return h('span', { class: 'mono small' }, a);
 }
