@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"garrison/ratelimit"
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/valid"
@@ -99,7 +98,7 @@ func (a *API) recordAudit(w http.ResponseWriter, r *http.Request, rt Route, n *a
 		return
 	}
 	e := store.AuditEntry{OrgID: n.orgID, Actor: n.actor, Action: action, Target: n.target, Detail: n.detail, RequestID: RequestID(r.Context()),
-		IP: ratelimit.ClientIP(r, a.Limits.trusted).String()}
+		IP: a.clientIP(r).String()}
 	if p := principalFrom(r.Context()); p.OrgID != "" {
 		e.OrgID, e.Actor = p.OrgID, actor(p)
 	}

@@ -45,7 +45,7 @@ func writeEventList(w http.ResponseWriter, views []eventView, total int, p store
 	}
 	b = append(b, "}}\n"...)
 	buf.Write(b)
-	w.Header()["Content-Type"] = jsonType
+	setJSONType(w.Header())
 	w.WriteHeader(http.StatusOK)
 	w.Write(buf.Bytes())
 }

@@ -19,7 +19,7 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 			Code: CodeUnavailable, Status: "degraded", Reason: reason})
 		return nil
 	}
-	w.Header()["Content-Type"] = jsonType
+	setJSONType(w.Header())
 	w.WriteHeader(http.StatusOK)
 	w.Write(a.healthyBody)
 	return nil

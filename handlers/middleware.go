@@ -35,10 +35,14 @@ const (
 
 // requestState is what the middleware and the endpoint note about one
 // request, made in one allocation since every request needs all of it: its
-// id, who made it (for the log), the tightest rate-limit decision, the
-// status written, and the header values they answer with.
+// id, its client, who made it (for the log), the tightest rate-limit
+// decision, the status written, and the header values they answer with.
+// It is also the request's context, the one it extends with a value: one
+// allocation less per request than context.WithValue.
 type requestState struct {
+	context.Context
 	id           string
+	client       netip.Addr // as ratelimit.ClientIP reads it
 	who          requestWho
 	limit        limitState
 	rec          statusRecorder
@@ -47,9 +51,20 @@ type requestState struct {
 	route        *metrics.Route // the matched route's counters, nil when no route matched
 }
 
+// Value makes the state findable under requestStateKey.
+func (st *requestState) Value(key any) any {
+	if key == requestStateKey {
+		return st
+	}
+	return st.Context.Value(key)
+}
+
 // stateOf is the request's state, nil outside the middleware (unit tests
 // calling a handler directly).
 func stateOf(ctx context.Context) *requestState {
+	if st, ok := ctx.(*requestState); ok {
+		return st
+	}
 	st, _ := ctx.Value(requestStateKey).(*requestState)
 	return st
 }
@@ -122,7 +137,8 @@ var requestIDs = struct {
 }()}
 
 func newRequestID() string {
-	return requestIDs.prefix + strconv.FormatUint(requestIDs.n.Add(1), 36)
+	var buf [16 + 13]byte // the prefix and a base-36 uint64
+	return string(strconv.AppendUint(append(buf[:0], requestIDs.prefix...), requestIDs.n.Add(1), 36))
 }
 
 // base wraps the whole API: request id, response headers every answer
@@ -134,9 +150,10 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		st := &requestState{id: id, rec: statusRecorder{ResponseWriter: w}}
+		client, https := ratelimit.Origin(r, trusted())
+		st := &requestState{Context: r.Context(), id: id, client: client, rec: statusRecorder{ResponseWriter: w}}
 		st.idHeader[0] = id
-		ctx := context.WithValue(r.Context(), requestStateKey, st)
+		ctx := context.Context(st)
 		r = r.WithContext(ctx)
 		who := &st.who
 		// The keys are written in canonical form: Set would canonicalize
@@ -146,7 +163,6 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 		h["X-Content-Type-Options"] = nosniff
 		h["Cache-Control"] = noStore
 		h["Content-Type"] = jsonType
-		https := ratelimit.ForwardedHTTPS(r, trusted())
 		if https {
 			h["Strict-Transport-Security"] = hsts
 		}
@@ -172,7 +188,7 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 			if log.Enabled(ctx, slog.LevelInfo) { // spares boxing the fields when access logs are off
 				log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
 					"status", rec.status, "bytes", rec.bytes, "duration_ms", now().Sub(start).Milliseconds(),
-					"actor", who.actor, "org", who.org, "client_ip", ratelimit.ClientIP(r, trusted()).String())
+					"actor", who.actor, "org", who.org, "client_ip", client.String())
 			}
 		}()
 		if r.TLS != nil && !https {

@@ -65,7 +65,15 @@ type limitState struct {
 
 // clientKey is the bucket key of the request's client address.
 func (a *API) clientKey(r *http.Request) string {
-	return ratelimit.IPKey(ratelimit.ClientIP(r, a.Limits.trusted))
+	return ratelimit.IPKey(a.clientIP(r))
+}
+
+// clientIP is the request's client address, read once by the middleware.
+func (a *API) clientIP(r *http.Request) netip.Addr {
+	if st := stateOf(r.Context()); st != nil {
+		return st.client
+	}
+	return ratelimit.ClientIP(r, a.Limits.trusted)
 }
 
 // charge takes a token from l for key, updates the headers, and refuses
@@ -90,7 +98,14 @@ func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, l *ratelimit
 	}
 	st.applied, st.tightest = true, d
 	v := &req.limitHeaders
-	v[0], v[1], v[2] = strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.Itoa(d.ResetSeconds())
+	// The three figures share one string: one allocation instead of three.
+	var buf [3 * 20]byte
+	b := strconv.AppendInt(buf[:0], int64(d.Limit), 10)
+	i := len(b)
+	b = strconv.AppendInt(b, int64(d.Remaining), 10)
+	j := len(b)
+	all := string(strconv.AppendInt(b, int64(d.ResetSeconds()), 10))
+	v[0], v[1], v[2] = all[:i], all[i:j], all[j:]
 	h := w.Header()
 	h["X-Ratelimit-Limit"] = v[0:1:1] // canonical keys: see base
 	h["X-Ratelimit-Remaining"] = v[1:2:2]

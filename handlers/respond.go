@@ -39,9 +39,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.Reset()
 		buf.WriteString(`{"success":false,"error":"` + internalMessage + `","code":"` + CodeInternal + `"}` + "\n")
 	}
-	w.Header()["Content-Type"] = jsonType
+	setJSONType(w.Header())
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+// setJSONType makes the answer JSON. The middleware has usually said so
+// already, and assigning again is not free: a header map holding eight keys
+// is full, and Go grows a full map on any assignment, even of a key it has.
+func setJSONType(h http.Header) {
+	if v := h["Content-Type"]; len(v) != 1 || v[0] != jsonType[0] {
+		h["Content-Type"] = jsonType
+	}
 }
 
 // buffers are the answers' encoding buffers, reused.

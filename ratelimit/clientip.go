@@ -19,16 +19,37 @@ func unknownClient() netip.Addr { return netip.IPv4Unspecified() }
 // the walk at the last good address. The result is unmapped, has no zone and
 // is always valid; an unreadable peer gives 0.0.0.0.
 func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	client, _ := Origin(r, trusted)
+	return client
+}
+
+// ForwardedHTTPS reports whether the client reached us over HTTPS: the
+// connection's own TLS, unless the peer is a trusted proxy that sent
+// X-Forwarded-Proto, whose first value then decides.
+func ForwardedHTTPS(r *http.Request, trusted []netip.Prefix) bool {
+	_, https := Origin(r, trusted)
+	return https
+}
+
+// Origin is [ClientIP] and [ForwardedHTTPS] together, reading the peer's
+// address once: the middleware needs both on every request.
+func Origin(r *http.Request, trusted []netip.Prefix) (client netip.Addr, https bool) {
 	if r == nil {
-		return unknownClient()
+		return unknownClient(), false
 	}
-	client, ok := parseHop(r.RemoteAddr)
+	https = r.TLS != nil
+	peer, ok := parseHop(r.RemoteAddr)
 	if !ok {
-		return unknownClient()
+		return unknownClient(), https
 	}
-	if !isTrusted(client, trusted) {
-		return client
+	if !isTrusted(peer, trusted) {
+		return peer, https
 	}
+	first, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	if proto := strings.Trim(first, " \t"); proto != "" {
+		https = strings.EqualFold(proto, "https")
+	}
+	client = peer
 	for hop := range hopsFromRight(r.Header.Values("X-Forwarded-For")) {
 		a, ok := parseHop(hop)
 		if !ok {
@@ -39,27 +60,7 @@ func ClientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
 			break
 		}
 	}
-	return client
-}
-
-// ForwardedHTTPS reports whether the client reached us over HTTPS: the
-// connection's own TLS, unless the peer is a trusted proxy that sent
-// X-Forwarded-Proto, whose first value then decides.
-func ForwardedHTTPS(r *http.Request, trusted []netip.Prefix) bool {
-	if r == nil {
-		return false
-	}
-	direct := r.TLS != nil
-	peer, ok := parseHop(r.RemoteAddr)
-	if !ok || !isTrusted(peer, trusted) {
-		return direct
-	}
-	first, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
-	proto := strings.Trim(first, " \t")
-	if proto == "" {
-		return direct
-	}
-	return strings.EqualFold(proto, "https")
+	return client, https
 }
 
 // IPKey returns the bucket key for an address: IPv4 as is, IPv6 masked to
