@@ -148,6 +148,16 @@ test('journey', async (t) => {
     const after = await server.request('GET', '/api/alerts/' + alert.id, { token: key });
     assert.equal(after.body.data.status, 'resolved');
     assert.equal(after.body.data.note, 'Reimaged ws-07; beacon blocked at the firewall.');
+    // The list's filter form names its fields as the API does.
+    await open('/alerts');
+    await page.locator('select[name=status]').selectOption('resolved');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL((u) => u.searchParams.get('status') === 'resolved');
+    await settle();
+    await page.getByRole('link', { name: alert.title }).first().waitFor();
+    watcher.expect(400, '/api/alerts');
+    await open('/alerts?status=stale');
+    await page.locator('select[name=status][aria-invalid=true]').waitFor();
     noProblems();
   });
 
@@ -215,7 +225,7 @@ test('journey', async (t) => {
     await page.locator('.card a').filter({ hasText: 'Bright Smiles Dental' }).first().click();
     await page.waitForURL((u) => u.pathname.startsWith('/leads/'));
     await settle();
-    await page.locator('select[name=lead_status]').selectOption('contacted');
+    await page.locator('select[name=status]').selectOption('contacted');
     await page.getByLabel('Note').fill('Called Dana; demo booked for Tuesday.');
     await page.getByRole('button', { name: 'Change status' }).click();
     await page.getByText('Called Dana; demo booked for Tuesday.').first().waitFor();

@@ -137,8 +137,7 @@ function attest(framework, label, controlId, title) {
   dialog(`Attest ${label} ${controlId}`, (close) => {
     const box = h('div', {}, h('p', {}, title), form({ submit: 'Attest', cancel: close,
       fields: [
-        // Not named "status": dom.js's form() sets form.status, which a field of that name blocks.
-        { name: 'result', label: 'Status', type: 'select', required: true, options: [['pass', 'Pass'], ['fail', 'Fail'], ['not_applicable', 'Not applicable']] },
+        { name: 'status', label: 'Status', type: 'select', required: true, options: [['pass', 'Pass'], ['fail', 'Fail'], ['not_applicable', 'Not applicable']] },
         { name: 'note', label: 'Note', type: 'textarea', maxlength: 2000, hint: 'How the control is met, or why not.' },
         { name: 'evidence_url', label: 'Evidence URL', type: 'url', placeholder: 'https://', hint: 'A document, ticket or screenshot an auditor can open.' },
         { name: 'expires_at', label: 'Expires on', type: 'date', hint: 'Optional, within three years. Attest again then.' }],
@@ -146,7 +145,7 @@ function attest(framework, label, controlId, title) {
         // The day ends in the reader's zone; the API takes RFC 3339.
         const expires = v.expires_at ? new Date(v.expires_at + 'T23:59:59').toISOString() : null;
         await patch(`/compliance/controls/${encodeURIComponent(framework)}/${encodeURIComponent(controlId)}`,
-          { status: v.result, note: v.note, evidence_url: v.evidence_url, expires_at: expires });
+          { status: v.status, note: v.note, evidence_url: v.evidence_url, expires_at: expires });
         box.replaceChildren(notice('Attested. It counts from the next audit on.'), h('button', { type: 'button', onclick: close }, 'Close'));
       } }));
     return box;

@@ -177,18 +177,10 @@ function leadView(l, names, ctx, message, move) {
         form({
           submit: 'Change status',
           fields: [
-            // Not named "status": dom.js's form sets form.status, which a field of that name would shadow.
-            { name: 'lead_status', label: 'Status', type: 'select', value: l.status, required: true, options: statuses.map((s) => [s, label(s)]) },
+            { name: 'status', label: 'Status', type: 'select', value: l.status, required: true, options: statuses.map((s) => [s, label(s)]) },
             { name: 'note', label: 'Note', type: 'textarea', rows: 3, maxlength: 2000, hint: 'Optional: what happened, kept in the history.' },
           ],
-          onSubmit: async (v) => {
-            try {
-              await move(v.note.trim() ? { status: v.lead_status, note: v.note.trim() } : { status: v.lead_status });
-            } catch (err) {
-              if (err instanceof ApiError) err.fields = err.fields.map((f) => (f === 'status' ? 'lead_status' : f));
-              throw err;
-            }
-          },
+          onSubmit: (v) => move(v.note.trim() ? { status: v.status, note: v.note.trim() } : { status: v.status }),
         })),
     section('History',
         table([
