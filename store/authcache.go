@@ -2,11 +2,12 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // authCache holds what authenticating a request reads: a session's user
@@ -16,14 +17,16 @@ import (
 // method that changes these facts bumps it once its transaction has
 // committed, and entries of an older generation are not used. A change
 // made by another process (the admin CLI) bumps it too: every process
-// touches the database's auth epoch file (garrison.db-auth) after such a
-// change, and the server looks at the file's time on every lookup, which
-// costs a stat, not a read.
+// writes 8 fresh random bytes at the start of the database's auth epoch
+// file (garrison.db-auth) after such a change, and the server reads them
+// on every lookup (one pread on a descriptor it keeps open). The file's
+// content decides, not its time: a file system's clock ticks in
+// milliseconds, and two changes within one tick would look like one.
 type authCache struct {
 	gen       atomic.Int64
-	epochPath string
+	epoch     *os.File // the auth epoch file, nil until open
 	epochMu   sync.Mutex
-	epochSeen time.Time // the file's time when last looked at
+	epochSeen [8]byte // its content when last looked at
 
 	mu       sync.Mutex
 	sessions map[sessionKey]sessionFacts
@@ -46,24 +49,47 @@ type keyFacts struct {
 // maxAuthEntries bounds the cache; past it, it starts over.
 const maxAuthEntries = 100_000
 
-func (c *authCache) init(dbPath string) {
-	c.epochPath = dbPath + "-auth"
-	if fi, err := os.Stat(c.epochPath); err == nil {
-		c.epochSeen = fi.ModTime()
-	}
+func (c *authCache) init() {
 	c.sessions, c.keys = map[sessionKey]sessionFacts{}, map[string]keyFacts{}
+}
+
+// open opens (creating if needed) the auth epoch file of the database at
+// dbPath. Without it another process's changes would go unseen, so a
+// store that cannot open it does not open.
+func (c *authCache) open(dbPath string) error {
+	f, err := os.OpenFile(dbPath+"-auth", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open the auth epoch file: %w", err)
+	}
+	c.epoch = f
+	c.epochSeen = c.readEpoch()
+	return nil
+}
+
+func (c *authCache) close() error {
+	if c.epoch == nil {
+		return nil
+	}
+	return c.epoch.Close()
+}
+
+// readEpoch is the epoch file's first 8 bytes; a shorter file (an old
+// version's, or one being written) reads as what it holds, zero-padded.
+// An unreadable file reads as zeros: a change once it reads again.
+func (c *authCache) readEpoch() (v [8]byte) {
+	if c.epoch != nil {
+		c.epoch.ReadAt(v[:], 0)
+	}
+	return v
 }
 
 // current is the generation to read and tag entries with, after taking in
 // a change another process announced.
 func (c *authCache) current() int64 {
-	var mod time.Time
-	if fi, err := os.Stat(c.epochPath); err == nil {
-		mod = fi.ModTime()
-	}
+	v := c.readEpoch()
 	c.epochMu.Lock()
-	if !mod.Equal(c.epochSeen) {
-		c.epochSeen = mod
+	if v != c.epochSeen {
+		c.epochSeen = v
 		c.gen.Add(1)
 	}
 	c.epochMu.Unlock()
@@ -73,14 +99,17 @@ func (c *authCache) current() int64 {
 // changed retires every entry, and tells other processes to do the same.
 func (c *authCache) changed() {
 	c.gen.Add(1)
-	now := time.Now()
-	if err := os.WriteFile(c.epochPath, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o600); err == nil {
-		// Our own change is taken in already.
-		if fi, err := os.Stat(c.epochPath); err == nil {
-			c.epochMu.Lock()
-			c.epochSeen = fi.ModTime()
-			c.epochMu.Unlock()
-		}
+	if c.epoch == nil {
+		return
+	}
+	var v [8]byte
+	rand.Read(v[:])
+	if _, err := c.epoch.WriteAt(v[:], 0); err == nil {
+		// Our own change is taken in already. Another process's write
+		// landing meanwhile differs from v, so it is seen next lookup.
+		c.epochMu.Lock()
+		c.epochSeen = v
+		c.epochMu.Unlock()
 	}
 }
 

@@ -71,7 +71,7 @@ func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEv
 // background work, for as long as its caller wants.
 func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
 	s := &Store{now: time.Now, foldEvery: foldInterval, alerts: alertMemory{limit: defaultMemoryLimit}, walLimit: defaultWALLimit}
-	s.auth.init(path)
+	s.auth.init()
 	for _, o := range opts {
 		o(s)
 	}
@@ -121,6 +121,10 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	// Maintain retries, and ingest folds it first.
 	if s.settle(ctx) != nil {
 		s.fold.unrecovered.Store(true)
+	}
+	if err := s.auth.open(path); err != nil {
+		errors.Join(writer.Close(), reader.Close(), checkpointer.Close())
+		return nil, err
 	}
 	return s, nil
 }
@@ -307,7 +311,7 @@ func (s *Store) Close() error {
 		err = fmt.Errorf("final checkpoint: %w", err)
 	}
 	s.closeStatements()
-	return errors.Join(foldErr, err, s.checkpointer.Close(), s.reader.Close(), s.writer.Close())
+	return errors.Join(foldErr, err, s.checkpointer.Close(), s.reader.Close(), s.writer.Close(), s.auth.close())
 }
 
 // write runs fn in one write transaction: the unit every store method builds on,
