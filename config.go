@@ -16,6 +16,7 @@ import (
 	"garrison/handlers"
 	"garrison/ratelimit"
 	"garrison/store"
+	"garrison/valid"
 )
 
 // config is everything `garrison serve` can be told.
@@ -282,21 +283,18 @@ func parseSize(v string) (int64, error) {
 	return n * factor, nil
 }
 
-// validDNSName accepts host names of letters, digits and hyphens, dot
-// separated (a leading "*." for a wildcard).
+// validDNSName is a name a certificate may carry: a valid.DomainName
+// without the underscore event data may hold but certificate names may
+// not (RFC 5280's preferred syntax), nor a label that starts or ends with
+// '-'; a leading "*." makes it a wildcard.
 func validDNSName(h string) bool {
 	h = strings.TrimPrefix(h, "*.")
-	if h == "" || len(h) > 253 {
+	if !valid.DomainName(h) || strings.Contains(h, "_") {
 		return false
 	}
-	for _, label := range strings.Split(h, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+	for label := range strings.SplitSeq(h, ".") {
+		if label[0] == '-' || label[len(label)-1] == '-' {
 			return false
-		}
-		for _, r := range label {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
-				return false
-			}
 		}
 	}
 	return true

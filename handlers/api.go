@@ -132,7 +132,9 @@ func (a *API) Handler() http.Handler {
 	// path the map lacks, a method it lacks there (HEAD), or a path written
 	// with escapes (which the mux matches as written) goes to the mux.
 	static := map[string]map[string]http.Handler{}
+	routed := map[string]bool{}
 	for _, rt := range a.routes {
+		routed[rt.Method+" "+rt.Path] = true
 		h := a.endpoint(rt)
 		mux.Handle(rt.Method+" "+rt.Path, h)
 		methods[rt.Path] = append(methods[rt.Path], rt.Method)
@@ -141,6 +143,12 @@ func (a *API) Handler() http.Handler {
 				static[rt.Path] = map[string]http.Handler{}
 			}
 			static[rt.Path][rt.Method] = h
+		}
+	}
+	// A misspelt audited route would stop its auditing without a word.
+	for k := range auditedRoutes {
+		if !routed[k] {
+			panic("handlers: audited route " + k + " is not in the route table")
 		}
 	}
 	// Every other standard method of a routed path is a JSON 405. (A pattern

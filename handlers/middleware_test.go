@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -56,3 +57,17 @@ func TestUnknownErrorsAreHidden(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestMisspeltAuditedRouteRefusedAtWiring: an audited route the table does
+// not have would never be audited; the API refuses to wire it.
+func TestMisspeltAuditedRouteRefusedAtWiring(t *testing.T) {
+	const typo = "POST /api/api-key"
+	auditedRoutes[typo] = "api_key.create"
+	defer delete(auditedRoutes, typo)
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), typo) {
+			t.Fatalf("wired with an audited route that is not routed (recovered %v)", p)
+		}
+	}()
+	New(Deps{Log: slog.New(slog.DiscardHandler), Now: time.Now}).Handler()
+}

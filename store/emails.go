@@ -13,6 +13,9 @@ import (
 // so that their owners can still sign in. Only rows holding non-ASCII
 // text can differ. An address whose new form another account already has
 // keeps its old one: that mailbox has two accounts, and an admin chooses.
+// It runs at every start, not once as a migration: the normal form is the
+// code's (valid.NormalEmail), which a release may refine, and the scan
+// reads only the two account tables.
 func renormalizeEmails(ctx context.Context, db *sql.DB) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {

@@ -205,9 +205,21 @@ func TestBurstWindowRecounted(t *testing.T) {
 		s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a")
 		defer s.Close()
 		ingest(t, s, "org_a", lows(6, "ws-1", start)...)
+		var one int
+		if err := s.reads().QueryRowContext(context.Background(), `SELECT 1`).Scan(&one); err != nil {
+			t.Fatal(err)
+		}
+		if n := s.reader.Stats().Idle; n == 0 {
+			t.Fatal("no reader connection open before the release: the check below proves nothing")
+		}
 		s.ReleaseMemory(context.Background())
 		if s.alerts.orgs != nil {
 			t.Fatal("alert memory held after the release")
+		}
+		for name, db := range map[string]*sql.DB{"reader": s.reader, "writer": s.writer, "checkpointer": s.checkpointer} {
+			if n := db.Stats().OpenConnections; n != 0 {
+				t.Fatalf("%s: %d connections held open after the release", name, n)
+			}
 		}
 		ingest(t, s, "org_a", lows(5, "ws-1", start.Add(time.Minute))...)
 		if got := derived(t, s, "org_a"); !strings.Contains(got, "alerts 1\nactivity_burst ws-1 sev=2 n=11 listed=11") {

@@ -19,12 +19,22 @@ const pruneBatch = 200
 // fold put it in (totals, hourly, asset, indicator and source counts) in the
 // same transaction, so totals stay exact. Alerts keep their counts.
 func (s *Store) PruneEvents(ctx context.Context, cutoff time.Time) (int, error) {
-	orgs, err := queryAll(ctx, s.reads(), "orgs to prune", `SELECT id FROM orgs ORDER BY id`, nil, scanString)
+	return s.pruneFirstOrg(ctx, "events", cutoff, s.pruneOrgEvents)
+}
+
+// pruneFirstOrg runs prune for the organizations holding rows of table
+// (which has an (org_id, ts) index) older than cutoff, until one deletes
+// something. The organizations are found by a read, so a pass with
+// nothing old takes no write lock.
+func (s *Store) pruneFirstOrg(ctx context.Context, table string, cutoff time.Time,
+	prune func(ctx context.Context, org string, cutoff time.Time) (int, error)) (int, error) {
+	orgs, err := queryAll(ctx, s.reads(), "orgs to prune", `SELECT id FROM orgs o
+		WHERE EXISTS (SELECT 1 FROM `+table+` WHERE org_id = o.id AND ts < ?) ORDER BY id`, []any{ms(cutoff)}, scanString)
 	if err != nil {
 		return 0, err
 	}
 	for _, org := range orgs {
-		n, err := s.pruneOrgEvents(ctx, org, cutoff)
+		n, err := prune(ctx, org, cutoff)
 		if err != nil || n > 0 {
 			return n, err
 		}
@@ -167,65 +177,60 @@ func (s *Store) forgetRecent(org string) {
 // PruneDNS deletes up to pruneBatch DNS queries older than cutoff, taking
 // them out of the hourly and blocked-domain counts in the same transaction.
 func (s *Store) PruneDNS(ctx context.Context, cutoff time.Time) (int, error) {
-	orgs, err := queryAll(ctx, s.reads(), "orgs to prune", `SELECT id FROM orgs ORDER BY id`, nil, scanString)
-	if err != nil {
-		return 0, err
-	}
-	for _, org := range orgs {
-		deleted := 0
-		err := s.write(ctx, func(tx *sql.Tx) error {
-			type q struct {
-				id, ts           int64
-				domain, category string
-			}
-			rows, err := queryAll(ctx, tx, "dns to prune", `SELECT id, ts, domain, category FROM dns_queries WHERE org_id = ? AND ts < ? LIMIT ?`,
-				[]any{org, ms(cutoff), pruneBatch}, func(r *sql.Rows) (q, error) {
-					var x q
-					return x, r.Scan(&x.id, &x.ts, &x.domain, &x.category)
-				})
-			if err != nil || len(rows) == 0 {
-				return err
-			}
-			ids := make([]any, 0, len(rows))
-			type hourKey struct {
-				hour     int64
-				category string
-			}
-			hours, domains := map[hourKey]int64{}, map[string]int64{}
-			for _, r := range rows {
-				ids = append(ids, r.id)
-				hours[hourKey{floorMS(r.ts, hourMS), r.category}]++
-				if r.category != "" {
-					domains[r.domain]++
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM dns_queries WHERE id IN (`+placeholders(len(ids))+`)`, ids...); err != nil {
-				return fmt.Errorf("prune dns: %w", err)
-			}
-			for k, n := range hours {
-				if _, err := tx.ExecContext(ctx, `UPDATE dns_rollup SET n = n - ? WHERE org_id = ? AND hour = ? AND category = ?`, n, org, k.hour, k.category); err != nil {
-					return fmt.Errorf("prune dns rollup: %w", err)
-				}
-				if _, err := tx.ExecContext(ctx, `DELETE FROM dns_rollup WHERE org_id = ? AND hour = ? AND category = ? AND n <= 0`, org, k.hour, k.category); err != nil {
-					return fmt.Errorf("prune dns rollup: %w", err)
-				}
-			}
-			for d, n := range domains {
-				if _, err := tx.ExecContext(ctx, `UPDATE dns_blocked_domains SET n = n - ? WHERE org_id = ? AND domain = ?`, n, org, d); err != nil {
-					return fmt.Errorf("prune blocked domains: %w", err)
-				}
-				if _, err := tx.ExecContext(ctx, `DELETE FROM dns_blocked_domains WHERE org_id = ? AND domain = ? AND n <= 0`, org, d); err != nil {
-					return fmt.Errorf("prune blocked domains: %w", err)
-				}
-			}
-			deleted = len(rows)
-			return nil
-		})
-		if err != nil || deleted > 0 {
-			return deleted, err
+	return s.pruneFirstOrg(ctx, "dns_queries", cutoff, s.pruneOrgDNS)
+}
+
+func (s *Store) pruneOrgDNS(ctx context.Context, org string, cutoff time.Time) (int, error) {
+	deleted := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		type q struct {
+			id, ts           int64
+			domain, category string
 		}
-	}
-	return 0, nil
+		rows, err := queryAll(ctx, tx, "dns to prune", `SELECT id, ts, domain, category FROM dns_queries WHERE org_id = ? AND ts < ? LIMIT ?`,
+			[]any{org, ms(cutoff), pruneBatch}, func(r *sql.Rows) (q, error) {
+				var x q
+				return x, r.Scan(&x.id, &x.ts, &x.domain, &x.category)
+			})
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		ids := make([]any, 0, len(rows))
+		type hourKey struct {
+			hour     int64
+			category string
+		}
+		hours, domains := map[hourKey]int64{}, map[string]int64{}
+		for _, r := range rows {
+			ids = append(ids, r.id)
+			hours[hourKey{floorMS(r.ts, hourMS), r.category}]++
+			if r.category != "" {
+				domains[r.domain]++
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dns_queries WHERE id IN (`+placeholders(len(ids))+`)`, ids...); err != nil {
+			return fmt.Errorf("prune dns: %w", err)
+		}
+		for k, n := range hours {
+			if _, err := tx.ExecContext(ctx, `UPDATE dns_rollup SET n = n - ? WHERE org_id = ? AND hour = ? AND category = ?`, n, org, k.hour, k.category); err != nil {
+				return fmt.Errorf("prune dns rollup: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM dns_rollup WHERE org_id = ? AND hour = ? AND category = ? AND n <= 0`, org, k.hour, k.category); err != nil {
+				return fmt.Errorf("prune dns rollup: %w", err)
+			}
+		}
+		for d, n := range domains {
+			if _, err := tx.ExecContext(ctx, `UPDATE dns_blocked_domains SET n = n - ? WHERE org_id = ? AND domain = ?`, n, org, d); err != nil {
+				return fmt.Errorf("prune blocked domains: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM dns_blocked_domains WHERE org_id = ? AND domain = ? AND n <= 0`, org, d); err != nil {
+				return fmt.Errorf("prune blocked domains: %w", err)
+			}
+		}
+		deleted = len(rows)
+		return nil
+	})
+	return deleted, err
 }
 
 // PruneAudit deletes up to pruneBatch audit entries older than cutoff.

@@ -23,9 +23,10 @@ import (
 // Store is the SQLite implementation. Writes go through one connection, as
 // SQLite allows one writer at a time; reads use a pool.
 type Store struct {
-	writer *sql.DB
-	reader *sql.DB
-	now    func() time.Time
+	writer  *sql.DB
+	reader  *sql.DB
+	readers int // the reader pool's size
+	now     func() time.Time
 	// checkpointer copies the WAL back into the database in the background,
 	// so no write request pays for a checkpoint (the writer's automatic
 	// checkpoint is off).
@@ -104,6 +105,7 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 	readers := max(4, 2*runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
+	s.readers = readers
 	checkpointer, err := sql.Open("sqlite", dsn(path, "deferred"))
 	if err != nil {
 		writer.Close()
@@ -111,6 +113,7 @@ func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("open checkpointer: %w", err)
 	}
 	checkpointer.SetMaxOpenConns(1)
+	checkpointer.SetMaxIdleConns(1)
 	s.writer, s.reader, s.checkpointer = writer, reader, checkpointer
 	if err := s.initFold(ctx); err != nil {
 		errors.Join(writer.Close(), reader.Close(), checkpointer.Close())
@@ -238,27 +241,17 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 // next ingest recounts from the events what it needs, as after a restart.
 func (s *Store) ReleaseMemory(ctx context.Context) {
 	s.alerts.release()
-	s.writer.ExecContext(ctx, `PRAGMA shrink_memory`)
-	s.checkpointer.ExecContext(ctx, `PRAGMA shrink_memory`)
-	// Each idle reader connection: held all at once, so each is a different
-	// one. A request may take one meanwhile; the wait for another is short,
-	// so readers are never kept waiting on this.
-	var held []*sql.Conn
-	defer func() {
-		for _, c := range held {
-			c.Close()
-		}
-	}()
-	wait, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-	defer cancel()
-	for range s.reader.Stats().Idle {
-		c, err := s.reader.Conn(wait)
-		if err != nil {
-			return
-		}
-		held = append(held, c)
-		c.ExecContext(ctx, `PRAGMA shrink_memory`)
-	}
+	// Closing the idle connections gives back all each holds (its page
+	// cache, parsed schema, prepared statements), where shrinking caches
+	// leaves SQLite's allocations spread over pages it cannot return. The
+	// next query opens a connection again (about a millisecond); one in
+	// use now stays open.
+	s.writer.SetMaxIdleConns(0)
+	s.writer.SetMaxIdleConns(1)
+	s.checkpointer.SetMaxIdleConns(0)
+	s.checkpointer.SetMaxIdleConns(1)
+	s.reader.SetMaxIdleConns(0)
+	s.reader.SetMaxIdleConns(s.readers)
 }
 
 // restartWAL has the writer's own connection, taken between two
