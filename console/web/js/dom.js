@@ -2,7 +2,7 @@
 // forms that show the API's errors beside their fields, tables, pagers,
 // times in the reader's zone, and the loading, empty and error states.
 
-import { ApiError } from './api.js';
+import { ApiError, get, query } from './api.js';
 
 // h makes an element. attrs: class, text, on<event> (functions), boolean
 // properties (disabled, checked, required, hidden), anything else as an
@@ -69,7 +69,7 @@ export const num = (n) => (n === null || n === undefined ? '—' : Number(n).toL
 // badge shows a severity, status or role as a coloured word.
 export function badge(value, kind) {
   const v = String(value ?? '—');
-  return h('span', { class: `badge ${kind || ''} b-${v.toLowerCase().replace(/[^a-z0-9]+/g, '-')}` }, v.replace(/_/g, ' '));
+  return h('span', { class: `badge ${kind || ''} b-${v.toLowerCase().replace(/[^a-z0-9]+/g, '-')}` }, words(v));
 }
 
 export function loading(what = 'Loading') {
@@ -127,6 +127,31 @@ export function pager(pagination, onOffset) {
     h('button', { type: 'button', class: 'secondary', disabled: offset === 0, onclick: () => onOffset(Math.max(0, offset - limit)) }, '← Previous'),
     h('span', { role: 'status' }, `${num(from)}–${num(to)} of ${num(total)}`),
     h('button', { type: 'button', class: 'secondary', disabled: pagination.next_offset == null, onclick: () => onOffset(pagination.next_offset) }, 'Next →'));
+}
+
+// choices are a select's options, keeping a value the address applied that
+// is not among them, so the control still shows what is applied.
+export const choices = (opts, current) => (current && !opts.some(([v]) => v === current) ? [...opts, [current, words(current)]] : opts);
+
+// filteredList is a list page's body: a page of path's list read with the
+// address's filters f and shown by show(res), then a pager. A filter the
+// API refuses is marked beside its control in the form filters too.
+export function filteredList({ path, f, limit, filters, go, show }) {
+  const body = h('div');
+  load(body, async () => {
+    let res;
+    try {
+      res = await get(path + query({ ...f, limit }));
+    } catch (err) {
+      if (err instanceof ApiError && err.fields.length) {
+        showErrors(filters, filters.status, err);
+        filters.status.replaceChildren(); // the list's own error box says why
+      }
+      throw err;
+    }
+    return [show(res), res.pagination.total > 0 && pager(res.pagination, (offset) => go({ ...f, offset: offset || '' }))];
+  });
+  return body;
 }
 
 // form builds a labelled form. fields: [{name, label, type ('text',
@@ -237,6 +262,20 @@ export function dialog(title, build) {
   document.body.append(d);
   d.showModal();
   return close;
+}
+
+// confirmAction asks before a change that cannot be undone; the API's
+// refusal stays in the dialog.
+export function confirmAction(title, text, label, action) {
+  dialog(title, (close) => {
+    const status = h('div', { 'aria-live': 'polite' });
+    const go = h('button', { type: 'button', class: 'danger', onclick: async () => {
+      go.disabled = true;
+      try { await action(); close(); } catch (err) { status.replaceChildren(errorBox(err)); go.disabled = false; }
+    } }, label);
+    return h('div', {}, h('p', {}, text), status,
+      h('div', { class: 'actions' }, go, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
+  });
 }
 
 // copyButton copies a value to the clipboard.

@@ -2,13 +2,12 @@
 // and a run's page that follows it until it ends, then shows its output.
 
 import { get, post, query } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, dl, dialog, errorBox, notice, loading, clip } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, dl, dialog, errorBox, notice, loading, clip, words } from '../dom.js';
+import { verticals } from '../vocab.js';
 
 // The API gives no parameter schema, so each agent's form is written from
 // docs/api.md (Agents → Parameters). Every agent also takes a prompt.
-const verticals = ['healthcare', 'dental', 'legal', 'finance', 'accounting', 'insurance', 'manufacturing', 'construction',
-  'education', 'nonprofit', 'government', 'retail', 'hospitality', 'real_estate', 'technology', 'logistics'];
-const opts = (list, any) => [['', any], ...list.map((v) => [v, v.replace(/_/g, ' ')])];
+const opts = (list, any) => [['', any], ...list.map((v) => [v, words(v)])];
 const paramFields = {
   'threat-researcher': [
     { name: 'target', label: 'Target', required: true, placeholder: 'example.com, 203.0.113.7, CVE-2021-44228…', hint: 'A domain, IP address, MD5/SHA-1/SHA-256 hash, CVE id or vendor name.' },

@@ -2,12 +2,11 @@
 // the address) and one alert with its events, its history and, for those
 // who may write, a form to resolve or reopen it with a note.
 
-import { get, patch, query, ApiError, members } from '../api.js';
-import { h, load, table, time, badge, form, pager, showErrors, section, dl, notice, num, wide } from '../dom.js';
+import { get, patch, query, members } from '../api.js';
+import { h, load, table, time, badge, form, section, dl, notice, num, wide, words, Words, filteredList, choices } from '../dom.js';
+import { severities } from '../vocab.js';
 
 const LIMIT = 50;
-const severities = ['critical', 'high', 'medium', 'low', 'info'];
-const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
 export async function render(ctx) {
   return ctx.view === 'detail' ? detail(ctx) : list(ctx);
@@ -17,15 +16,14 @@ function list(ctx) {
   const q = ctx.query;
   const f = { status: q.get('status') || '', severity: q.get('severity') || '', offset: q.get('offset') || '' };
   const go = (params) => ctx.navigate('/alerts' + query(params));
-  const keep = (opts, v) => (v && !opts.some(([o]) => o === v) ? [...opts, [v, v]] : opts);
 
   const filters = form({
     className: 'inline toolbar',
     submit: 'Apply',
     fields: [
-      { name: 'status', label: 'Status', type: 'select', value: f.status, options: keep([['', 'Any'], ['open', 'Open'], ['resolved', 'Resolved']], f.status) },
+      { name: 'status', label: 'Status', type: 'select', value: f.status, options: choices([['', 'Any'], ['open', 'Open'], ['resolved', 'Resolved']], f.status) },
       { name: 'severity', label: 'Severity', type: 'select', value: f.severity,
-        options: keep([['', 'Any'], ['critical,high', 'High or critical'], ...severities.map((s) => [s, cap(s)])], f.severity) },
+        options: choices([['', 'Any'], ['critical,high', 'High or critical'], ...severities.map((s) => [s, Words(s)])], f.severity) },
     ],
     onSubmit: async (v) => go({ status: v.status, severity: v.severity }),
   });
@@ -33,32 +31,16 @@ function list(ctx) {
   filters.setAttribute('aria-label', 'Filter alerts');
   const filtered = f.status || f.severity;
 
-  const body = h('div');
-  load(body, async () => {
-    let res;
-    try {
-      res = await get('/alerts' + query({ ...f, limit: LIMIT }));
-    } catch (err) {
-      if (err instanceof ApiError && err.fields.length) {
-        // Marks the bad filters; the page's own error box says the rest.
-        showErrors(filters, filters.status, err);
-        filters.status.replaceChildren();
-      }
-      throw err;
-    }
-    return [
-      wide('56rem', table([
-        { label: 'Severity', cell: (a) => badge(a.severity) },
-        { label: 'Alert', cell: (a) => h('a', { href: '/alerts/' + encodeURIComponent(a.id) }, a.title) },
-        { label: 'Category', cell: (a) => a.category.replace(/_/g, ' ') },
-        { label: 'Asset', cell: (a) => h('span', { class: 'mono' }, a.affected_asset || '—') },
-        { label: 'Status', cell: (a) => badge(a.status) },
-        { label: 'Events', class: 'num', cell: (a) => num(a.event_count) },
-        { label: 'Last seen', cell: (a) => time(a.last_seen) },
-      ], res.data, filtered ? 'No alerts match these filters.' : 'No alerts. High and critical events, and bursts of activity, raise alerts here.', 'Alerts')),
-      res.pagination.total > 0 && pager(res.pagination, (offset) => go({ ...f, offset: offset || '' })),
-    ];
-  });
+  const body = filteredList({ path: '/alerts', f, limit: LIMIT, filters, go, show: (res) =>
+    wide('56rem', table([
+      { label: 'Severity', cell: (a) => badge(a.severity) },
+      { label: 'Alert', cell: (a) => h('a', { href: '/alerts/' + encodeURIComponent(a.id) }, a.title) },
+      { label: 'Category', cell: (a) => words(a.category) },
+      { label: 'Asset', cell: (a) => h('span', { class: 'mono' }, a.affected_asset || '—') },
+      { label: 'Status', cell: (a) => badge(a.status) },
+      { label: 'Events', class: 'num', cell: (a) => num(a.event_count) },
+      { label: 'Last seen', cell: (a) => time(a.last_seen) },
+    ], res.data, filtered ? 'No alerts match these filters.' : 'No alerts. High and critical events, and bursts of activity, raise alerts here.', 'Alerts')) });
 
   return h('div', {},
     h('h1', {}, 'Alerts'),
@@ -88,7 +70,7 @@ async function detail(ctx) {
           dl([
             ['Severity', badge(a.severity)],
             ['Status', badge(a.status)],
-            ['Category', a.category.replace(/_/g, ' ')],
+            ['Category', words(a.category)],
             ['Affected asset', h('span', { class: 'mono' }, a.affected_asset || '—')],
             ['Indicator', a.indicator ? h('span', { class: 'mono' }, a.indicator) : null],
             ['Events', num(a.event_count)],
@@ -108,7 +90,7 @@ async function detail(ctx) {
         wide('56rem', table([
           { label: 'Time', cell: (e) => time(e.timestamp) },
           { label: 'Severity', cell: (e) => badge(e.severity) },
-          { label: 'Type', cell: (e) => e.type.replace(/_/g, ' ') },
+          { label: 'Type', cell: (e) => words(e.type) },
           { label: 'Source', cell: (e) => e.source },
           { label: 'Asset', cell: (e) => h('span', { class: 'mono' }, e.asset) },
           { label: 'Message', cell: (e) => e.message },

@@ -2,7 +2,7 @@
 // gaps (remediate, attest), audits and their reports, policy templates.
 
 import { get, post, patch, api, query, members } from '../api.js';
-import { h, section, load, table, time, badge, num, dl, notice, empty, errorBox, pager, form, dialog, download } from '../dom.js';
+import { h, section, load, table, time, badge, num, dl, notice, empty, errorBox, pager, form, dialog, download, words } from '../dom.js';
 import { hbars } from '../chart.js';
 
 export async function render(ctx) {
@@ -123,7 +123,7 @@ function remediate(g, names) {
           box.replaceChildren(notice(r.message), dl([['Status', badge(r.status)],
             ['Control now', r.control_result ? badge(r.control_result) : 'Not re-checked'], ['Recorded', time(r.created_at)]]),
           table([
-            { label: 'Changed', cell: (c) => `${c.object.replace(/_/g, ' ')} ${c.id}: ${c.field}` },
+            { label: 'Changed', cell: (c) => `${words(c.object)} ${c.id}: ${c.field}` },
             { label: 'Before', cell: (c) => String(c.before ?? '—') },
             { label: 'After', cell: (c) => String(c.after ?? '—') },
           ], r.changes, 'Nothing was changed.', 'Changes made'));

@@ -3,10 +3,12 @@
 // summary.
 
 import { get, query } from '../api.js';
-import { h, section, load, table, time, badge, num, dl, notice } from '../dom.js';
+import { h, section, load, table, time, badge, num, dl, notice, words } from '../dom.js';
+import { severities } from '../vocab.js';
 import { lineChart, stackedBars, gauge, legend, severityColors } from '../chart.js';
 
-const severities = ['info', 'low', 'medium', 'high', 'critical'];
+// Stacked from the least severe up.
+const ascending = [...severities].reverse();
 
 export async function render(ctx) {
   const score = h('div'), stats = h('div'), timeline = h('div'), alerts = h('div'), network = h('div'), summary = h('div');
@@ -43,10 +45,10 @@ function scorePanel(s) {
     h('div', { class: 'score-ring' }, gauge(s.score, 'Security score'),
       h('div', {}, h('div', { class: 'stat' }, `Grade ${s.grade}`), h('p', { class: 'muted small' }, s.formula))),
     subs.map(([name, sub]) => h('details', {},
-      h('summary', {}, h('strong', {}, name.replace(/_/g, ' ')), ` ${sub.assessed ? sub.score : 'not assessed'} `,
+      h('summary', {}, h('strong', {}, words(name)), ` ${sub.assessed ? sub.score : 'not assessed'} `,
         h('span', { class: 'muted small' }, `(weight ${Math.round(sub.weight * 100)}%) — ${sub.summary}`)),
       table([
-        { label: 'Input', cell: (i) => i.name.replace(/_/g, ' ') },
+        { label: 'Input', cell: (i) => words(i.name) },
         { label: 'Value', class: 'num', cell: (i) => num(i.value) },
         { label: 'Penalty', class: 'num', cell: (i) => (i.penalty ? '−' + i.penalty : '0') },
         { label: 'Why', cell: (i) => i.explanation },
@@ -61,8 +63,8 @@ function timelinePanel(t) {
     h('p', { class: 'muted small' }, 'Daily risk from 0 (quiet) to 100 (severe): higher is worse. Today\'s point counts only the hours so far.'),
     lineChart({ title: 'Risk score per day', desc: 'Daily risk from 0 to 100', labels, yMax: 100, series: [{ name: 'Risk', color: '#1d4ed8', values: points.map((p) => p.risk) }] }),
     h('h3', {}, 'Events per day by severity'),
-    stackedBars({ title: 'Events per day by severity', rows: points.map((p) => ({ label: p.date, values: p.by_severity || {} })), keys: severities, colors: severityColors }),
-    legend(severities.map((k) => [k, severityColors[k]])),
+    stackedBars({ title: 'Events per day by severity', rows: points.map((p) => ({ label: p.date, values: p.by_severity || {} })), keys: ascending, colors: severityColors }),
+    legend(ascending.map((k) => [k, severityColors[k]])),
   ];
 }
 

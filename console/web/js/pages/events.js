@@ -3,21 +3,13 @@
 // address (so links such as /events?type=blocked_connection work and Back
 // undoes a filter); the page re-renders from the address on each change.
 
-import { get, query, ApiError } from '../api.js';
-import { h, load, table, time, badge, form, pager, showErrors, wide } from '../dom.js';
+import { query } from '../api.js';
+import { h, table, time, badge, form, wide, words, Words, clip, filteredList, choices } from '../dom.js';
+import { severities } from '../vocab.js';
 
 const LIMIT = 50;
-const severities = ['critical', 'high', 'medium', 'low', 'info'];
 const types = ['threat_detected', 'blocked_connection', 'dns_anomaly', 'policy_violation'];
 const sorts = [['', 'Newest first'], ['asc', 'Oldest first'], ['severity', 'Most severe first']];
-
-// options lists choices for a select, keeping a value from the address
-// that is not among them so the control still shows what is applied.
-function options(list, current) {
-  const out = [['', 'Any'], ...list];
-  if (current && !out.some(([v]) => v === current)) out.push([current, current.replace(/_/g, ' ')]);
-  return out;
-}
 
 const pad = (n) => String(n).padStart(2, '0');
 
@@ -49,8 +41,8 @@ export async function render(ctx) {
     submit: 'Apply',
     fields: [
       { name: 'severity', label: 'Severity', type: 'select', value: f.severity,
-        options: options([['critical,high', 'High or critical'], ...severities.map((s) => [s, s[0].toUpperCase() + s.slice(1)])], f.severity) },
-      { name: 'type', label: 'Type', type: 'select', value: f.type, options: options(types.map((t) => [t, t.replace(/_/g, ' ')]), f.type) },
+        options: choices([['', 'Any'], ['critical,high', 'High or critical'], ...severities.map((s) => [s, Words(s)])], f.severity) },
+      { name: 'type', label: 'Type', type: 'select', value: f.type, options: choices([['', 'Any'], ...types.map((t) => [t, words(t)])], f.type) },
       { name: 'from', label: 'From (your time)', type: 'datetime-local', value: toLocal(f.from) },
       { name: 'to', label: 'To (your time)', type: 'datetime-local', value: toLocal(f.to) },
       { name: 'sort', label: 'Order', type: 'select', value: sortValue, options: sorts },
@@ -64,32 +56,16 @@ export async function render(ctx) {
   filters.inputs.to.step = '1';
   const filtered = f.severity || f.type || f.from || f.to;
 
-  const list = h('div');
-  load(list, async () => {
-    let res;
-    try {
-      res = await get('/events' + query({ ...f, limit: LIMIT }));
-    } catch (err) {
-      // A bad filter in the address: say so beside the control too.
-      if (err instanceof ApiError && err.fields.length) {
-        showErrors(filters, filters.status, err);
-        filters.status.replaceChildren();
-      }
-      throw err;
-    }
-    return [
-      wide('60rem', table([
-        { label: 'Time', cell: (e) => time(e.timestamp) },
-        { label: 'Severity', cell: (e) => badge(e.severity) },
-        { label: 'Type', cell: (e) => e.type.replace(/_/g, ' ') },
-        { label: 'Source', cell: (e) => e.source },
-        { label: 'Asset', cell: (e) => h('span', { class: 'mono' }, e.asset) },
-        { label: 'Message', cell: message },
-        { label: 'Indicator', cell: indicator },
-      ], res.data, filtered ? 'No events match these filters.' : 'No events yet. Events sent to POST /api/events or a webhook appear here.', 'Security events')),
-      res.pagination.total > 0 && pager(res.pagination, (offset) => go({ ...f, offset: offset || '' })),
-    ];
-  });
+  const list = filteredList({ path: '/events', f, limit: LIMIT, filters, go, show: (res) =>
+    wide('60rem', table([
+      { label: 'Time', cell: (e) => time(e.timestamp) },
+      { label: 'Severity', cell: (e) => badge(e.severity) },
+      { label: 'Type', cell: (e) => words(e.type) },
+      { label: 'Source', cell: (e) => e.source },
+      { label: 'Asset', cell: (e) => h('span', { class: 'mono' }, e.asset) },
+      { label: 'Message', cell: message },
+      { label: 'Indicator', cell: indicator },
+    ], res.data, filtered ? 'No events match these filters.' : 'No events yet. Events sent to POST /api/events or a webhook appear here.', 'Security events')) });
 
   return h('div', {},
     h('h1', {}, 'Events'),
@@ -106,7 +82,7 @@ function message(e) {
   return [
     e.message,
     e.alert_id ? [' ', h('a', { href: '/alerts/' + encodeURIComponent(e.alert_id), class: 'small' }, 'Alert →')] : null,
-    line ? h('div', { class: 'small muted', title: JSON.stringify(d) }, line.length > 160 ? line.slice(0, 160) + '…' : line) : null,
+    line ? h('div', { class: 'small muted', title: JSON.stringify(d) }, clip(line, 160)) : null,
   ];
 }
 

@@ -3,7 +3,7 @@
 // with its enrichment, and the asset inventory the CVEs are matched against.
 
 import { get, post, patch, del, query, ApiError } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, empty, notice, dl, dialog, errorBox, clip, notFound } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, empty, notice, dl, dialog, errorBox, clip, notFound, words, confirmAction } from '../dom.js';
 
 export async function render(ctx) {
   if (ctx.view === 'entry') return entry(ctx).catch((err) => notFound(err, 'Watched CVE', 'This CVE is not on your watchlist (it may have been removed).', '/cve-watchlist', 'Back to the watchlist'));
@@ -121,16 +121,6 @@ function watchlist(ctx) {
     section('Notifications', notes));
 }
 
-// confirmBox builds a dialog body asking before a destructive action.
-const confirmBox = (text, label, action) => (close) => {
-  const status = h('div');
-  const go = h('button', { type: 'button', class: 'danger', onclick: async () => {
-    go.disabled = true;
-    try { await action(); close(); } catch (err) { status.replaceChildren(errorBox(err)); go.disabled = false; }
-  } }, label);
-  return h('div', {}, h('p', {}, text), status, h('div', { class: 'actions' }, go, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
-};
-
 const short = (s) => clip(s, 140);
 
 function intelStatus(s) {
@@ -163,8 +153,8 @@ async function entry(ctx) {
   const e = (await get('/cve-watchlist/' + encodeURIComponent(ctx.params.id))).data;
   ctx.setTitle(e.cve_id);
   const pending = e.status === 'pending';
-  const remove = () => dialog('Stop watching ' + e.cve_id + '?', confirmBox('Its monitoring and notifications stop. You can add it again later.',
-    'Remove from the watchlist', async () => { await del('/cve-watchlist/' + e.id); ctx.navigate('/cve-watchlist'); }));
+  const remove = () => confirmAction('Stop watching ' + e.cve_id + '?', 'Its monitoring and notifications stop. You can add it again later.',
+    'Remove from the watchlist', async () => { await del('/cve-watchlist/' + e.id); ctx.navigate('/cve-watchlist'); });
   const score = (v) => (v == null ? '—' : v.toFixed(1));
   return h('div', { class: 'page' },
     h('p', { class: 'small' }, h('a', { href: '/cve-watchlist' }, '← Watchlist')),
@@ -219,7 +209,7 @@ async function entry(ctx) {
     section('History of changes',
       table([
         { label: 'When', cell: (c) => time(c.at) },
-        { label: 'Field', cell: (c) => (c.field === 'record' ? 'First arrival' : c.field.replace(/_/g, ' ')) },
+        { label: 'Field', cell: (c) => (c.field === 'record' ? 'First arrival' : words(c.field)) },
         { label: 'From', cell: (c) => patchLabels[c.from] || (c.from ?? '—') },
         { label: 'To', cell: (c) => patchLabels[c.to] || (c.to ?? '—') },
         { label: 'Import', cell: (c) => h('span', { class: 'mono small' }, c.import_id) },
@@ -263,8 +253,8 @@ function assets(ctx) {
     done(a ? `${res.data.hostname} saved.` : `${res.data.hostname} ${res.data.created ? 'added' : 'already existed and was updated'}.`);
   }));
 
-  const remove = (a) => dialog('Delete ' + a.hostname + '?', confirmBox('The asset and its software list are removed; watched CVEs no longer match it.',
-    'Delete asset', async () => { await del('/assets/' + a.id); done(`${a.hostname} deleted.`); }));
+  const remove = (a) => confirmAction('Delete ' + a.hostname + '?', 'The asset and its software list are removed; watched CVEs no longer match it.',
+    'Delete asset', async () => { await del('/assets/' + a.id); done(`${a.hostname} deleted.`); });
 
   const details = (id) => dialog('Asset', () => {
     const box = h('div');

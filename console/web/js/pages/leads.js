@@ -3,7 +3,8 @@
 // with its score explained, its contact, history and status changes.
 
 import { get, api, patch, query, ApiError, members } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, notice, dl, download, errorBox, notFound, Words } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, notice, dl, download, errorBox, notFound, Words, clip } from '../dom.js';
+import { verticals } from '../vocab.js';
 import { gauge } from '../chart.js';
 
 export async function render(ctx) {
@@ -19,8 +20,6 @@ export async function render(ctx) {
 
 // The pipeline, in order.
 const statuses = ['new', 'contacted', 'responded', 'qualified', 'won', 'lost'];
-const verticals = ['healthcare', 'dental', 'legal', 'finance', 'accounting', 'insurance', 'manufacturing', 'construction', 'education',
-  'nonprofit', 'government', 'retail', 'hospitality', 'real_estate', 'technology', 'logistics'];
 const label = Words;
 const PER_COLUMN = 50;
 const csvTemplate = 'company,domain,vertical,region,employees,contact_name,contact_email,contact_phone,notes\n' +
@@ -58,7 +57,7 @@ async function index(ctx) {
         { label: 'Region', cell: (p) => p.region || '—' },
         { label: 'Employees', class: 'num', cell: (p) => num(p.employees) },
         { label: 'Contact', cell: (p) => [p.contact_name || '—', p.contact_email ? h('div', { class: 'small' }, p.contact_email) : null] },
-        { label: 'Notes', cell: (p) => h('span', { class: 'small' }, p.notes.length > 100 ? p.notes.slice(0, 97) + '…' : p.notes || '—') },
+        { label: 'Notes', cell: (p) => h('span', { class: 'small' }, clip(p.notes, 100)) },
         { label: 'Updated', cell: (p) => time(p.updated_at) },
       ], res.data, 'No prospect yet. Import a CSV file of the businesses you would like to serve.', 'Prospects'),
       pager(res.pagination, (o) => { offset = o; showProspects(); }),

@@ -3,7 +3,7 @@
 // (?tab=keys) so each one can be linked; members see only their tabs.
 
 import { get, post, patch, del, query, ApiError, forgetMembers } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading, words, confirmAction } from '../dom.js';
 
 const tabs = [
   { id: 'keys', label: 'API keys', admin: true, build: keysTab },
@@ -33,20 +33,6 @@ function paged(container, path, build) {
   });
   show(0);
   return show;
-}
-
-// confirm asks before a change that cannot be undone; the API's refusal
-// stays in the dialog.
-function confirm(title, text, label, action) {
-  dialog(title, (close) => {
-    const status = h('div', { 'aria-live': 'polite' });
-    const go = h('button', { type: 'button', class: 'danger', onclick: async () => {
-      go.disabled = true;
-      try { await action(); close(); } catch (err) { status.replaceChildren(errorBox(err)); go.disabled = false; }
-    } }, label);
-    return h('div', {}, h('p', {}, text), status,
-      h('div', { class: 'actions' }, go, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
-  });
 }
 
 // secret shows a value the API returns only once.
@@ -92,7 +78,7 @@ function keysTab() {
     { label: 'Last used', cell: (k) => (k.last_used_at ? stamp(k.last_used_at) : never('Never')) },
     { label: 'Expires', cell: (k) => (k.expires_at ? stamp(k.expires_at) : never('Never')) },
     { label: 'Actions', cell: (k) => (k.status === 'revoked' ? '' : h('button', { type: 'button', class: 'secondary small', onclick: () =>
-      confirm('Revoke API key', `Revoke "${k.name}" (${k.prefix}…)? Anything using it is refused from the next request on. This cannot be undone.`, 'Revoke key',
+      confirmAction('Revoke API key', `Revoke "${k.name}" (${k.prefix}…)? Anything using it is refused from the next request on. This cannot be undone.`, 'Revoke key',
         async () => { await del('/api-keys/' + encodeURIComponent(k.id)); show(0); }) }, 'Revoke')) },
   ];
   const create = form({
@@ -156,7 +142,7 @@ function membersTab(ctx) {
     { label: 'Joined', cell: (m) => stamp(m.created_at) },
   ];
   if (admin) cols.push({ label: 'Actions', cell: (m) => (you(m) ? '' : h('button', { type: 'button', class: 'secondary small', onclick: () =>
-    confirm('Remove member', `Remove ${m.name} (${m.email})? Their account is deleted and their sessions end at once.`, 'Remove member',
+    confirmAction('Remove member', `Remove ${m.name} (${m.email})? Their account is deleted and their sessions end at once.`, 'Remove member',
       async () => { await del('/org/members/' + encodeURIComponent(m.id)); forgetMembers(); status.replaceChildren(notice(`${m.name} was removed.`)); showMembers(0); }) }, 'Remove')) });
   const page = h('div', {}, section('Members', status, list));
   showMembers = paged(list, '/org/members', (rows) => {
@@ -213,7 +199,7 @@ function orgTab(ctx) {
       ['Members', num(o.members_count)],
       ['Created', time(o.created_at)],
       ['ID', h('code', {}, o.id)],
-    ]), limits.length ? [h('h3', {}, 'Plan limits'), dl(limits.map(([k, v]) => [k.replace(/_/g, ' '), typeof v === 'number' ? num(v) : String(v)]))] : null];
+    ]), limits.length ? [h('h3', {}, 'Plan limits'), dl(limits.map(([k, v]) => [words(k), typeof v === 'number' ? num(v) : String(v)]))] : null];
   });
 
   const password = form({

@@ -3,11 +3,11 @@
 // indicator seen, most recently seen first (paged, the page in the address).
 
 import { get, query } from '../api.js';
-import { h, load, table, time, badge, pager, section, num, wide, words } from '../dom.js';
+import { h, load, table, time, badge, pager, section, num, wide, words, Words } from '../dom.js';
+import { severities } from '../vocab.js';
 import { severityColors } from '../chart.js';
 
 const LIMIT = 50;
-const severities = ['critical', 'high', 'medium', 'low', 'info'];
 const types = ['threat_detected', 'blocked_connection', 'dns_anomaly', 'policy_violation'];
 const windows = [['24h', 'Last 24 hours'], ['7d', 'Last 7 days'], ['30d', 'Last 30 days']];
 const label = words;
@@ -46,7 +46,7 @@ function summaryPanel(s) {
         table([
           { label: 'Window', cell: ([, name]) => name },
           { label: 'All', class: 'num', cell: ([k]) => count(w[k]?.total) },
-          ...severities.map((sev) => ({ label: label(sev[0].toUpperCase() + sev.slice(1)), class: 'num', cell: ([k]) => count(w[k]?.by_severity?.[sev]) })),
+          ...severities.map((sev) => ({ label: label(Words(sev)), class: 'num', cell: ([k]) => count(w[k]?.by_severity?.[sev]) })),
         ], windows, 'No events yet.', 'Events by severity per window')),
       section('Events by type',
         table([
