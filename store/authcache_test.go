@@ -29,12 +29,7 @@ func TestAuthChangesOfAnotherProcessSeen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	u, err := server.Register(ctx, store.NewAccount{Email: "ann@acme.test", Name: "Ann", PasswordHash: "x", OrgName: "Acme",
-		Plan: store.PlanStarter, Verify: store.UserToken{Hash: []byte("v"), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
-		VerifyMail: store.Mail{To: "ann@acme.test", Subject: "s", Body: "b"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := registerAnn(t, server)
 	for i := range 50 {
 		if _, _, err := server.SessionUser(ctx, u.ID, "jti"); err != nil { // cached now
 			t.Fatal(err)
@@ -74,12 +69,7 @@ func TestAuthEpochFileOfAnOldVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer server.Close()
-			u, err := server.Register(ctx, store.NewAccount{Email: "ann@acme.test", Name: "Ann", PasswordHash: "x", OrgName: "Acme",
-				Plan: store.PlanStarter, Verify: store.UserToken{Hash: []byte("v"), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
-				VerifyMail: store.Mail{To: "ann@acme.test", Subject: "s", Body: "b"}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			u := registerAnn(t, server)
 			server.SessionUser(ctx, u.ID, "jti")
 			cli, err := store.Open(ctx, path, storetest.Schema(t))
 			if err != nil {
@@ -94,4 +84,16 @@ func TestAuthEpochFileOfAnOldVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// registerAnn registers ann@acme.test with her organization.
+func registerAnn(t *testing.T, st *store.Store) store.User {
+	t.Helper()
+	u, err := st.Register(context.Background(), store.NewAccount{Email: "ann@acme.test", Name: "Ann", PasswordHash: "x", OrgName: "Acme",
+		Plan: store.PlanStarter, Verify: store.UserToken{Hash: []byte("v"), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
+		VerifyMail: store.Mail{To: "ann@acme.test", Subject: "s", Body: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
