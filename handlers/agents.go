@@ -109,6 +109,8 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, slug, slugField s
 	if err != nil {
 		return err
 	}
+	auditTarget(r, acc.Run.ID)
+	auditDetail(r, "agent", acc.Run.Agent)
 	writeData(w, http.StatusAccepted, runAccepted{AgentRunID: acc.Run.ID, Agent: acc.Run.Agent, Status: acc.Run.Status,
 		EstimatedCompletionSeconds: acc.EstimatedCompletionSeconds, QueuedAt: timestamp.Format(acc.Run.QueuedAt)})
 	return nil

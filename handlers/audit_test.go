@@ -17,7 +17,7 @@ func TestAuditLog(t *testing.T) {
 	e.Login("ann@acme.test", apitest.Password).Must(t, http.StatusOK)
 	key := e.APIKey(admin, "admin")
 	keyID := e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).List()[0].(map[string]any)["id"].(string)
-	e.Do("POST", "/api/compliance/audit", key, map[string]any{"framework": "cis"}).Must(t, http.StatusAccepted)
+	started := e.Do("POST", "/api/compliance/audit", key, map[string]any{"framework": "cis"}).Must(t, http.StatusAccepted)
 	e.Do("POST", "/api/compliance/audit", key, map[string]any{"framework": "iso"}).WantFields(t, "framework") // refused: not recorded
 	e.Do("DELETE", "/api/api-keys/"+keyID, admin.Token, nil).Must(t, http.StatusOK)
 	other := e.Register("zoe@other.test", "Other")
@@ -38,6 +38,11 @@ func TestAuditLog(t *testing.T) {
 	}
 	if a := actions["compliance.audit"]; a["actor"] != keyID || a["ip"] == "" || a["request_id"] == "" {
 		t.Fatalf("entry by a key: %v", a)
+	}
+	// A creation names what it created.
+	if a := actions["compliance.audit"]; a["target"] != started.Str("data", "report_id") ||
+		a["detail"].(map[string]any)["agent_run_id"] != started.Str("data", "agent_run_id") {
+		t.Fatalf("the audit's entry names no report: %v (started %s)", a, started.Raw)
 	}
 	if a := actions["api_key.revoke"]; a["actor"] != admin.ID || a["target"] != keyID {
 		t.Fatalf("revocation: %v", a)

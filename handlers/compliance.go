@@ -69,6 +69,8 @@ func (a *API) startAudit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	auditTarget(r, acc.Audit.ID)
+	auditDetail(r, "agent_run_id", acc.Run.ID)
 	writeData(w, http.StatusAccepted, auditAccepted{ReportID: acc.Audit.ID, AgentRunID: acc.Run.ID, Status: acc.Audit.Status,
 		Frameworks: acc.Audit.Frameworks, EstimatedCompletionSeconds: acc.EstimatedCompletionSeconds,
 		CreatedAt: timestamp.Format(acc.Audit.CreatedAt)})
@@ -242,6 +244,8 @@ func (a *API) remediate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	auditTarget(r, res.ID)
+	auditDetail(r, "gap_id", res.GapID)
 	writeData(w, http.StatusOK, remediationView{RemediationID: res.ID, GapID: res.GapID, Framework: res.Gap.Framework,
 		ControlID: res.Gap.ControlID, Status: res.Status, RemediationSteps: res.Steps, Changes: res.Changes,
 		ControlResult: optString(res.ControlResult), ControlPasses: res.PassesNow, Message: res.Message,

@@ -76,6 +76,8 @@ func (a *API) importIntel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err // a failed write pass is recorded as a failed import in /intel/status
 	}
+	auditTarget(r, res.ID)
+	auditDetail(r, "name", res.Name)
 	v := newImportView(res.IntelImport)
 	v.Problems = mapSlice(res.Problems, func(p feed.Problem) problemView { return problemView{p.Index, p.Offset, p.ID, p.Message} })
 	v.Notifications = &res.Notifications

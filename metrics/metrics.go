@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // latencyBuckets are the request duration buckets, in seconds.
@@ -99,11 +98,6 @@ func (r *Registry) Gauge(name, help string, read func() []Sample) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gauges = append(r.gauges, gauge{name, help, read})
-}
-
-// Request records one answered API request.
-func (r *Registry) Request(route string, status int, d time.Duration) {
-	r.Route(route).Observe(status, d)
 }
 
 // Names and help of the per-route families.

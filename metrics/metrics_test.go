@@ -9,9 +9,9 @@ import (
 
 func TestExposition(t *testing.T) {
 	r := New()
-	r.Request("GET /api/events", 200, 3*time.Millisecond)
-	r.Request("GET /api/events", 200, 30*time.Second)
-	r.Request("POST /api/events", 429, time.Millisecond)
+	r.Route("GET /api/events").Observe(200, 3*time.Millisecond)
+	r.Route("GET /api/events").Observe(200, 30*time.Second)
+	r.Route("POST /api/events").Observe(429, time.Millisecond)
 	r.Add("garrison_ratelimit_refusals_total", "Refusals.", 1, "bucket", `a"b\c`)
 	r.Gauge("garrison_queue", "Queue.", func() []Sample { return []Sample{{Value: 3}} })
 	var b strings.Builder
@@ -56,7 +56,7 @@ func BenchmarkScrape(b *testing.B) {
 	r := New()
 	for i := range 100 {
 		for _, st := range []int{200, 400, 429} {
-			r.Request("GET /api/route"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), st, time.Millisecond)
+			r.Route("GET /api/route"+strings.Repeat("x", i%7)+string(rune('a'+i%26))).Observe(st, time.Millisecond)
 		}
 	}
 	var sb strings.Builder
