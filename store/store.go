@@ -347,6 +347,8 @@ func (s *Store) WriteFailure() string {
 
 // LimitPages caps the database's size at its pages now plus extra (0:
 // lifts the cap): a full disk, for tests of what the server does then.
+// The cap is the writer connection's: an idle release (ReleaseMemory),
+// which closes that connection, lifts it.
 func (s *Store) LimitPages(ctx context.Context, extra int) error {
 	var pages int
 	if err := s.writer.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
