@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // check is one goal and whether this run met it.
@@ -110,6 +111,9 @@ func (r *results) evaluate() {
 	abs("memory", "peak RSS under load", "MiB", r.Memory.PeakUnderLoadMiB, 200, true, true)
 
 	r.Pass = !slices.ContainsFunc(r.Checks, func(c check) bool { return c.Verdict == "FAIL" })
+	if u := r.unsteady(); u != "" {
+		r.Notes = append(r.Notes, u)
+	}
 }
 
 // ingest is the phase with that name, zero if it did not run.
@@ -131,4 +135,38 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// unsteadyRounds is how far apart one target's rounds may be before the
+// run says the machine changed speed under it.
+const unsteadyRounds = 0.20
+
+// unsteady names the targets whose rounds differ by more than
+// unsteadyRounds, or "". The same server loaded twice a minute apart
+// should answer alike; when it does not, the machine (a virtual one
+// sharing its host) changed speed, and ratios taken against a baseline
+// loaded at another moment say more about that than about the server.
+func (r *results) unsteady() string {
+	var names []string
+	for _, l := range r.Load {
+		lo, hi, answered := 0.0, 0.0, 0
+		for _, run := range l.Runs {
+			if run.Requests == 0 {
+				continue // said on its own
+			}
+			if answered == 0 || run.ReqPerSec < lo {
+				lo = run.ReqPerSec
+			}
+			hi = max(hi, run.ReqPerSec)
+			answered++
+		}
+		if answered > 1 && (hi-lo)/hi > unsteadyRounds {
+			names = append(names, fmt.Sprintf("%s (%.0f to %.0f req/s)", l.Name, lo, hi))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("rounds more than %.0f %% apart: %s. The machine changed speed during the run; "+
+		"run the suite again before reading its ratios.", 100*unsteadyRounds, strings.Join(names, ", "))
 }
