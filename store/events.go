@@ -54,23 +54,39 @@ func scanEvents(rows *sql.Rows, orgID string) ([]Event, error) {
 }
 
 // scanEventsTotal scans events, and, when total is not nil, the column after
-// them that carries the page's total (historyTotal).
+// them that carries the page's total (historyTotal). The integer columns
+// are scanned into an any, database/sql's fast path: into an int64 it
+// takes reflection, and into an int type of another size (Severity, the
+// total) a round trip through a string, for every row of the page.
 func scanEventsTotal(rows *sql.Rows, orgID string, total *int) ([]Event, error) {
 	defer rows.Close()
 	var out []Event
-	var ts, received int64
+	var sev, ts, received, n any
 	dest := make([]any, 11, 12)
 	for rows.Next() {
 		e := Event{OrgID: orgID}
-		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.Type, &e.Severity, &ts, &e.Source, &e.Asset
+		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.Type, &sev, &ts, &e.Source, &e.Asset
 		dest[6], dest[7], dest[8], dest[9], dest[10] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
 		if total != nil {
-			dest = append(dest[:11], total)
+			dest = append(dest[:11], &n)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		e.Timestamp, e.ReceivedAt = fromMS(ts), fromMS(received)
+		sv, ok1 := sev.(int64)
+		tv, ok2 := ts.(int64)
+		rv, ok3 := received.(int64)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("event %s: severity %T, ts %T, received_at %T: not integers", e.ID, sev, ts, received)
+		}
+		e.Severity, e.Timestamp, e.ReceivedAt = event.Severity(sv), fromMS(tv), fromMS(rv)
+		if total != nil && len(out) == 0 {
+			t, ok := n.(int64)
+			if !ok {
+				return nil, fmt.Errorf("events total: %T, not an integer", n)
+			}
+			*total = int(t)
+		}
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -385,3 +385,22 @@ func eventsBehindAlerts(t *testing.T, s *Store, org string) int {
 	}
 	return alerted
 }
+
+// BenchmarkEventsPage reads the newest 50 events with their exact total,
+// as GET /events does, without HTTP: the cost of the statement and the scan.
+func BenchmarkEventsPage(b *testing.B) {
+	s := openFolding(b, filepath.Join(b.TempDir(), "g.db"), "org_a")
+	defer s.Close()
+	start := foldNow.Add(-48 * time.Hour)
+	for i := range 20 {
+		ingest(b, s, "org_a", lows(100, fmt.Sprintf("ws-%d", i), start.Add(time.Duration(i)*time.Hour))...)
+	}
+	foldAll(b, s)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if evs, total, err := s.Events(ctx, "org_a", EventFilter{Page: Page{Limit: 50}}); err != nil || len(evs) != 50 || total != 2000 {
+			b.Fatal(len(evs), total, err)
+		}
+	}
+}
