@@ -182,7 +182,7 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 			Client: &http.Client{Timeout: 30 * time.Minute}}
 		wg.Go(func() { sync.Run(ctx) })
 	}
-	wg.Go(func() { memory.NewTrimmer(func() { a.store.ReleaseMemory(ctx) }).Run(ctx, trimInterval) })
+	wg.Go(func() { memory.NewTrimmer(a.store.ReleaseMemory).Run(ctx, trimInterval) })
 	for _, l := range a.limits.Limiters() {
 		wg.Go(func() { l.Run(ctx, limiterSweepInterval) })
 	}

@@ -37,8 +37,8 @@ type Trimmer struct {
 // a row after work, before the heap is returned: the store empties its
 // caches then. One quiet look is not enough: a sensor posting every few
 // seconds would otherwise have its caches and alert memory dropped
-// between batches. Starting counts as work
-// (opening the store warmed its caches), so the first idle look releases.
+// between batches. Starting counts as work (opening the store warmed its
+// caches), so the first releaseAfter idle looks release.
 func NewTrimmer(release func()) *Trimmer {
 	t := &Trimmer{release: release, busy: true, samples: []metrics.Sample{
 		{Name: "/gc/heap/allocs:bytes"},

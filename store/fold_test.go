@@ -212,7 +212,7 @@ func TestBurstWindowRecounted(t *testing.T) {
 		if n := s.reader.Stats().Idle; n == 0 {
 			t.Fatal("no reader connection open before the release: the check below proves nothing")
 		}
-		s.ReleaseMemory(context.Background())
+		s.ReleaseMemory()
 		if s.alerts.orgs != nil {
 			t.Fatal("alert memory held after the release")
 		}

@@ -234,18 +234,17 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 	}
 }
 
-// ReleaseMemory empties the page caches of every connection and drops the
-// alert memory, for a server that has gone idle (memory.Trimmer decides
-// when): an appliance that ingested a burst at noon should not hold what
-// that burst warmed all night. The next queries warm the caches again; the
-// next ingest recounts from the events what it needs, as after a restart.
-func (s *Store) ReleaseMemory(ctx context.Context) {
+// ReleaseMemory closes the idle database connections and drops the alert
+// memory, for a server that has gone idle (memory.Trimmer decides when):
+// an appliance that ingested a burst at noon should not hold what that
+// burst warmed all night. Closing a connection gives back all it holds
+// (page cache, parsed schema, prepared statements), where shrinking its
+// cache left SQLite's allocations spread over pages it cannot return. The
+// next query opens a connection again (about a millisecond); one in use
+// now stays open. The next ingest recounts from the events what it needs,
+// as after a restart.
+func (s *Store) ReleaseMemory() {
 	s.alerts.release()
-	// Closing the idle connections gives back all each holds (its page
-	// cache, parsed schema, prepared statements), where shrinking caches
-	// leaves SQLite's allocations spread over pages it cannot return. The
-	// next query opens a connection again (about a millisecond); one in
-	// use now stays open.
 	s.writer.SetMaxIdleConns(0)
 	s.writer.SetMaxIdleConns(1)
 	s.checkpointer.SetMaxIdleConns(0)
