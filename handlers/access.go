@@ -67,6 +67,12 @@ func (p Principal) level() Access {
 }
 
 func principalFrom(ctx context.Context) Principal {
+	if st := stateOf(ctx); st != nil {
+		if st.principal == nil {
+			return Principal{}
+		}
+		return *st.principal
+	}
 	p, _ := ctx.Value(principalKey).(Principal)
 	return p
 }

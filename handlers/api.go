@@ -203,7 +203,7 @@ func (a *API) Handler() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	return base(clean, a.Log, a.Now, func() []netip.Prefix { return a.Limits.trusted })
+	return base(clean, a.Log, func() []netip.Prefix { return a.Limits.trusted })
 }
 
 var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
@@ -290,6 +290,10 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Req
 	}
 	if err := authorize(p, rt.Access); err != nil {
 		return r, err
+	}
+	if st := stateOf(r.Context()); st != nil {
+		st.principal = &p // no context value, no request copy
+		return r, nil
 	}
 	return r.WithContext(context.WithValue(r.Context(), principalKey, p)), nil
 }

@@ -35,8 +35,9 @@ const (
 
 // requestState is what the middleware and the endpoint note about one
 // request, made in one allocation since every request needs all of it: its
-// id, its client, who made it (for the log), the tightest rate-limit
-// decision, the status written, and the header values they answer with.
+// id, its client, its principal, who made it (for the log), the tightest
+// rate-limit decision, the status written, and the header values they
+// answer with.
 // It is also the request's context, the one it extends with a value: one
 // allocation less per request than context.WithValue.
 type requestState struct {
@@ -49,6 +50,7 @@ type requestState struct {
 	idHeader     [1]string
 	limitHeaders [3]string
 	route        *metrics.Route // the matched route's counters, nil when no route matched
+	principal    *Principal     // who made it, once admitted; nil on public routes
 }
 
 // Value makes the state findable under requestStateKey.
@@ -143,10 +145,14 @@ func newRequestID() string {
 
 // base wraps the whole API: request id, response headers every answer
 // carries, access log and panic recovery. Body caps are per route.
-func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted func() []netip.Prefix) http.Handler {
+func base(next http.Handler, log *slog.Logger, trusted func() []netip.Prefix) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := now()
-		id := r.Header.Get("X-Request-Id")
+		// Elapsed time, not the API's clock: one reading here, one at the end.
+		start := time.Now()
+		var id string
+		if v := r.Header["X-Request-Id"]; len(v) > 0 { // read headers are in canonical form
+			id = v[0]
+		}
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
@@ -178,16 +184,17 @@ func base(next http.Handler, log *slog.Logger, now func() time.Time, trusted fun
 					writeError(rec, r, log, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: internalMessage})
 				}
 			}
+			took := time.Since(start)
 			if st.route != nil { // the whole request, limits and authentication included, and its final status
 				status := rec.status
 				if status == 0 {
 					status = http.StatusOK
 				}
-				st.route.Observe(status, now().Sub(start))
+				st.route.Observe(status, took)
 			}
 			if log.Enabled(ctx, slog.LevelInfo) { // spares boxing the fields when access logs are off
 				log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
-					"status", rec.status, "bytes", rec.bytes, "duration_ms", now().Sub(start).Milliseconds(),
+					"status", rec.status, "bytes", rec.bytes, "duration_ms", took.Milliseconds(),
 					"actor", who.actor, "org", who.org, "client_ip", client.String())
 			}
 		}()

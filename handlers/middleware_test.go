@@ -21,7 +21,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	h := base(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		stateOf(r.Context()).route = registry.Route("GET /api/x") // as endpoint does
 		panic("boom: SELECT * FROM users")
-	}), slog.New(slog.NewJSONHandler(&logs, nil)), time.Now, func() []netip.Prefix { return nil })
+	}), slog.New(slog.NewJSONHandler(&logs, nil)), func() []netip.Prefix { return nil })
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
 	var body map[string]any

@@ -22,6 +22,7 @@ func TestExposition(t *testing.T) {
 	}
 	for _, want := range []string{
 		`garrison_http_requests_total{route="GET /api/events",status="200"} 2`,
+		`garrison_http_requests_total{route="POST /api/events",status="429"} 1`,
 		`garrison_http_request_duration_seconds_bucket{route="GET /api/events",le="0.005"} 1`,
 		`garrison_http_request_duration_seconds_bucket{route="GET /api/events",le="+Inf"} 2`,
 		`garrison_http_request_duration_seconds_count{route="GET /api/events"} 2`,

@@ -1,10 +1,12 @@
 package ratelimit
 
 import (
+	"encoding/binary"
 	"iter"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 )
 
 // unknownClient stands for a peer whose address cannot be read (a Unix
@@ -70,9 +72,35 @@ func IPKey(a netip.Addr) string {
 	a = a.WithZone("").Unmap()
 	if a.Is6() {
 		p, _ := a.Prefix(64)
-		return p.String()
+		a = p.Addr() // the network's first address stands for it
 	}
-	return a.String()
+	slot := &recentKeys[keySlot(a)]
+	if e := slot.Load(); e != nil && e.addr == a {
+		return e.key
+	}
+	key := a.String()
+	if a.Is6() {
+		key += "/64"
+	}
+	slot.Store(&recentKey{addr: a, key: key})
+	return key
+}
+
+// recentKeys remembers the keys of recent clients, so that a client's key
+// is not built again on each of its requests: a server hears from few
+// addresses, each many times. Entries are never changed, only replaced.
+var recentKeys [256]atomic.Pointer[recentKey]
+
+type recentKey struct {
+	addr netip.Addr // unmapped, zoneless; an IPv6 one masked to its /64
+	key  string
+}
+
+// keySlot spreads addresses over recentKeys.
+func keySlot(a netip.Addr) uint8 {
+	b := a.As16()
+	x := binary.BigEndian.Uint64(b[:8]) ^ binary.BigEndian.Uint64(b[8:])
+	return uint8((x * 0x9E3779B97F4A7C15) >> 56)
 }
 
 func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"crypto/tls"
+	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"testing"
@@ -91,10 +92,47 @@ func TestIPKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
-			if got := IPKey(netip.MustParseAddr(tt.addr)); got != tt.want {
-				t.Fatalf("IPKey(%s) = %q, want %q", tt.addr, got, tt.want)
+			for range 2 { // built, then remembered
+				if got := IPKey(netip.MustParseAddr(tt.addr)); got != tt.want {
+					t.Fatalf("IPKey(%s) = %q, want %q", tt.addr, got, tt.want)
+				}
 			}
 		})
+	}
+}
+
+// Remembered keys are always the key of the address asked about, however
+// many addresses share a slot, and a returning client's costs nothing.
+func TestIPKeyRemembered(t *testing.T) {
+	built := func(a netip.Addr) string { // IPKey's rule, computed afresh
+		a = a.WithZone("").Unmap()
+		if a.Is6() {
+			p, _ := a.Prefix(64)
+			return p.String()
+		}
+		return a.String()
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	addrs := []netip.Addr{{}, netip.IPv4Unspecified(), netip.IPv6Unspecified()}
+	for range 3000 {
+		var b [16]byte
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		addrs = append(addrs, netip.AddrFrom4([4]byte(b[:4])), netip.AddrFrom16(b))
+	}
+	for pass := range 2 {
+		for i := range addrs {
+			a := addrs[(i*7919+pass)%len(addrs)] // another order each pass
+			if got, want := IPKey(a), built(a); got != want {
+				t.Fatalf("pass %d: IPKey(%v) = %q, want %q", pass, a, got, want)
+			}
+		}
+	}
+	a := netip.MustParseAddr("198.51.100.7")
+	IPKey(a)
+	if n := testing.AllocsPerRun(100, func() { IPKey(a) }); n != 0 {
+		t.Errorf("a returning client's key took %v allocations", n)
 	}
 }
 
