@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -141,15 +142,19 @@ func startBaseline(ctx context.Context, self, tmp, name, path string, args []str
 	return target{Name: name, URL: url, bearer: token, Auth: auth, pid: c.pid()}, nil
 }
 
-// loadAll runs wrk on every target, twice, interleaved: round 1 loads each
-// target once, round 2 again, so a drift of the machine touches all alike.
+// loadAll runs wrk on every target, twice, interleaved: round 1 loads the
+// targets in order, round 2 in reverse. Then every target's two runs are
+// centred on the same moment, so a machine that speeds up or slows down
+// steadily through the rounds moves a target and its baseline alike
+// (loaded in one order both times, the baseline loaded last was measured
+// minutes after the target judged against it).
 func loadAll(ctx context.Context, o options, g *garrison, smp *sampler, loads []*loadResult, res *results) error {
 	isGarrison := map[string]bool{}
 	for _, t := range garrisonTargets {
 		isGarrison[t.name] = true
 	}
 	for round := 1; round <= 2; round++ {
-		for _, l := range loads {
+		for _, l := range roundOrder(loads, round) {
 			idle := waitIdle(ctx, 20*time.Second)
 			phase := "load, baselines" // Garrison idles meanwhile
 			if isGarrison[l.Name] {
@@ -187,6 +192,17 @@ func loadAll(ctx context.Context, o options, g *garrison, smp *sampler, loads []
 		l.summarize()
 	}
 	return nil
+}
+
+// roundOrder is the order of a round's loads: as given in round 1,
+// reversed in round 2.
+func roundOrder(loads []*loadResult, round int) []*loadResult {
+	if round%2 == 1 {
+		return loads
+	}
+	reversed := slices.Clone(loads)
+	slices.Reverse(reversed)
+	return reversed
 }
 
 // cpuShares turns the CPU ticks of one run into cores: the server's, and

@@ -150,3 +150,33 @@ func TestEvaluate(t *testing.T) {
 		t.Fatalf("unsteady rounds not named, or steady ones named:\n%s", b.String())
 	}
 }
+
+// Every target's two runs are centred on the same moment, and each
+// baseline runs right before or after the first target judged against it.
+func TestRoundOrder(t *testing.T) {
+	var loads []*loadResult
+	for _, n := range targetNames {
+		loads = append(loads, &loadResult{target: target{Name: n}})
+	}
+	at := map[string][2]int{}
+	for round := 1; round <= 2; round++ {
+		for i, l := range roundOrder(loads, round) {
+			p := at[l.Name]
+			p[round-1] = i
+			at[l.Name] = p
+		}
+	}
+	if len(at) != len(targetNames) {
+		t.Fatalf("%d targets ran, want %d", len(at), len(targetNames))
+	}
+	for name, p := range at {
+		if p[0]+p[1] != len(targetNames)-1 {
+			t.Errorf("%s runs at %d and %d: not centred", name, p[0], p[1])
+		}
+	}
+	for baseline, first := range map[string]string{"hello": "health", "limit": "events"} {
+		if d := at[first][0] - at[baseline][0]; d != 1 {
+			t.Errorf("%s runs %d places after its baseline %s, want 1", first, d, baseline)
+		}
+	}
+}
