@@ -21,8 +21,8 @@ type Route struct {
 }
 
 // commonStatuses are the statuses the API answers with, each counted in a
-// slot of its own: a lookup in a sync.Map (hashing a boxed int) was a
-// third of what counting a request cost.
+// slot of its own: profiled under health checks, the sync.Map lookup
+// (hashing a boxed int) was more than half of what Observe cost.
 var commonStatuses = [...]int{200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308,
 	400, 401, 403, 404, 405, 406, 408, 409, 410, 411, 412, 413, 414, 415, 416, 422, 428, 429, 431,
 	500, 501, 502, 503, 504, 507}
