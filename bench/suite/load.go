@@ -27,12 +27,14 @@ func startTargets(ctx context.Context, o options, g *garrison, creds credentials
 	if err != nil {
 		return nil, err
 	}
-	if want["hello"] {
-		t, err := startBaseline(ctx, self, tmp, "hello", "/", nil)
-		if err != nil {
-			return nil, err
+	for _, name := range []string{"hello", "headers"} {
+		if want[name] {
+			t, err := startBaseline(ctx, self, tmp, name, "/", nil)
+			if err != nil {
+				return nil, err
+			}
+			byName[name] = t
 		}
-		byName["hello"] = t
 	}
 	if want["limit"] {
 		t, err := startBaseline(ctx, self, tmp, "limit", "/events", []string{"--db", limitDB})

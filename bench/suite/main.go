@@ -8,13 +8,15 @@
 // It builds the server, times its cold start, seeds events through the API
 // while sampling memory and WAL size, restarts it on the seeded data, then
 // loads Garrison's read endpoints and the baselines (a bare net/http
-// "hello", a hand-written "limit" server over a copy of the same database,
-// and PocketBase when it can be built) with wrk, twice, interleaved. It
+// "hello", "headers" answering health's body with its headers, a
+// hand-written "limit" server over a copy of the same database, and
+// PocketBase when it can be built) with wrk, twice, interleaved. It
 // prints a table of the figures against their goals and writes them as
 // JSON. Exit status: 0 when it ran (goals may have failed; --strict makes
 // a failed goal exit 1), 2 when it could not run.
 //
-// The subcommands `hello` and `limit` are the baselines' own processes.
+// The subcommands `hello`, `headers` and `limit` are the baselines' own
+// processes.
 package main
 
 import (
@@ -34,6 +36,8 @@ func main() {
 		switch os.Args[1] {
 		case "hello":
 			os.Exit(runHello(os.Args[2:]))
+		case "headers":
+			os.Exit(runHeaders(os.Args[2:]))
 		case "limit":
 			os.Exit(runLimit(os.Args[2:]))
 		}

@@ -19,7 +19,7 @@ type target struct {
 // runs them backwards). Each baseline comes just before the targets
 // judged against it, so a ratio compares moments a few seconds apart.
 var targetNames = []string{
-	"hello", "health", "stats-jwt", "stats-key",
+	"hello", "headers", "health", "stats-jwt", "stats-key",
 	"limit", "events", "events-high", "pb-total", "pb-skiptotal", "overview", "security-score",
 }
 
