@@ -67,14 +67,10 @@ func (p Principal) level() Access {
 }
 
 func principalFrom(ctx context.Context) Principal {
-	if st := stateOf(ctx); st != nil {
-		if st.principal == nil {
-			return Principal{}
-		}
+	if st := stateOf(ctx); st != nil && st.principal != nil {
 		return *st.principal
 	}
-	p, _ := ctx.Value(principalKey).(Principal)
-	return p
+	return Principal{}
 }
 
 // bearer extracts the credential of an Authorization header. Credentials in

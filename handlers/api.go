@@ -243,7 +243,7 @@ func (a *API) endpoint(rt Route) http.Handler {
 		if r.Body != http.NoBody { // a GET has none to cap
 			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit)
 		}
-		r, err := a.admit(w, r, rt)
+		err := a.admit(w, r, rt)
 		if err == nil {
 			err = checkQuery(r) // after the limits, so the answer carries their headers
 		}
@@ -262,15 +262,15 @@ func (a *API) endpoint(rt Route) http.Handler {
 	})
 }
 
-// admit applies the rate limits and the route's access rule, and returns
-// the request with its principal in the context.
-func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Request, error) {
+// admit applies the rate limits and the route's access rule, and notes the
+// principal in the request's state (no context value, no request copy).
+func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) error {
 	ip := a.clientKey(r)
 	if err := a.limitBeforeAuth(w, r, rt, ip); err != nil {
-		return r, err
+		return err
 	}
 	if rt.Access == Public {
-		return r, nil
+		return nil
 	}
 	p, err := a.authenticate(r.Context(), r)
 	if err != nil {
@@ -280,22 +280,21 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) (*http.Req
 				clearSessionCookie(w) // the console then shows its sign-in page
 			}
 			if limitErr := a.limitFailedAuth(w, r, rt, ip); limitErr != nil {
-				return r, limitErr
+				return limitErr
 			}
 		}
-		return r, err
+		return err
 	}
 	if err := a.limitAfterAuth(w, r, rt, p, ip); err != nil {
-		return r, err
+		return err
 	}
 	if err := authorize(p, rt.Access); err != nil {
-		return r, err
+		return err
 	}
 	if st := stateOf(r.Context()); st != nil {
-		st.principal = &p // no context value, no request copy
-		return r, nil
+		st.principal = &p
 	}
-	return r.WithContext(context.WithValue(r.Context(), principalKey, p)), nil
+	return nil
 }
 
 func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, error) {

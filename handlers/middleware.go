@@ -28,10 +28,7 @@ const (
 
 type ctxKey int
 
-const (
-	requestStateKey ctxKey = iota
-	principalKey
-)
+const requestStateKey ctxKey = 0
 
 // requestState is what the middleware and the endpoint note about one
 // request, made in one allocation since every request needs all of it: its

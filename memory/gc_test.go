@@ -3,16 +3,11 @@ package memory
 import (
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"testing"
 	"time"
 )
 
-func gogc() uint64 {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
+func gogc() uint64 { return metric("/gc/gogc:percent") }
 
 // TestHeadroomAfterEachGC: with a small live heap, the percent set after a
 // collection leaves at least minHeadroom to allocate before the next; a

@@ -6,11 +6,14 @@ import (
 	"testing"
 )
 
-func released() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}}
+// metric reads one of the runtime's uint64 metrics.
+func metric(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+func released() uint64 { return metric("/memory/classes/heap/released:bytes") }
 
 var sink [][]byte
 
