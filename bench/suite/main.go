@@ -11,9 +11,8 @@
 // "hello", "headers" answering health's body with its headers, a
 // hand-written "limit" server over a copy of the same database, and
 // PocketBase when it can be built) with wrk, twice (the second round in
-// reverse order). It
-// prints a table of the figures against their goals and writes them as
-// JSON. Exit status: 0 when it ran (goals may have failed; --strict makes
+// reverse order). It prints a table of the figures against their goals
+// and writes them as JSON. Exit status: 0 when it ran (goals may have failed; --strict makes
 // a failed goal exit 1), 2 when it could not run.
 //
 // The subcommands `hello`, `headers` and `limit` are the baselines' own
