@@ -768,3 +768,9 @@ INSERT INTO indicator_rollup (org_id, day, indicator, n)
 -- one the queries use (store.burstWindowOf).
 DROP INDEX events_org_asset_ts;
 CREATE INDEX events_org_window_asset ON events (org_id, ts - (ts % 600000 + 600000) % 600000, asset, type);
+
+-- migration: 14
+-- Organizations take turns at the agent workers: the next run is that of the
+-- organization whose last run started longest ago (store.queueTurns), read
+-- here without walking the organization's history.
+CREATE INDEX agent_runs_org_started ON agent_runs (org_id, started_at);

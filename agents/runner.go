@@ -131,15 +131,15 @@ func (r *Runner) Cancel(runID string) {
 	}
 }
 
-// Estimate is how many seconds a run of agent queued now will take to
-// finish: the mean of its recent durations, times the rounds of the worker
-// pool the queue ahead of it needs, plus its own.
-func (r *Runner) Estimate(ctx context.Context, agent string) (int, error) {
-	depth, err := r.cfg.Store.QueueDepth(ctx)
+// Estimate is how many seconds a queued run will take to finish: the mean
+// of its agent's recent durations, times the rounds of the worker pool the
+// runs ahead of it need, plus its own.
+func (r *Runner) Estimate(ctx context.Context, run store.AgentRun) (int, error) {
+	ahead, err := r.cfg.Store.RunsAhead(ctx, run.ID)
 	if err != nil {
 		return 0, err
 	}
-	recent, err := r.cfg.Store.RecentDurations(ctx, agent, recentRuns)
+	recent, err := r.cfg.Store.RecentDurations(ctx, run.Agent, recentRuns)
 	if err != nil {
 		return 0, err
 	}
@@ -151,7 +151,6 @@ func (r *Runner) Estimate(ctx context.Context, agent string) (int, error) {
 		}
 		mean = sum / time.Duration(len(recent))
 	}
-	ahead := max(0, depth-1)
 	rounds := 1 + float64(ahead)/float64(r.cfg.Workers)
 	return max(1, int(math.Ceil(rounds*mean.Seconds()))), nil
 }

@@ -97,7 +97,7 @@ func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Ac
 	}
 	r.Notify()
 	// The run is stored: from here on nothing may turn the answer into an error.
-	estimate, err := r.Estimate(ctx, ag.Slug)
+	estimate, err := r.Estimate(ctx, run)
 	if err != nil {
 		r.cfg.Log.Warn("estimate agent run", "run", run.ID, "err", err)
 		estimate = 1

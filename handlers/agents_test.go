@@ -196,6 +196,30 @@ func TestAgentRunBothFormsShareOnePath(t *testing.T) {
 	}
 }
 
+// TestAgentRunEstimateCountsTurns: organizations take turns at the workers,
+// so a run queued behind another organization's long queue is estimated
+// (and taken) after that organization's first run only.
+func TestAgentRunEstimateCountsTurns(t *testing.T) {
+	e := newEnv(t, withWorkers(1))
+	e.StopRunner() // the runs stay queued, in the order of their turns
+	busy := e.Register("ann@acme.test", "Acme")
+	quiet := e.Register("zoe@other.test", "Other")
+	estimate := func(token string) float64 {
+		t.Helper()
+		return e.Do("POST", "/api/agents/onboarding/execute", token, nil).Must(t, http.StatusAccepted).
+			Data()["estimated_completion_seconds"].(float64)
+	}
+	// No run has completed: 2 s each, one worker.
+	for i, want := range []float64{2, 4, 6} {
+		if got := estimate(busy.Token); got != want {
+			t.Fatalf("busy organization's run %d: estimate %v, want %v", i+1, got, want)
+		}
+	}
+	if got := estimate(quiet.Token); got != 4 {
+		t.Fatalf("quiet organization's run: estimate %v, want 4 (after the busy one's first run only)", got)
+	}
+}
+
 func TestAgentRunErrors(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")

@@ -134,8 +134,37 @@ func (s *Store) RecentDurations(ctx context.Context, agent string, n int) ([]tim
 	return out, rows.Err()
 }
 
-// ClaimRun moves the oldest queued run to running and returns it;
-// ErrNotFound when none waits.
+// queueTurns ranks the queued runs in the order the workers take them:
+// organizations take turns, the one whose last run started longest ago
+// (never, first) going first, each with its oldest queued run. An
+// organization's k-th queued run (from 0, oldest first) is in round k, so
+// the order is (round, last start, seq). Taking a run makes its
+// organization the most recently served, the last of the next round,
+// which is where its next run already ranks: the ranking stays the order
+// of later claims. The scans read the queued runs through their partial
+// index and one index seek per organization, never the history.
+const queueTurns = `WITH turns AS (
+		SELECT q.seq, q.id, ROW_NUMBER() OVER (PARTITION BY q.org_id ORDER BY q.seq) AS round,
+			COALESCE((SELECT MAX(started_at) FROM agent_runs AS s INDEXED BY agent_runs_org_started
+				WHERE s.org_id = q.org_id), -1) AS served
+		FROM agent_runs AS q INDEXED BY agent_runs_queued WHERE q.status = 'queued')`
+
+// RunsAhead counts the queued runs the workers will take before run id, if
+// no other is queued meanwhile; 0 when it is no longer queued.
+func (s *Store) RunsAhead(ctx context.Context, id string) (int, error) {
+	var n int
+	err := s.reads().QueryRowContext(ctx, queueTurns+` SELECT COUNT(*) FROM turns AS t, turns AS mine
+		WHERE mine.id = ? AND (t.round, t.served, t.seq) < (mine.round, mine.served, mine.seq)`, id).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("runs ahead: %w", err)
+	}
+	return n, nil
+}
+
+// ClaimRun moves the next queued run to running and returns it;
+// ErrNotFound when none waits. Organizations take turns (see queueTurns):
+// the workers are shared, and an organization with a long queue must not
+// make the others wait behind all of it.
 func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 	// Idle workers look through a reader first: no write lock for nothing.
 	var waiting bool
@@ -149,7 +178,7 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?
-			WHERE seq = (SELECT seq FROM agent_runs WHERE status = 'queued' ORDER BY seq LIMIT 1) RETURNING `+runColumns,
+			WHERE seq = (`+queueTurns+` SELECT seq FROM turns ORDER BY round, served, seq LIMIT 1) RETURNING `+runColumns,
 			ms(s.now())))
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("claim run: %w", err)

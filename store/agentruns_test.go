@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// runQueue is a store whose clock moves a millisecond at every reading, so
+// each claim starts after the one before, as on a real server.
+type runQueue struct {
+	t *testing.T
+	s *Store
+}
+
+func newRunQueue(t *testing.T, orgs ...string) runQueue {
+	var mu sync.Mutex
+	now := foldNow
+	tick := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Millisecond)
+		return now
+	}
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "runs.db"), realSchema(t),
+		WithFoldInterval(time.Hour), WithClock(tick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, org := range orgs {
+		if _, err := s.writer.Exec(`INSERT INTO orgs (id, name, plan, created_at) VALUES (?, ?, 'pro', 0)`, org, org); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return runQueue{t, s}
+}
+
+func (q runQueue) queue(org string) string {
+	q.t.Helper()
+	r, err := q.s.QueueRun(context.Background(), NewRun{OrgID: org, Agent: "onboarding", Params: json.RawMessage(`{}`), RequestedBy: "usr_1"})
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	return r.ID
+}
+
+func (q runQueue) claim() string {
+	q.t.Helper()
+	r, err := q.s.ClaimRun(context.Background())
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	if r.Status != RunRunning {
+		q.t.Fatalf("claimed run is %s", r.Status)
+	}
+	return r.ID
+}
+
+// order checks that RunsAhead ranks want in this order, and that the
+// workers then take them in it.
+func (q runQueue) order(want ...string) {
+	q.t.Helper()
+	for i, id := range want {
+		n, err := q.s.RunsAhead(context.Background(), id)
+		if err != nil {
+			q.t.Fatal(err)
+		}
+		if n != i {
+			q.t.Errorf("RunsAhead(%s) = %d, want %d", id, n, i)
+		}
+	}
+	var got []string
+	for range want {
+		got = append(got, q.claim())
+	}
+	if !slices.Equal(got, want) {
+		q.t.Fatalf("claim order %v, want %v", got, want)
+	}
+	if _, err := q.s.ClaimRun(context.Background()); !errors.Is(err, ErrNotFound) {
+		q.t.Fatalf("queue not empty: %v", err)
+	}
+}
+
+// TestClaimRunTakesTurns: organizations take turns at the workers, the one
+// served longest ago first, each with its oldest run; RunsAhead counts the
+// runs taken before one in that same order.
+func TestClaimRunTakesTurns(t *testing.T) {
+	q := newRunQueue(t, "org_a", "org_b", "org_c")
+
+	// A fills the queue first, then B and C queue: none was ever served.
+	a1, a2, a3, a4 := q.queue("org_a"), q.queue("org_a"), q.queue("org_a"), q.queue("org_a")
+	b1 := q.queue("org_b")
+	c1, c2 := q.queue("org_c"), q.queue("org_c")
+	q.order(a1, b1, c1, a2, c2, a3, a4)
+	if n, err := q.s.RunsAhead(context.Background(), a1); err != nil || n != 0 {
+		t.Errorf("RunsAhead of a running run = %d, %v; want 0", n, err)
+	}
+
+	// Last served: B (b1), then C (c2), then A (a4); queued in the
+	// opposite order, they are taken in that one.
+	a5, c3, b2 := q.queue("org_a"), q.queue("org_c"), q.queue("org_b")
+	q.order(b2, c3, a5)
+}
+
+// TestClaimRunOneWorker: with one worker, a run queued behind another
+// organization's long queue is taken as soon as the running run ends.
+func TestClaimRunOneWorker(t *testing.T) {
+	q := newRunQueue(t, "org_a", "org_b")
+	a1, a2, a3 := q.queue("org_a"), q.queue("org_a"), q.queue("org_a")
+	if got := q.claim(); got != a1 {
+		t.Fatalf("first claim %s, want %s", got, a1)
+	}
+	b1 := q.queue("org_b")
+	if _, err := q.s.FinishRun(context.Background(), a1, RunResult{Status: RunCompleted}); err != nil {
+		t.Fatal(err)
+	}
+	q.order(b1, a2, a3)
+}
