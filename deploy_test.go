@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,5 +37,42 @@ func TestSystemdUnit(t *testing.T) {
 		if !strings.Contains(string(unit), want) {
 			t.Errorf("the unit lacks %s", want)
 		}
+	}
+}
+
+// TestSystemdUnitSettingsFromTheEnvironment: the unit's command line holds
+// only --data, so every setting of /etc/garrison/garrison.env (which
+// systemd reads after the unit's Environment= defaults, and lets override
+// them) reaches the server.
+func TestSystemdUnitSettingsFromTheEnvironment(t *testing.T) {
+	unit, err := os.ReadFile("deploy/garrison.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	env := map[string]string{}
+	for _, line := range strings.Split(string(unit), "\n") {
+		if v, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			args = strings.Fields(v)
+		}
+		if v, ok := strings.CutPrefix(line, "Environment="); ok {
+			for _, kv := range strings.Fields(v) {
+				k, val, _ := strings.Cut(kv, "=")
+				env[k] = val
+			}
+		}
+	}
+	if len(args) != 4 || args[1] != "serve" || args[2] != "--data" {
+		t.Fatalf("ExecStart %q: only --data belongs on the command line", args)
+	}
+	// The env file, read after Environment=, replaces a default.
+	env["GARRISON_ADDR"] = ":443"
+	env["GARRISON_SMTP_ADDR"] = "mail.msp.example:587"
+	cfg, err := parseServeConfig(args[2:], func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.addr != ":443" || cfg.httpAddr != ":8080" || cfg.logFormat != "json" || cfg.smtpAddr != "mail.msp.example:587" || cfg.dataDir != "/var/lib/garrison" {
+		t.Fatalf("unit settings: addr %q, http %q, log format %q, smtp %q, data %q", cfg.addr, cfg.httpAddr, cfg.logFormat, cfg.smtpAddr, cfg.dataDir)
 	}
 }

@@ -65,7 +65,7 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 		}
 		httpAddr = ln.Addr().String()
 		_, httpsPort, _ := net.SplitHostPort(httpsLn.Addr().String())
-		servers = append(servers, newHTTPServer(handlers.RedirectToHTTPS(httpsPort), nil, log))
+		servers = append(servers, newHTTPServer(handlers.RedirectToHTTPS(httpsPort, log), nil, log))
 		listeners = append(listeners, ln)
 	}
 	metricsAddr := ""

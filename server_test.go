@@ -110,6 +110,12 @@ func TestServeHTTPS(t *testing.T) {
 			if want := "https://127.0.0.1:" + port + "/api/org/members?limit=5"; res.StatusCode != 308 || res.Header.Get("Location") != want {
 				t.Fatalf("%s: %d Location=%q, want 308 %s", method, res.StatusCode, res.Header.Get("Location"), want)
 			}
+			// Like every answer: an id, the security headers, JSON; no HSTS over plain HTTP.
+			h := res.Header
+			if h.Get("X-Request-Id") == "" || h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != "no-store" ||
+				!strings.HasPrefix(h.Get("Content-Type"), "application/json") || h.Get("Strict-Transport-Security") != "" {
+				t.Fatalf("%s: redirect headers %v", method, h)
+			}
 		}
 	})
 }

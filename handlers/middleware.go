@@ -226,12 +226,13 @@ func redirectHTTPS(w http.ResponseWriter, r *http.Request, port string) {
 }
 
 // RedirectToHTTPS is the whole plain-HTTP listener: every request gets a 308
-// to the same path on the HTTPS port.
-func RedirectToHTTPS(httpsPort string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
+// to the same path on the HTTPS port, through the middleware every answer
+// goes through (request id, security headers, access log). Its client is
+// the connection's peer: proxies speak HTTPS to the API.
+func RedirectToHTTPS(httpsPort string, log *slog.Logger) http.Handler {
+	return base(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		redirectHTTPS(w, r, httpsPort)
-	})
+	}), log, func() []netip.Prefix { return nil })
 }
 
 // requestWho is who a request was from, once authenticated, for its log line.
