@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"garrison/compliance"
+	"garrison/intel"
 	"garrison/posture"
 	"garrison/store"
 	"garrison/timestamp"
@@ -22,7 +23,7 @@ var onboardingAgent = Agent{
 type checklistItem struct {
 	ID       string `json:"id"`
 	Title    string `json:"title"`
-	Status   string `json:"status"` // done, pending, or unavailable (the feature is not in this release)
+	Status   string `json:"status"` // done or pending
 	Detail   string `json:"detail"`
 	NextStep string `json:"next_step,omitempty"`
 }
@@ -74,24 +75,23 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 		item("frameworks_audited", "Audit a compliance framework", len(audited) > 0,
 			fmt.Sprintf("%d of %d frameworks audited.", len(audited), len(compliance.FrameworkIDs())),
 			"Run an audit with POST /api/compliance/audit (optionally with framework soc2, hipaa, nist or cis)."),
-		{ID: "cves_watched", Title: "Watch the CVEs that matter to you", Status: "unavailable",
-			Detail: "The CVE watchlist is not in this release."},
+		item("cves_watched", "Watch the CVEs that matter to you", len(cf.Exposure) > 0,
+			fmt.Sprintf("%d CVEs watched, %d of them affecting an asset of the inventory.", len(cf.Exposure), affecting(cf.Exposure)),
+			"Describe your assets and their software with POST /api/assets, then watch CVEs with POST /api/cve-watchlist."),
 	}
 	if lastSeen != "" {
 		items[3].Detail += " Last event at " + lastSeen + "."
 	}
-	done, available := 0, 0
+	done := 0
 	var next []string
 	for _, it := range items {
-		switch it.Status {
-		case "done":
+		if it.Status == "done" {
 			done++
-			available++
-		case "pending":
-			available++
+		} else {
 			next = append(next, it.NextStep)
 		}
 	}
+	available := len(items)
 	percent := 100 * done / available
 	out := map[string]any{"checklist": items, "completed": done, "applicable": available, "percent_complete": percent,
 		"next_steps": nonNil(next)}
@@ -103,3 +103,14 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 }
 
 const onboardingSlug = "onboarding"
+
+// affecting counts the watched CVEs that match an asset of the inventory.
+func affecting(watched []intel.ExposureItem) int {
+	n := 0
+	for _, w := range watched {
+		if w.Affected > 0 {
+			n++
+		}
+	}
+	return n
+}

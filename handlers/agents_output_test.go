@@ -150,11 +150,23 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 		done[m["id"].(string)] = m["status"].(string)
 	}
 	if done["api_key"] != "done" || done["event_source"] != "done" || done["dns_telemetry"] != "done" || done["agent_run"] != "done" ||
-		done["frameworks_audited"] != "done" || done["team_invited"] != "pending" || done["cves_watched"] != "unavailable" {
+		done["frameworks_audited"] != "done" || done["team_invited"] != "pending" || done["cves_watched"] != "pending" {
 		t.Fatalf("checklist: %v", done)
 	}
-	if onb["percent_complete"] != 62.0 || toStrings(onb["next_steps"])[0] != "Invite colleagues with POST /api/org/invites (email, role)." {
+	if onb["percent_complete"] != 55.0 || onb["applicable"] != 9.0 || toStrings(onb["next_steps"])[0] != "Invite colleagues with POST /api/org/invites (email, role)." {
 		t.Fatalf("onboarding: %v", onb)
+	}
+	// Watching a CVE (pending until intelligence arrives) is the step done.
+	e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2010-2883"}).Must(t, http.StatusCreated)
+	onb = e.runToEnd(admin.Token, "onboarding", nil)["output"].(map[string]any)
+	for _, it := range onb["checklist"].([]any) {
+		if m := it.(map[string]any); m["id"] == "cves_watched" &&
+			(m["status"] != "done" || m["detail"] != "1 CVEs watched, 0 of them affecting an asset of the inventory.") {
+			t.Fatalf("cves_watched after a watch: %v", m)
+		}
+	}
+	if onb["percent_complete"] != 66.0 {
+		t.Fatalf("onboarding after a watch: %v", onb)
 	}
 
 	sup := e.runToEnd(admin.Token, "tech-support", map[string]any{"prompt": "Outlook keeps asking for my MFA code and the authenticator app shows nothing"})
