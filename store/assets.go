@@ -27,9 +27,6 @@ type Asset struct {
 // MaxAssets bounds an organization's inventory.
 const MaxAssets = 10000
 
-// ErrAssetLimit: the inventory would exceed MaxAssets.
-var ErrAssetLimit = errors.New("the organization's inventory is full")
-
 const assetColumns = `id, org_id, hostname, ip, os, owner, software, created_at, updated_at`
 
 func scanAsset(row interface{ Scan(...any) error }) (Asset, error) {
@@ -124,9 +121,6 @@ func (s *Store) UpdateAsset(ctx context.Context, a Asset) (Asset, error) {
 	})
 	return out, err
 }
-
-// ErrAssetHostname: another asset of the organization has the hostname.
-var ErrAssetHostname = errors.New("another asset has this hostname")
 
 // DeleteAsset removes an asset of the organization.
 func (s *Store) DeleteAsset(ctx context.Context, orgID, id string) error {

@@ -36,6 +36,16 @@ var (
 	// ErrUnavailable: the database cannot take writes now (the disk is
 	// full, or it stayed locked past the busy timeout); retry later.
 	ErrUnavailable = errors.New("the database cannot take writes now")
+	// ErrAssetLimit: the inventory would exceed MaxAssets.
+	ErrAssetLimit = errors.New("the organization's inventory is full")
+	// ErrAssetHostname: another asset of the organization has the hostname.
+	ErrAssetHostname = errors.New("another asset has this hostname")
+	// ErrWatchLimit: the watchlist would exceed MaxWatched.
+	ErrWatchLimit = errors.New("the watchlist is full")
+	// ErrImportRunning: another intelligence import is running (in any process).
+	ErrImportRunning = errors.New("another import is running")
+	// ErrProspectLimit: the import would exceed MaxProspectsPerOrg.
+	ErrProspectLimit = errors.New("the organization holds its maximum of 100,000 prospects")
 )
 
 // unavailableReason names a write failure that passes with time (space

@@ -30,9 +30,6 @@ type IntelImport struct {
 	FinishedAt                                  *time.Time
 }
 
-// ErrImportRunning: another import is running (in any process).
-var ErrImportRunning = errors.New("another import is running")
-
 // staleImport is how long a running import may go without a beat before
 // the next import takes it for cut short.
 const staleImport = 2 * time.Minute

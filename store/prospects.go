@@ -123,9 +123,6 @@ func (s *Store) ImportProspects(ctx context.Context, orgID, actor string, in []P
 // run's work).
 const MaxProspectsPerOrg = 100_000
 
-// ErrProspectLimit: the import would exceed MaxProspectsPerOrg.
-var ErrProspectLimit = errors.New("the organization holds its maximum of 100,000 prospects")
-
 // searchText is what q matches: the company and domain, lower-cased by Go
 // (SQLite's lower() folds ASCII only).
 func searchText(p ProspectInput) string { return strings.ToLower(p.Company) + " " + p.Domain }

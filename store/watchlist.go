@@ -20,9 +20,6 @@ type WatchEntry struct {
 // MaxWatched bounds an organization's watchlist.
 const MaxWatched = 2000
 
-// ErrWatchLimit: the watchlist would exceed MaxWatched.
-var ErrWatchLimit = errors.New("the watchlist is full")
-
 // WatchExistsError: the organization watches the CVE already.
 type WatchExistsError struct{ CVEID, ID string }
 

@@ -6,7 +6,8 @@
 //	go run ./bench/intelimport [--records 250000] [--sample FILE] [--adds 200] [--json out.json]
 //
 // The NVD file is built by replicating the records of an NVD CVE API 2.0
-// sample (default ../shared/data/nvd_cves_sample.json) under new ids
+// sample (default intel/testdata/nvd_sample.json, 20 records of the NVD feed;
+// any NVD API 2.0 file, such as a downloaded feed page, will do) under new ids
 // (CVE-2099-1000000 …), written once to a temporary directory. The import
 // runs as its own process, like an operator's; its peak RSS is the kernel's
 // high-water mark (getrusage). Then `garrison serve` runs on the same data
@@ -61,7 +62,7 @@ func main() {
 func run() error {
 	repo := flag.String("repo", ".", "repository root to build Garrison from")
 	records := flag.Int("records", 250000, "records in the generated NVD file")
-	sample := flag.String("sample", "../shared/data/nvd_cves_sample.json", "NVD CVE API 2.0 file whose records are replicated")
+	sample := flag.String("sample", "intel/testdata/nvd_sample.json", "NVD CVE API 2.0 file whose records are replicated (relative to the working directory)")
 	adds := flag.Int("adds", 200, "watchlist additions to time")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file")
 	flag.Parse()
@@ -85,7 +86,15 @@ func run() error {
 	res := results{Records: *records, FileMiB: float64(size) / (1 << 20)}
 	fmt.Printf("generated %d records (%.0f MiB)\n", *records, res.FileMiB)
 
+	// The CLI works on an existing database, as on an appliance: the
+	// operator's organization is made first.
 	data := filepath.Join(tmp, "data")
+	create := exec.CommandContext(ctx, bin, "org", "create", "--data", data, "--name", "Operator",
+		"--admin-email", "operator@bench.test", "--password-stdin")
+	create.Stdin, create.Stdout, create.Stderr = strings.NewReader("correct horse battery\n"), io.Discard, os.Stderr
+	if err := create.Run(); err != nil {
+		return fmt.Errorf("org create: %w", err)
+	}
 	imp := exec.CommandContext(ctx, bin, "intel", "import", "--data", data, file)
 	imp.Stdout, imp.Stderr = os.Stdout, os.Stderr
 	start := time.Now()
