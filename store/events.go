@@ -154,7 +154,8 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 	b := f.bounds()
 	var events []Event
 	var total int
-	if b.lo == openLow && b.hi == openHigh {
+	deep := f.Page.Offset >= deepPage && !f.SortBySeverity
+	if b.lo == openLow && b.hi == openHigh && !deep {
 		// All of history: the total is one more column of the page's own
 		// statement, so one statement answers in one snapshot.
 		query, args := f.page(orgID, b, historyTotal)
@@ -170,9 +171,17 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Even
 		}
 		// An empty page carries no total: read both below.
 	}
-	query, args := f.page(orgID, b, nil)
-	// One read transaction: the page and its total see the same snapshot.
+	// One read transaction: the page, its total and a deep page's seek see
+	// the same snapshot.
 	err := s.read(ctx, func(tx querier) error {
+		pf, pb := f, b
+		if deep {
+			var err error
+			if pb, pf.Page.Offset, err = seek(ctx, tx, orgID, f, b); err != nil {
+				return err
+			}
+		}
+		query, args := pf.page(orgID, pb, nil)
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
 			return fmt.Errorf("list events: %w", err)
@@ -251,17 +260,7 @@ func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b
 	// Whole hours inside [lo, hi) come from the rollup.
 	hourLo := floorMS(b.lo+hourMS-1, hourMS)
 	hourHi := floorMS(b.hi, hourMS)
-	exact := func(lo, hi int64) (int, error) {
-		if lo >= hi {
-			return 0, nil
-		}
-		where, args := f.where(orgID, bounds{lo, hi})
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE `+where, args...).Scan(&n); err != nil {
-			return 0, fmt.Errorf("count events: %w", err)
-		}
-		return n, nil
-	}
+	exact := func(lo, hi int64) (int, error) { return countRange(ctx, tx, orgID, f, lo, hi) }
 	if hourLo >= hourHi {
 		return exact(b.lo, b.hi)
 	}

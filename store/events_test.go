@@ -20,11 +20,7 @@ func TestEventPagesMatchBruteForce(t *testing.T) {
 	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a", "org_b")
 	defer s.Close()
 	r := rand.New(rand.NewPCG(1, 2))
-	type stored struct {
-		seq int
-		e   NewEvent
-	}
-	var all []stored
+	var all []storedEvent
 	for batch := range 6 {
 		var evs []NewEvent
 		for range 40 {
@@ -38,9 +34,7 @@ func TestEventPagesMatchBruteForce(t *testing.T) {
 		}
 		ingest(t, s, org, evs...)
 		if org == "org_a" {
-			for _, e := range evs {
-				all = append(all, stored{len(all), e})
-			}
+			all = appendStored(all, evs)
 		}
 		if batch == 3 {
 			foldAll(t, s) // half folded, half not
@@ -53,45 +47,122 @@ func TestEventPagesMatchBruteForce(t *testing.T) {
 		{Severities: []event.Severity{event.High, event.Low}, Types: []string{event.TypeThreat}},
 		{SortBySeverity: true}, {SortBySeverity: true, Ascending: true, Severities: []event.Severity{event.Info, event.High}},
 	}
-	for i, f := range filters {
-		var want []stored
-		for _, st := range all {
-			if (len(f.Severities) == 0 || slices.Contains(f.Severities, st.e.Severity)) &&
-				(len(f.Types) == 0 || slices.Contains(f.Types, st.e.Type)) {
-				want = append(want, st)
-			}
-		}
-		slices.SortFunc(want, func(a, b stored) int {
-			c := cmp.Or(cmp.Compare(a.e.Timestamp.UnixMilli(), b.e.Timestamp.UnixMilli()), cmp.Compare(a.seq, b.seq))
-			if f.SortBySeverity {
-				c = cmp.Or(cmp.Compare(a.e.Severity, b.e.Severity), c)
-			}
-			if !f.Ascending {
-				c = -c
-			}
-			return c
-		})
+	for _, f := range filters {
 		for _, page := range []Page{{Limit: 7}, {Limit: 7, Offset: 7}, {Limit: 50, Offset: 3}, {Limit: 200}, {Limit: 5, Offset: 500}} {
 			f.Page = page
-			got, total, err := s.Events(context.Background(), "org_a", f)
-			if err != nil {
-				t.Fatal(err)
+			checkPage(t, s, "org_a", all, f)
+		}
+	}
+}
+
+// TestDeepPagesMatchBruteForce: a deep page, found by counting whole hours
+// (seek), is the page OFFSET would give, for every filter, order and range,
+// with events on hour boundaries, empty hours, and some not folded yet.
+func TestDeepPagesMatchBruteForce(t *testing.T) {
+	defer func(d int) { deepPage = d }(deepPage)
+	deepPage = 1
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a", "org_b")
+	defer s.Close()
+	r := rand.New(rand.NewPCG(3, 4))
+	start := foldNow.Add(-72 * time.Hour)
+	var all []storedEvent
+	for batch := range 8 {
+		var evs []NewEvent
+		for range 60 {
+			// Whole hours, half-hours and odd minutes over three days, a
+			// third of the hours empty.
+			hour := r.IntN(72)
+			if hour%3 == 1 {
+				hour--
 			}
-			if total != len(want) {
-				t.Fatalf("filter %d: total %d, want %d", i, total, len(want))
-			}
-			end := min(page.Offset+page.Limit, len(want))
-			expect := want[min(page.Offset, len(want)):end]
-			if len(got) != len(expect) {
-				t.Fatalf("filter %d page %+v: %d events, want %d", i, page, len(got), len(expect))
-			}
-			for j := range got {
-				w := expect[j].e
-				if got[j].Severity != w.Severity || !got[j].Timestamp.Equal(w.Timestamp.UTC().Truncate(time.Millisecond)) ||
-					got[j].Type != w.Type || got[j].Asset != w.Asset {
-					t.Fatalf("filter %d page %+v: event %d is %+v, want %+v", i, page, j, got[j], w)
-				}
-			}
+			at := start.Add(time.Duration(hour)*time.Hour + time.Duration(r.IntN(3))*30*time.Minute + time.Duration(r.IntN(2))*time.Minute)
+			evs = append(evs, NewEvent{Type: event.Types[r.IntN(4)], Severity: event.Severity(r.IntN(event.Levels)),
+				Timestamp: at, Source: "s", Asset: fmt.Sprint("h", r.IntN(5)), Message: "m"})
+		}
+		org := "org_a"
+		if batch == 3 {
+			org = "org_b"
+		}
+		ingest(t, s, org, evs...)
+		if org == "org_a" {
+			all = appendStored(all, evs)
+		}
+		if batch == 5 {
+			foldAll(t, s) // most folded, the rest not
+		}
+	}
+	at := func(h, m int) *time.Time {
+		v := start.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute)
+		return &v
+	}
+	filters := []EventFilter{
+		{}, {Ascending: true}, {Severities: []event.Severity{event.High, event.Critical}},
+		{Severities: []event.Severity{event.Info, event.Medium}, Ascending: true},
+		{Severities: []event.Severity{event.Low}}, {Types: []string{event.TypeDNS, event.TypePolicy}, Ascending: true},
+		{From: at(5, 17), To: at(60, 30)}, {From: at(5, 0), To: at(60, 0), Ascending: true},
+		{From: at(30, 1), Severities: []event.Severity{event.Critical}}, {To: at(40, 59), Ascending: true},
+		{From: at(10, 30), To: at(10, 45)}, // inside one hour: nothing to seek
+	}
+	for _, f := range filters {
+		for _, offset := range []int{0, 1, 2, 17, 60, 99, 150, 201, 333, 400, 419, 420, 421, 500} {
+			f.Page = Page{Limit: 7, Offset: offset}
+			checkPage(t, s, "org_a", all, f)
+		}
+	}
+}
+
+// storedEvent is an event as the test sent it, with its arrival order.
+type storedEvent struct {
+	seq int
+	e   NewEvent
+}
+
+func appendStored(all []storedEvent, evs []NewEvent) []storedEvent {
+	for _, e := range evs {
+		all = append(all, storedEvent{len(all), e})
+	}
+	return all
+}
+
+// checkPage compares one page and total of Events with the same slice of
+// all, filtered and sorted by brute force.
+func checkPage(t *testing.T, s *Store, org string, all []storedEvent, f EventFilter) {
+	t.Helper()
+	var want []storedEvent
+	for _, st := range all {
+		ts := st.e.Timestamp.UTC().Truncate(time.Millisecond)
+		if (len(f.Severities) == 0 || slices.Contains(f.Severities, st.e.Severity)) &&
+			(len(f.Types) == 0 || slices.Contains(f.Types, st.e.Type)) &&
+			(f.From == nil || !ts.Before(*f.From)) && (f.To == nil || !ts.After(*f.To)) {
+			want = append(want, st)
+		}
+	}
+	slices.SortFunc(want, func(a, b storedEvent) int {
+		c := cmp.Or(cmp.Compare(a.e.Timestamp.UnixMilli(), b.e.Timestamp.UnixMilli()), cmp.Compare(a.seq, b.seq))
+		if f.SortBySeverity {
+			c = cmp.Or(cmp.Compare(a.e.Severity, b.e.Severity), c)
+		}
+		if !f.Ascending {
+			c = -c
+		}
+		return c
+	})
+	got, total, err := s.Events(context.Background(), org, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != len(want) {
+		t.Fatalf("filter %+v: total %d, want %d", f, total, len(want))
+	}
+	expect := want[min(f.Page.Offset, len(want)):min(f.Page.Offset+f.Page.Limit, len(want))]
+	if len(got) != len(expect) {
+		t.Fatalf("filter %+v: %d events, want %d", f, len(got), len(expect))
+	}
+	for j := range got {
+		w := expect[j].e
+		if got[j].Severity != w.Severity || !got[j].Timestamp.Equal(w.Timestamp.UTC().Truncate(time.Millisecond)) ||
+			got[j].Type != w.Type || got[j].Asset != w.Asset {
+			t.Fatalf("filter %+v: event %d is %+v, want %+v", f, j, got[j], w)
 		}
 	}
 }
