@@ -20,26 +20,9 @@ func TestEventPagesMatchBruteForce(t *testing.T) {
 	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a", "org_b")
 	defer s.Close()
 	r := rand.New(rand.NewPCG(1, 2))
-	var all []storedEvent
-	for batch := range 6 {
-		var evs []NewEvent
-		for range 40 {
-			// Few distinct times, so ties are common.
-			evs = append(evs, NewEvent{Type: event.Types[r.IntN(4)], Severity: event.Severity(r.IntN(event.Levels)),
-				Timestamp: foldNow.Add(-time.Duration(r.IntN(30)) * time.Minute), Source: "s", Asset: fmt.Sprint("h", r.IntN(5)), Message: "m"})
-		}
-		org := "org_a"
-		if batch == 2 {
-			org = "org_b"
-		}
-		ingest(t, s, org, evs...)
-		if org == "org_a" {
-			all = appendStored(all, evs)
-		}
-		if batch == 3 {
-			foldAll(t, s) // half folded, half not
-		}
-	}
+	// Few distinct times, so ties are common; batch 2 is another
+	// organization's, and the fold runs after batch 3: half folded, half not.
+	all := seedBatches(t, s, r, 6, 40, 2, 3, func() time.Time { return foldNow.Add(-time.Duration(r.IntN(30)) * time.Minute) })
 	filters := []EventFilter{
 		{}, {Ascending: true}, {Severities: []event.Severity{event.High, event.Critical}},
 		{Severities: []event.Severity{event.Info, event.Medium, event.Critical}, Ascending: true},
@@ -65,32 +48,15 @@ func TestDeepPagesMatchBruteForce(t *testing.T) {
 	defer s.Close()
 	r := rand.New(rand.NewPCG(3, 4))
 	start := foldNow.Add(-72 * time.Hour)
-	var all []storedEvent
-	for batch := range 8 {
-		var evs []NewEvent
-		for range 60 {
-			// Whole hours, half-hours and odd minutes over three days, a
-			// third of the hours empty.
-			hour := r.IntN(72)
-			if hour%3 == 1 {
-				hour--
-			}
-			at := start.Add(time.Duration(hour)*time.Hour + time.Duration(r.IntN(3))*30*time.Minute + time.Duration(r.IntN(2))*time.Minute)
-			evs = append(evs, NewEvent{Type: event.Types[r.IntN(4)], Severity: event.Severity(r.IntN(event.Levels)),
-				Timestamp: at, Source: "s", Asset: fmt.Sprint("h", r.IntN(5)), Message: "m"})
+	// Whole hours, half-hours and odd minutes over three days, a third of
+	// the hours empty; most events folded, the rest not.
+	all := seedBatches(t, s, r, 8, 60, 3, 5, func() time.Time {
+		hour := r.IntN(72)
+		if hour%3 == 1 {
+			hour--
 		}
-		org := "org_a"
-		if batch == 3 {
-			org = "org_b"
-		}
-		ingest(t, s, org, evs...)
-		if org == "org_a" {
-			all = appendStored(all, evs)
-		}
-		if batch == 5 {
-			foldAll(t, s) // most folded, the rest not
-		}
-	}
+		return start.Add(time.Duration(hour)*time.Hour + time.Duration(r.IntN(3))*30*time.Minute + time.Duration(r.IntN(2))*time.Minute)
+	})
 	at := func(h, m int) *time.Time {
 		v := start.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute)
 		return &v
@@ -117,9 +83,29 @@ type storedEvent struct {
 	e   NewEvent
 }
 
-func appendStored(all []storedEvent, evs []NewEvent) []storedEvent {
-	for _, e := range evs {
-		all = append(all, storedEvent{len(all), e})
+// seedBatches ingests batches of n random events at the times when gives:
+// batch other goes to org_b, the rest to org_a, whose events it returns in
+// arrival order; the fold runs after batch foldAfter.
+func seedBatches(t *testing.T, s *Store, r *rand.Rand, batches, n, other, foldAfter int, when func() time.Time) []storedEvent {
+	t.Helper()
+	var all []storedEvent
+	for batch := range batches {
+		evs := make([]NewEvent, n)
+		for i := range evs {
+			evs[i] = NewEvent{Type: event.Types[r.IntN(4)], Severity: event.Severity(r.IntN(event.Levels)),
+				Timestamp: when(), Source: "s", Asset: fmt.Sprint("h", r.IntN(5)), Message: "m"}
+		}
+		if batch == other {
+			ingest(t, s, "org_b", evs...)
+		} else {
+			ingest(t, s, "org_a", evs...)
+			for _, e := range evs {
+				all = append(all, storedEvent{len(all), e})
+			}
+		}
+		if batch == foldAfter {
+			foldAll(t, s)
+		}
 	}
 	return all
 }
