@@ -133,6 +133,32 @@ func TestSemicolonInQueryRefused(t *testing.T) {
 	e.Do("GET", "/api/events?severity=critical,high", a.Token, nil).Must(t, http.StatusOK)
 }
 
+// TestMisreadQueryRefused: a broken %-escape makes net/url drop its pair,
+// and a parameter given twice is read once, so either would answer with a
+// filter or a bound left out; both are refused, naming what is wrong.
+func TestMisreadQueryRefused(t *testing.T) {
+	e := newEnv(t)
+	a := e.Register("ann@acme.test", "Acme")
+	for _, tc := range []struct{ path, field string }{
+		{"/api/alerts?severity=low%zz", "query"},
+		{"/api/events?severity=info%G0", "query"},
+		{"/api/alerts?status=resolved%", "query"},
+		{"/api/events?limit=-5%zz", "query"},
+		{"/api/org?%zz=1", "query"},
+		{"/api/events?limit=1&limit=-5", "limit"},
+		{"/api/dashboard/risk-timeline?days=1&days=400", "days"},
+		{"/api/events?severity=high&severity=low", "severity"},
+	} {
+		r := e.Do("GET", tc.path, a.Token, nil)
+		r.WantFields(t, tc.field)
+		if r.Header.Get("X-RateLimit-Limit") == "" {
+			t.Errorf("%s: no rate-limit headers", tc.path)
+		}
+	}
+	// Escapes that decode are fine: %2C is the list's comma.
+	e.Do("GET", "/api/events?severity=critical%2Chigh&limit=5", a.Token, nil).Must(t, http.StatusOK)
+}
+
 // TestNullRefusedWhereItWouldMeanSomethingElse: null for a ticket's
 // priority or status is refused by name; null assignee unassigns and null
 // expires_at is a key that never expires.

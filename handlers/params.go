@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,12 +27,27 @@ func queryValue(r *http.Request, name string) (string, bool) {
 	return q.Get(name), q.Has(name)
 }
 
-// checkQuery refuses a query string net/url would misread: it drops a pair
-// holding ';' without a word, so ?severity=critical;x would answer
-// unfiltered data.
+// checkQuery refuses a query string net/url would misread, since a filter
+// it drops answers unfiltered data: it drops without a word a pair holding
+// ';' (?severity=critical;x) or a broken %-escape (?severity=low%zz), and
+// reads only the first of a parameter given twice (?limit=1&limit=-5), so
+// the second would never be judged.
 func checkQuery(r *http.Request) error {
-	if strings.Contains(r.URL.RawQuery, ";") {
+	raw := r.URL.RawQuery
+	if raw == "" {
+		return nil
+	}
+	if strings.Contains(raw, ";") {
 		return valid.Field("query", "must not contain ';'; separate parameters with '&' and list values with ','")
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return valid.Field("query", "has a malformed %-escape; write '%' as %25")
+	}
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if len(q[name]) > 1 {
+			return valid.Field(name, "is given more than once; give it once, with its values separated by ','")
+		}
 	}
 	return nil
 }
