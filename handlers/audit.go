@@ -38,6 +38,16 @@ var auditedRoutes = map[string]string{
 	"PATCH /api/outreach/leads/{id}/status":                   "lead.status",
 }
 
+// auditActions are the actions the audit log holds: the audited routes',
+// a failed login's, and the plan change the CLI records (cli.go).
+var auditActions = func() map[string]bool {
+	m := map[string]bool{"auth.login_failed": true, "org.plan": true}
+	for _, action := range auditedRoutes {
+		m[action] = true
+	}
+	return m
+}()
+
 // auditNote is what a handler tells the audit log beyond the principal:
 // the account a public route acted on, and details.
 type auditNote struct {
@@ -138,7 +148,9 @@ func (a *API) auditLog(w http.ResponseWriter, r *http.Request) error {
 	var q store.AuditQuery
 	var p valid.Problems
 	q.Action, _ = queryValue(r, "action")
+	p.Check(q.Action == "" || auditActions[q.Action], "action", "must be one of the audit log's actions, such as auth.login or api_key.create")
 	q.Actor, _ = queryValue(r, "actor")
+	p.Check(len(q.Actor) <= 64, "actor", "must be at most 64 characters: a user or API key id")
 	q.From, q.To = parseTimeRange(&p, r)
 	if err := p.Err(); err != nil {
 		return err

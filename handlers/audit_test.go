@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"garrison/handlers/apitest"
@@ -64,6 +65,9 @@ func TestAuditLog(t *testing.T) {
 		t.Fatalf("to filter: %d", n)
 	}
 	e.Do("GET", "/api/audit-log?from=yesterday", admin.Token, nil).WantFields(t, "from")
+	e.Do("GET", "/api/audit-log?action=bogus", admin.Token, nil).WantFields(t, "action")
+	e.Do("GET", "/api/audit-log?actor="+strings.Repeat("k", 65), admin.Token, nil).WantFields(t, "actor")
+	e.Do("GET", "/api/audit-log?action=org.plan&actor=", admin.Token, nil).Must(t, http.StatusOK) // the CLI's; empty: no filter
 	e.Do("GET", "/api/audit-log?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z", admin.Token, nil).WantFields(t, "from")
 	if n := len(e.Do("GET", "/api/audit-log", other.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
 		t.Fatalf("the other organization's log: %d", n)

@@ -58,7 +58,7 @@ func (s *Store) AuditLog(ctx context.Context, orgID string, q AuditQuery, p Page
 		args = append(args, ms(*q.From))
 	}
 	if q.To != nil {
-		where += ` AND at < ?`
+		where += ` AND at <= ?` // inclusive, as for events: a whole-second to covers its second
 		args = append(args, ms(*q.To))
 	}
 	return readPage(ctx, s, pageQuery{what: "audit log", args: args,
