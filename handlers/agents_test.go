@@ -98,7 +98,11 @@ func withWorkers(n int) apitest.Option { return func(c *apitest.Config) { c.Work
 // execute starts a run and returns the 202 answer's data.
 func (e *env) execute(cred, agent string, body map[string]any) map[string]any {
 	e.T.Helper()
-	return e.Do("POST", "/api/agents/"+agent+"/execute", cred, body).Must(e.T, http.StatusAccepted).Data()
+	var b any // no body when body is nil: a JSON null is refused
+	if body != nil {
+		b = body
+	}
+	return e.Do("POST", "/api/agents/"+agent+"/execute", cred, b).Must(e.T, http.StatusAccepted).Data()
 }
 
 // awaitRun polls a run until its status is one of want, and returns it.

@@ -70,6 +70,12 @@ func decodeJSON(body []byte, dst any) error {
 	if err := checkKeys(body, reflect.TypeOf(dst), ""); err != nil {
 		return err
 	}
+	// Go decodes null into a struct as nothing at all: a body of null would
+	// pass as {}.
+	if k := reflect.TypeOf(dst).Elem().Kind(); (k == reflect.Struct || k == reflect.Map) &&
+		!bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
+		return valid.Field("body", "must be a JSON object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {

@@ -159,6 +159,22 @@ func TestMisreadQueryRefused(t *testing.T) {
 	e.Do("GET", "/api/events?severity=critical%2Chigh&limit=5", a.Token, nil).Must(t, http.StatusOK)
 }
 
+// TestNullBodyRefused: a body of JSON null is not an object, though Go
+// would decode it as nothing and let it pass as {}.
+func TestNullBodyRefused(t *testing.T) {
+	e := newEnv(t)
+	a := e.Register("ann@acme.test", "Acme")
+	asset := e.Do("POST", "/api/assets", a.Token, []map[string]any{{"hostname": "web-01"}}).Must(t, http.StatusCreated).List()[0].(map[string]any)["id"].(string)
+	for _, rt := range [][2]string{{"PATCH", "/api/assets/" + asset}, {"POST", "/api/compliance/audit"},
+		{"POST", "/api/agents/onboarding/execute"}, {"POST", "/api/tickets/submit"}, {"POST", "/api/org/invites"}} {
+		e.Do(rt[0], rt[1], a.Token, "null").WantFields(t, "body")
+	}
+	// Nothing was started by them.
+	if runs := e.Do("GET", "/api/agents/onboarding/executions", a.Token, nil).Must(t, http.StatusOK).List(); len(runs) != 0 {
+		t.Fatalf("a null body started runs: %v", runs)
+	}
+}
+
 // TestNullRefusedWhereItWouldMeanSomethingElse: null for a ticket's
 // priority or status is refused by name; null assignee unassigns and null
 // expires_at is a key that never expires.
