@@ -23,7 +23,7 @@ var complianceAgent = Agent{
 
 type complianceParams struct {
 	Prompt    string `json:"prompt"`
-	Framework string `json:"framework"`
+	Framework string `json:"framework,notempty"` // the strict decoder refuses "": leave it out for all
 }
 
 func (p *complianceParams) Validate(problems *valid.Problems) {

@@ -128,11 +128,12 @@ func jsonKind(t reflect.Type) string {
 }
 
 // fieldInfo is what the strict decoder knows of a struct field: its type,
-// and whether JSON null is refused for it (tag option "notnull"), for
-// fields where null would silently mean something else.
+// and whether JSON null (tag option "notnull") or the empty string (tag
+// option "notempty") is refused for it, for fields where either would
+// silently mean the default.
 type fieldInfo struct {
-	typ     reflect.Type
-	notNull bool
+	typ               reflect.Type
+	notNull, notEmpty bool
 }
 
 // fieldNames caches, per struct type, the exact JSON name of each field.
@@ -155,15 +156,18 @@ func jsonFields(t reflect.Type) map[string]fieldInfo {
 		if name == "" {
 			name = f.Name
 		}
-		m[name] = fieldInfo{typ: f.Type, notNull: slices.Contains(strings.Split(opts, ","), "notnull")}
+		options := strings.Split(opts, ",")
+		m[name] = fieldInfo{typ: f.Type, notNull: slices.Contains(options, "notnull"), notEmpty: slices.Contains(options, "notempty")}
 	}
 	fieldNames.Store(t, m)
 	return m
 }
 
 // checkKeys walks body alongside the Go type and refuses any object key that
-// is not exactly a field's JSON name, and null for a notnull field. Values of other shapes are left for
-// the decoder to judge.
+// is not exactly a field's JSON name or that is given twice (Go's decoder
+// would keep the last, another reader the first), null for a notnull field
+// and "" for a notempty one. Values of other shapes are left for the
+// decoder to judge.
 func checkKeys(body []byte, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -175,6 +179,7 @@ func checkKeys(body []byte, t reflect.Type, path string) error {
 			return nil
 		}
 		fields := jsonFields(t)
+		seen := make(map[string]bool, len(obj))
 		for _, m := range obj {
 			k, v := m.key, m.value
 			f, ok := fields[k]
@@ -182,8 +187,15 @@ func checkKeys(body []byte, t reflect.Type, path string) error {
 			if !ok {
 				return valid.Field(name, "is not a known field")
 			}
+			if seen[k] {
+				return valid.Field(name, "is given more than once")
+			}
+			seen[k] = true
 			if f.notNull && bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
 				return valid.Field(name, "must not be null; leave it out instead")
+			}
+			if f.notEmpty && bytes.Equal(bytes.TrimSpace(v), []byte(`""`)) {
+				return valid.Field(name, "must not be empty; leave it out for the default")
 			}
 			if err := checkKeys(v, f.typ, name); err != nil {
 				return err

@@ -175,6 +175,29 @@ func TestNullBodyRefused(t *testing.T) {
 	}
 }
 
+// TestDuplicateKeyAndEmptyDefaultRefused: a key given twice (Go keeps the
+// last, another reader the first) and "" where it would silently mean the
+// default are refused by name; nothing is created.
+func TestDuplicateKeyAndEmptyDefaultRefused(t *testing.T) {
+	e := newEnv(t)
+	a := e.Register("ann@acme.test", "Acme")
+	for _, tc := range []struct{ method, path, body, field string }{
+		{"POST", "/api/tickets/submit", `{"subject":"s","description":"d","subject":"t"}`, "subject"},
+		{"POST", "/api/tickets/submit", `{"subject":"s","description":"d","priority":""}`, "priority"},
+		{"POST", "/api/org/invites", `{"email":"bob@acme.test","role":""}`, "role"},
+		{"POST", "/api/compliance/audit", `{"framework":""}`, "framework"},
+		{"POST", "/api/agents/compliance/execute", `{"framework":""}`, "framework"},
+		{"POST", "/api/assets", `[{"hostname":"a","hostname":"b"}]`, "[0].hostname"},
+	} {
+		e.Do(tc.method, tc.path, a.Token, tc.body).WantFields(t, tc.field)
+	}
+	if n := len(e.Do("GET", "/api/tickets", a.Token, nil).Must(t, http.StatusOK).List()); n != 0 {
+		t.Fatalf("%d tickets made by refused requests", n)
+	}
+	// Left out, the defaults apply.
+	e.Do("POST", "/api/tickets/submit", a.Token, `{"subject":"s","description":"d"}`).Must(t, http.StatusCreated)
+}
+
 // TestNullRefusedWhereItWouldMeanSomethingElse: null for a ticket's
 // priority or status is refused by name; null assignee unassigns and null
 // expires_at is a key that never expires.

@@ -36,7 +36,7 @@ func (a *API) newInviteView(inv store.Invite) inviteView {
 
 type inviteRequest struct {
 	Email string `json:"email"`
-	Role  string `json:"role"`
+	Role  string `json:"role,notempty"`
 }
 
 func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {

@@ -75,7 +75,7 @@ type escalationView struct {
 type ticketSubmitRequest struct {
 	Subject     string `json:"subject"`
 	Description string `json:"description"`
-	Priority    string `json:"priority,notnull"`
+	Priority    string `json:"priority,notnull,notempty"`
 }
 
 // ticketCaller is the principal as the ticket rules see it: members see
