@@ -9,7 +9,6 @@ package agents
 import (
 	"context"
 	"slices"
-	"strconv"
 	"time"
 
 	"garrison/compliance"
@@ -93,5 +92,5 @@ const promptLimit = 4000
 
 // checkText validates an optional free-text field.
 func checkText(p *valid.Problems, field, v string, limit int) {
-	p.Check(len(v) <= limit && valid.Text(v), field, "must be text of at most "+strconv.Itoa(limit)+" bytes")
+	p.CheckText(field, v, valid.TextRule{Max: limit})
 }

@@ -55,7 +55,7 @@ func (e *Engine) Attest(ctx context.Context, r AttestRequest) (Attested, error) 
 	}
 	var p valid.Problems
 	p.Check(r.Status == Pass || r.Status == Fail || r.Status == NotApplicable, "status", "must be pass, fail or not_applicable")
-	p.Check(len(r.Note) <= maxNoteBytes && valid.Text(r.Note), "note", "must be text of at most "+strconv.Itoa(maxNoteBytes)+" bytes")
+	p.CheckText("note", r.Note, valid.TextRule{Max: maxNoteBytes})
 	if r.EvidenceURL != "" {
 		u, err := url.Parse(r.EvidenceURL)
 		p.Check(err == nil && len(r.EvidenceURL) <= maxURLBytes && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" &&

@@ -258,6 +258,19 @@ func TestTicketSubmitValidation(t *testing.T) {
 			e.Do("POST", "/api/tickets/submit", admin.Token, c.body).WantFields(t, c.fields...)
 		})
 	}
+	// Each fault says what it is: a subject that is there but too long is
+	// not reported missing.
+	for body, want := range map[string]string{
+		`{"description":"d"}`: "subject is required",
+		`{"subject":"` + strings.Repeat("é", 101) + `","description":"d"}`: "subject must be at most 200 bytes (it has 202)",
+		`{"subject":"a\nb","description":"d"}`:                             "subject must be one line",
+	} {
+		r := e.Do("POST", "/api/tickets/submit", admin.Token, body)
+		r.WantFields(t, "subject")
+		if msg := r.Str("error"); !strings.Contains(msg, want) {
+			t.Errorf("%s: error %q, want it to say %q", body, msg, want)
+		}
+	}
 	if n := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).Body["pagination"].(map[string]any)["total"]; n != 0.0 {
 		t.Fatalf("refused tickets were stored: %v", n)
 	}

@@ -41,8 +41,8 @@ func (a *AssetInput) check(p *valid.Problems, prefix string) {
 			a.IP = addr.String()
 		}
 	}
-	p.Check(len(a.OS) <= maxLabel && valid.Text(a.OS) && !strings.Contains(a.OS, "\n"), prefix+"os", "must be one line of at most 100 bytes")
-	p.Check(len(a.Owner) <= maxLabel && valid.Text(a.Owner) && !strings.Contains(a.Owner, "\n"), prefix+"owner", "must be one line of at most 100 bytes")
+	p.CheckText(prefix+"os", a.OS, valid.TextRule{Max: maxLabel, OneLine: true})
+	p.CheckText(prefix+"owner", a.Owner, valid.TextRule{Max: maxLabel, OneLine: true})
 	if len(a.Software) > maxSoftware {
 		p.Add(prefix+"software", "must list at most 1000 entries")
 		return
@@ -51,8 +51,8 @@ func (a *AssetInput) check(p *valid.Problems, prefix string) {
 		s := &a.Software[i]
 		at := prefix + "software." + strconv.Itoa(i) + "."
 		s.Vendor, s.Product, s.Version = strings.TrimSpace(s.Vendor), strings.TrimSpace(s.Product), strings.TrimSpace(s.Version)
-		p.Check(s.Vendor != "" && len(s.Vendor) <= maxLabel && valid.Text(s.Vendor) && !strings.Contains(s.Vendor, "\n"), at+"vendor", "is required: one line of at most 100 bytes")
-		p.Check(s.Product != "" && len(s.Product) <= maxLabel && valid.Text(s.Product) && !strings.Contains(s.Product, "\n"), at+"product", "is required: one line of at most 100 bytes")
+		p.CheckText(at+"vendor", s.Vendor, valid.TextRule{Max: maxLabel, Required: true, OneLine: true})
+		p.CheckText(at+"product", s.Product, valid.TextRule{Max: maxLabel, Required: true, OneLine: true})
 		p.Check(len(s.Version) <= maxVersion && valid.Text(s.Version) && !strings.ContainsAny(s.Version, " \n\t"), at+"version", "must be at most 64 bytes without spaces")
 		if s.CPE != "" {
 			_, err := cpe.Parse(s.CPE)

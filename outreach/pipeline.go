@@ -21,7 +21,7 @@ func CheckStatusChange(status string, note *string) error {
 	var p valid.Problems
 	p.Check(slices.Contains(Statuses, status), "status", "must be one of "+strings.Join(Statuses, ", "))
 	if note != nil {
-		p.Check(len([]rune(*note)) <= maxNote && valid.Text(*note), "note", "must be text of at most 2000 characters")
+		p.CheckText("note", *note, valid.TextRule{Max: maxNote})
 	}
 	return p.Err()
 }

@@ -208,12 +208,12 @@ func Validate(rows []Row) ([]store.ProspectInput, error) {
 			ContactEmail: strings.TrimSpace(r.ContactEmail), ContactPhone: strings.TrimSpace(r.ContactPhone), Notes: strings.TrimSpace(r.Notes),
 			Attributes: map[string]string{}}
 		f := func(name string) string { return rowField(i, name) }
-		p.Check(in.Company != "" && len(in.Company) <= maxCompany && oneLine(in.Company), f("company"), "is required: one line of at most 200 bytes")
+		p.CheckText(f("company"), in.Company, valid.TextRule{Max: maxCompany, Required: true, OneLine: true})
 		domain, ok := NormalizeDomain(r.Domain)
 		p.Check(ok, f("domain"), "is required: the company's domain name, e.g. acme-dental.com")
 		in.Domain = domain
 		p.Check(in.Vertical == "" || slices.Contains(Verticals, in.Vertical), f("vertical"), "must be one of "+strings.Join(Verticals, ", "))
-		p.Check(len(in.Region) <= maxRegion && oneLine(in.Region), f("region"), "must be one line of at most 100 bytes")
+		p.CheckText(f("region"), in.Region, valid.TextRule{Max: maxRegion, OneLine: true})
 		if e := strings.TrimSpace(r.Employees); e != "" {
 			n, err := strconv.Atoi(e)
 			if err != nil && thousands.MatchString(e) { // "1,200"
@@ -222,7 +222,7 @@ func Validate(rows []Row) ([]store.ProspectInput, error) {
 			p.Check(err == nil && n >= 0 && n <= maxEmployees, f("employees"), "must be a whole number from 0 to 10,000,000")
 			in.Employees = &n
 		}
-		p.Check(len(in.ContactName) <= maxName && oneLine(in.ContactName), f("contact_name"), "must be one line of at most 200 bytes")
+		p.CheckText(f("contact_name"), in.ContactName, valid.TextRule{Max: maxName, OneLine: true})
 		if in.ContactEmail != "" {
 			a, err := mail.ParseAddress(in.ContactEmail)
 			p.Check(err == nil && a.Name == "" && a.Address == in.ContactEmail && len(in.ContactEmail) <= maxEmailLength,
@@ -231,13 +231,13 @@ func Validate(rows []Row) ([]store.ProspectInput, error) {
 		}
 		p.Check(len(in.ContactPhone) <= maxPhone && strings.Trim(in.ContactPhone, "0123456789+-().x ") == "", f("contact_phone"),
 			"must be a phone number of at most 40 characters (digits, spaces, + - ( ) . x)")
-		p.Check(len(in.Notes) <= maxNotes && valid.Text(in.Notes), f("notes"), "must be text of at most 2000 bytes")
+		p.CheckText(f("notes"), in.Notes, valid.TextRule{Max: maxNotes})
 		p.Check(len(r.Attributes) <= maxAttributes, f("attributes"), "at most 50 other columns are kept")
 		for k, v := range r.Attributes {
 			k = strings.ToLower(strings.TrimSpace(k))
 			v = strings.TrimSpace(v)
 			p.Check(k != "" && len(k) <= maxAttrKey && oneLine(k), f(k), "an extra column's name must be one line of at most 64 bytes")
-			p.Check(len(v) <= maxAttrValue && valid.Text(v), f(k), "must be text of at most 500 bytes")
+			p.CheckText(f(k), v, valid.TextRule{Max: maxAttrValue})
 			if v != "" {
 				in.Attributes[k] = v
 			}

@@ -71,10 +71,8 @@ func Submit(ctx context.Context, st *store.Store, q Queue, c Caller, s Submissio
 		s.Priority = defaultPriority
 	}
 	var p valid.Problems
-	p.Check(s.Subject != "" && len(s.Subject) <= store.MaxTicketSubject && valid.Text(s.Subject) && !strings.Contains(s.Subject, "\n"),
-		"subject", "is required: one line of at most 200 bytes")
-	p.Check(strings.TrimSpace(s.Description) != "" && len(s.Description) <= store.MaxTicketText && valid.Text(s.Description),
-		"description", "is required: text of at most 10000 bytes")
+	p.CheckText("subject", s.Subject, valid.TextRule{Max: store.MaxTicketSubject, Required: true, OneLine: true})
+	p.CheckText("description", s.Description, valid.TextRule{Max: store.MaxTicketText, Required: true})
 	p.Check(slices.Contains(store.TicketPriorities, s.Priority), "priority", "must be low, medium or high")
 	if err := p.Err(); err != nil {
 		return store.Ticket{}, err
@@ -138,8 +136,10 @@ func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change
 
 // Reply adds a message to a ticket's thread.
 func Reply(ctx context.Context, st *store.Store, c Caller, id string, m store.TicketMessage) error {
-	if strings.TrimSpace(m.Body) == "" || len(m.Body) > store.MaxTicketText || !valid.Text(m.Body) {
-		return valid.Field("body", "is required: text of at most 10000 bytes")
+	var p valid.Problems
+	p.CheckText("body", m.Body, valid.TextRule{Max: store.MaxTicketText, Required: true})
+	if err := p.Err(); err != nil {
+		return err
 	}
 	return st.AddTicketMessage(ctx, c.Scope, id, m)
 }

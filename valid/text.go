@@ -1,6 +1,7 @@
 package valid
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"unicode"
@@ -68,4 +69,28 @@ func DomainName(s string) bool {
 		}
 	}
 	return true
+}
+
+// TextRule is what a text field must be: at most Max bytes of Text, not
+// empty (nor only white space) when Required, without line breaks when
+// OneLine.
+type TextRule struct {
+	Max      int
+	Required bool
+	OneLine  bool
+}
+
+// CheckText records the field's first fault against the rule, each with a
+// message of its own: a subject that is too long is not reported missing.
+func (p *Problems) CheckText(field, s string, r TextRule) {
+	switch {
+	case r.Required && strings.TrimSpace(s) == "":
+		p.Add(field, "is required")
+	case len(s) > r.Max:
+		p.Add(field, fmt.Sprintf("must be at most %d bytes (it has %d)", r.Max, len(s)))
+	case !Text(s):
+		p.Add(field, "must be UTF-8 text without control characters other than newline and tab")
+	case r.OneLine && strings.Contains(s, "\n"):
+		p.Add(field, "must be one line")
+	}
 }

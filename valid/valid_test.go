@@ -92,3 +92,35 @@ func TestHost(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckText(t *testing.T) {
+	line := TextRule{Max: 10, Required: true, OneLine: true}
+	for _, tc := range []struct {
+		s    string
+		r    TextRule
+		want string // "" when accepted
+	}{
+		{"subject", line, ""},
+		{"", line, "is required"},
+		{" \t ", line, "is required"},
+		{"", TextRule{Max: 10}, ""},
+		{"0123456789x", line, "must be at most 10 bytes (it has 11)"},
+		{"ééééé", line, ""}, // 10 bytes
+		{"éééééé", line, "must be at most 10 bytes (it has 12)"},
+		{"a\x00b", line, "must be UTF-8 text without control characters other than newline and tab"},
+		{"a\xffb", line, "must be UTF-8 text without control characters other than newline and tab"},
+		{"two\nlines", line, "must be one line"},
+		{"two\nlines", TextRule{Max: 10}, ""},
+		{"cr\rlf", line, "must be UTF-8 text without control characters other than newline and tab"},
+	} {
+		var p Problems
+		p.CheckText("f", tc.s, tc.r)
+		got := ""
+		if err := p.Err(); err != nil {
+			got = err.(*Error).Problems[0].Message
+		}
+		if got != tc.want {
+			t.Errorf("CheckText(%q, %+v) = %q, want %q", tc.s, tc.r, got, tc.want)
+		}
+	}
+}
