@@ -107,7 +107,7 @@ func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
 	}
 	var p valid.Problems
 	p.Check(req.Status == store.AlertOpen || req.Status == store.AlertResolved, "status", "must be open or resolved")
-	p.Check(len(req.Note) <= 2000 && (req.Note == "" || valid.Text(req.Note)), "note", "must be at most 2000 bytes of text")
+	p.CheckText("note", req.Note, valid.TextRule{Max: 2000})
 	if err := p.Err(); err != nil {
 		return err
 	}

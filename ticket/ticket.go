@@ -108,7 +108,7 @@ func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change
 	var p valid.Problems
 	p.Check(ch.Status == nil || slices.Contains(store.TicketStatuses, *ch.Status), "status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
 	p.Check(ch.Priority == nil || slices.Contains(store.TicketPriorities, *ch.Priority), "priority", "must be low, medium or high")
-	p.Check(len(ch.Note) <= maxNote && valid.Text(ch.Note), "note", "must be at most 2000 bytes of text")
+	p.CheckText("note", ch.Note, valid.TextRule{Max: maxNote})
 	if ch.Status == nil && ch.Priority == nil && ch.Assignee == nil {
 		p.Add("status", "or priority or assignee is required")
 	}
