@@ -54,10 +54,16 @@ func readBodyAs(r *http.Request, mediaTypes ...string) ([]byte, error) {
 	return body, nil
 }
 
-// checkMediaType refuses a Content-Type other than the given ones.
+// checkMediaType refuses a Content-Type other than the given ones, and a
+// charset other than UTF-8 (or ASCII, its subset): the body is read as
+// UTF-8 whatever it says.
 func checkMediaType(r *http.Request, mediaTypes ...string) error {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || !slices.Contains(mediaTypes, mt) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || !slices.Contains(mediaTypes, mt) {
 		return valid.Field("Content-Type", "must be "+strings.Join(mediaTypes, " or "))
+	}
+	if cs, ok := params["charset"]; ok && !slices.Contains([]string{"utf-8", "utf8", "us-ascii", "ascii"}, strings.ToLower(cs)) {
+		return valid.Field("Content-Type", "must have charset utf-8, or none")
 	}
 	return nil
 }

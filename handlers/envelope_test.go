@@ -159,6 +159,27 @@ func TestMisreadQueryRefused(t *testing.T) {
 	e.Do("GET", "/api/events?severity=critical%2Chigh&limit=5", a.Token, nil).Must(t, http.StatusOK)
 }
 
+// TestCharsetMustBeUTF8: the body is read as UTF-8, so a body declared in
+// another charset is refused rather than misread.
+func TestCharsetMustBeUTF8(t *testing.T) {
+	e := newEnv(t)
+	a := e.Register("ann@acme.test", "Acme")
+	for ct, want := range map[string]int{"application/json; charset=latin1": 400, "application/json; charset=windows-1252": 400,
+		"application/json; charset=UTF-8": 201, "application/json; charset=us-ascii": 201, "application/json": 201} {
+		req, _ := http.NewRequest("POST", e.URL+"/api/tickets/submit", strings.NewReader(`{"subject":"s","description":"d"}`))
+		req.Header.Set("Authorization", "Bearer "+a.Token)
+		req.Header.Set("Content-Type", ct)
+		res, err := e.HTTP.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("%s: %d, want %d", ct, res.StatusCode, want)
+		}
+	}
+}
+
 // TestNullBodyRefused: a body of JSON null is not an object, though Go
 // would decode it as nothing and let it pass as {}.
 func TestNullBodyRefused(t *testing.T) {
