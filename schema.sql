@@ -403,7 +403,7 @@ CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
 CREATE INDEX events_org_asset_ts ON events (org_id, asset, ts);
 
 -- The fold's cursor: every event with seq <= events_seq is in the rollups.
--- Events are never deleted, so sequences are never reused.
+-- Sequences are never reused (see events_hw, migration 14).
 CREATE TABLE fold_state (
     id          INTEGER PRIMARY KEY CHECK (id = 1),
     events_seq  INTEGER NOT NULL
@@ -770,7 +770,19 @@ DROP INDEX events_org_asset_ts;
 CREATE INDEX events_org_window_asset ON events (org_id, ts - (ts % 600000 + 600000) % 600000, asset, type);
 
 -- migration: 14
--- Organizations take turns at the agent workers: the next run is that of the
--- organization whose last run started longest ago (store.queueTurns), read
--- here without walking the organization's history.
-CREATE INDEX agent_runs_org_started ON agent_runs (org_id, started_at);
+-- Organizations take turns at the agent workers (store.queueTurns): the
+-- turn each was last served, from a counter that only grows, so two claims
+-- in one millisecond still order; and the queued runs by organization
+-- (oldest first within one: seq is the rowid; status makes it covering).
+CREATE TABLE agent_turns (
+    org_id  TEXT PRIMARY KEY REFERENCES orgs(id) ON DELETE CASCADE,
+    turn    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX agent_turns_turn ON agent_turns (turn);
+CREATE INDEX agent_runs_queued_org ON agent_runs (org_id, status) WHERE status = 'queued';
+-- The highest event sequence ever given. Events are deleted (an
+-- organization's, or all of one's by retention), and SQLite would give the
+-- next event the number after the highest left, at or below the fold's
+-- cursor, where the fold never counts it: ingest numbers events from here.
+ALTER TABLE fold_state ADD COLUMN events_hw INTEGER NOT NULL DEFAULT 0;
+UPDATE fold_state SET events_hw = MAX(events_seq, (SELECT COALESCE(MAX(seq), 0) FROM events));

@@ -134,27 +134,39 @@ func (s *Store) RecentDurations(ctx context.Context, agent string, n int) ([]tim
 	return out, rows.Err()
 }
 
-// queueTurns ranks the queued runs in the order the workers take them:
-// organizations take turns, the one whose last run started longest ago
-// (never, first) going first, each with its oldest queued run. An
-// organization's k-th queued run (from 0, oldest first) is in round k, so
-// the order is (round, last start, seq). Taking a run makes its
-// organization the most recently served, the last of the next round,
-// which is where its next run already ranks: the ranking stays the order
-// of later claims. The scans read the queued runs through their partial
-// index and one index seek per organization, never the history.
-const queueTurns = `WITH turns AS (
-		SELECT q.seq, q.id, ROW_NUMBER() OVER (PARTITION BY q.org_id ORDER BY q.seq) AS round,
-			COALESCE((SELECT MAX(started_at) FROM agent_runs AS s INDEXED BY agent_runs_org_started
-				WHERE s.org_id = q.org_id), -1) AS served
-		FROM agent_runs AS q INDEXED BY agent_runs_queued WHERE q.status = 'queued')`
+// Organizations take turns at the workers: a free worker takes the oldest
+// queued run of the organization served longest ago (one never served
+// first), and serving one makes it the last in line. agent_turns holds
+// each organization's last turn, from a counter that only grows.
+//
+// nextRun is the claim's pick: among each organization's oldest queued
+// run, the one whose organization has the lowest turn, then the oldest.
+// It reads one index entry per queued run and one turn per organization.
+const nextRun = `SELECT q.seq FROM (
+		SELECT org_id, MIN(seq) AS seq FROM agent_runs INDEXED BY agent_runs_queued_org
+		WHERE status = 'queued' GROUP BY org_id) AS q
+	LEFT JOIN agent_turns AS t ON t.org_id = q.org_id
+	ORDER BY COALESCE(t.turn, 0), q.seq LIMIT 1`
+
+// queueOrder ranks every queued run in the order the claims take them, if
+// none is queued meanwhile: an organization's k-th queued run is in round
+// k, and within a round organizations go by turn, then oldest run.
+// Taking a run moves its organization to the end of the next round, which
+// is where its next run already ranks.
+const queueOrder = `WITH queued AS (
+		SELECT seq, org_id, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY seq) AS round
+		FROM agent_runs INDEXED BY agent_runs_queued_org WHERE status = 'queued'),
+	turns AS (
+		SELECT q.seq, q.round, COALESCE(t.turn, 0) AS turn FROM queued AS q
+		LEFT JOIN agent_turns AS t ON t.org_id = q.org_id)`
 
 // RunsAhead counts the queued runs the workers will take before run id, if
 // no other is queued meanwhile; 0 when it is no longer queued.
 func (s *Store) RunsAhead(ctx context.Context, id string) (int, error) {
 	var n int
-	err := s.reads().QueryRowContext(ctx, queueTurns+` SELECT COUNT(*) FROM turns AS t, turns AS mine
-		WHERE mine.id = ? AND (t.round, t.served, t.seq) < (mine.round, mine.served, mine.seq)`, id).Scan(&n)
+	err := s.reads().QueryRowContext(ctx, queueOrder+` SELECT COUNT(*) FROM turns, turns AS mine
+		WHERE mine.seq = (SELECT seq FROM agent_runs WHERE id = ?)
+		AND (turns.round, turns.turn, turns.seq) < (mine.round, mine.turn, mine.seq)`, id).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("runs ahead: %w", err)
 	}
@@ -162,7 +174,7 @@ func (s *Store) RunsAhead(ctx context.Context, id string) (int, error) {
 }
 
 // ClaimRun moves the next queued run to running and returns it;
-// ErrNotFound when none waits. Organizations take turns (see queueTurns):
+// ErrNotFound when none waits. Organizations take turns (see nextRun):
 // the workers are shared, and an organization with a long queue must not
 // make the others wait behind all of it.
 func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
@@ -178,12 +190,20 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?
-			WHERE seq = (`+queueTurns+` SELECT seq FROM turns ORDER BY round, served, seq LIMIT 1) RETURNING `+runColumns,
+			WHERE seq = (`+nextRun+`) RETURNING `+runColumns,
 			ms(s.now())))
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("claim run: %w", err)
+		if err != nil {
+			if !errors.Is(err, ErrNotFound) {
+				err = fmt.Errorf("claim run: %w", err)
+			}
+			return err
 		}
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_turns (org_id, turn)
+			VALUES (?, (SELECT COALESCE(MAX(turn), 0) + 1 FROM agent_turns))
+			ON CONFLICT (org_id) DO UPDATE SET turn = excluded.turn`, run.OrgID); err != nil {
+			return fmt.Errorf("claim run: the organization's turn: %w", err)
+		}
+		return nil
 	})
 	return run, err
 }

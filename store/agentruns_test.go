@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -121,4 +122,64 @@ func TestClaimRunOneWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.order(b1, a2, a3)
+}
+
+// TestClaimRunSameMillisecond: turns come from a counter, not the clock,
+// so claims made in one millisecond (several workers woken at once) still
+// alternate.
+func TestClaimRunSameMillisecond(t *testing.T) {
+	s := openFolding(t, filepath.Join(t.TempDir(), "runs.db"), "org_a", "org_b") // its clock stands still
+	defer s.Close()
+	q := runQueue{t, s}
+	a1, a2, a3, a4 := q.queue("org_a"), q.queue("org_a"), q.queue("org_a"), q.queue("org_a")
+	b1, b2 := q.queue("org_b"), q.queue("org_b")
+	q.order(a1, b1, a2, b2, a3, a4)
+}
+
+// BenchmarkClaimRunLongQueue: a claim, and the runs ahead of a new run,
+// with 10,000 runs queued across 500 organizations (the run budget lets
+// each queue 20 a minute), the claim holding the writer.
+//
+//	go test -run XXX -bench ClaimRunLongQueue ./store
+func BenchmarkClaimRunLongQueue(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "runs.db"), realSchema(b), WithFoldInterval(time.Hour))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var ids []string
+	for o := range 500 {
+		org := fmt.Sprintf("org_%03d", o)
+		if _, err := s.writer.Exec(`INSERT INTO orgs (id, name, plan, created_at) VALUES (?, ?, 'pro', 0)`, org, org); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 10_000 {
+		r, err := s.QueueRun(ctx, NewRun{OrgID: fmt.Sprintf("org_%03d", i%500), Agent: "onboarding", Params: json.RawMessage(`{}`), RequestedBy: "usr_1"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	b.Run("claim", func(b *testing.B) {
+		for b.Loop() {
+			r, err := s.ClaimRun(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if err := s.RequeueRun(ctx, r.ID); err != nil { // the queue stays 10,000 long
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	})
+	b.Run("ahead", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.RunsAhead(ctx, ids[len(ids)-1]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -404,3 +404,35 @@ func BenchmarkEventsPage(b *testing.B) {
 		}
 	}
 }
+
+// TestSequencesNeverReused: deleting the newest events (an organization
+// deleted, or all of one's events pruned) must not let new events take
+// their sequence numbers, at or below the fold's cursor, where the fold
+// would never count them.
+func TestSequencesNeverReused(t *testing.T) {
+	ctx := context.Background()
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a", "org_b")
+	defer s.Close()
+	ingest(t, s, "org_a", lows(30, "a", foldNow.Add(-time.Hour))...)
+	ingest(t, s, "org_b", lows(30, "b", foldNow.Add(-time.Hour))...) // the newest sequences
+	foldAll(t, s)
+	if _, err := s.DeleteOrg(ctx, "org_b"); err != nil {
+		t.Fatal(err)
+	}
+	ingest(t, s, "org_a", lows(10, "a2", foldNow.Add(-30*time.Minute))...)
+	for _, folded := range []bool{false, true} {
+		if folded {
+			foldAll(t, s)
+		}
+		if _, total, err := s.Events(ctx, "org_a", EventFilter{Page: Page{Limit: 1}}); err != nil || total != 40 {
+			t.Fatalf("folded %v: total %d, %v; want 40", folded, total, err)
+		}
+		from := foldNow.Add(-2 * time.Hour)
+		if _, total, err := s.Events(ctx, "org_a", EventFilter{From: &from, Page: Page{Limit: 1}}); err != nil || total != 40 {
+			t.Fatalf("folded %v: total of a range %d, %v; want 40", folded, total, err)
+		}
+	}
+	if lag, err := s.FoldLag(ctx); err != nil || lag != 0 {
+		t.Fatalf("fold lag %d, %v", lag, err)
+	}
+}

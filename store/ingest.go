@@ -226,16 +226,24 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 }
 
 // insertEvents stores the batch and returns the sequence of its last event.
+// Sequences continue from the highest ever given (fold_state.events_hw),
+// not from the highest stored: the newest events may have been deleted,
+// and a number at or below the fold's cursor would never be folded.
 func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, ids []string, alertOf []*alertDelta, now time.Time) (int64, error) {
+	var hw int64
+	if err := tx.QueryRowContext(ctx, `UPDATE fold_state SET events_hw = events_hw + ? RETURNING events_hw - ?`,
+		len(events), len(events)).Scan(&hw); err != nil {
+		return 0, fmt.Errorf("event sequences: %w", err)
+	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO events
-		(id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		(seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, fmt.Errorf("prepare event insert: %w", err)
 	}
 	defer stmt.Close()
 	received := ms(now)
-	var last int64
+	last := hw + int64(len(events))
 	for i, e := range events {
 		var alertID sql.NullString
 		if d := alertOf[i]; d != nil {
@@ -245,15 +253,9 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		if e.Details != nil {
 			details = sql.NullString{String: string(e.Details), Valid: true}
 		}
-		res, err := stmt.ExecContext(ctx, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
-			e.Message, e.Indicator, details, alertID, received)
-		if err != nil {
+		if _, err := stmt.ExecContext(ctx, hw+int64(i)+1, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
+			e.Message, e.Indicator, details, alertID, received); err != nil {
 			return 0, fmt.Errorf("insert event %d: %w", i, err)
-		}
-		if i == len(events)-1 {
-			if last, err = res.LastInsertId(); err != nil {
-				return 0, fmt.Errorf("event sequence: %w", err)
-			}
 		}
 	}
 	return last, nil

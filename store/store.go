@@ -498,7 +498,7 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 // FoldLag is how many stored events the fold has not counted yet.
 func (s *Store) FoldLag(ctx context.Context) (int64, error) {
 	var lag int64
-	err := s.reads().QueryRowContext(ctx, `SELECT COALESCE((SELECT MAX(seq) FROM events), 0) - (SELECT events_seq FROM fold_state)`).Scan(&lag)
+	err := s.reads().QueryRowContext(ctx, `SELECT MAX(0, COALESCE((SELECT MAX(seq) FROM events), 0) - (SELECT events_seq FROM fold_state))`).Scan(&lag)
 	if err != nil {
 		return 0, fmt.Errorf("fold lag: %w", err)
 	}
