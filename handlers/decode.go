@@ -180,14 +180,14 @@ func checkKeys(body []byte, t reflect.Type, path string) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		obj, ok := members(body)
+		obj, ok := valid.Members(body)
 		if !ok {
 			return nil
 		}
 		fields := jsonFields(t)
 		seen := make(map[string]bool, len(obj))
 		for _, m := range obj {
-			k, v := m.key, m.value
+			k, v := m.Key, m.Value
 			f, ok := fields[k]
 			name := joinPath(path, k)
 			if !ok {
@@ -204,6 +204,22 @@ func checkKeys(body []byte, t reflect.Type, path string) error {
 				return valid.Field(name, "must not be empty; leave it out for the default")
 			}
 			if err := checkKeys(v, f.typ, name); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		obj, ok := valid.Members(body)
+		if !ok {
+			return nil
+		}
+		seen := make(map[string]bool, len(obj))
+		for _, m := range obj {
+			name := joinPath(path, m.Key)
+			if seen[m.Key] {
+				return valid.Field(name, "is given more than once")
+			}
+			seen[m.Key] = true
+			if err := checkKeys(m.Value, t.Elem(), name); err != nil {
 				return err
 			}
 		}
@@ -229,33 +245,4 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// members are an object's keys and values in the order written, so the
-// field a refusal names does not depend on a map's order; ok is false for
-// anything but a well-formed object.
-func members(body []byte) ([]member, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	var out []member
-	for dec.More() {
-		tok, err := dec.Token()
-		key, isKey := tok.(string)
-		if err != nil || !isKey {
-			return nil, false
-		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, false
-		}
-		out = append(out, member{key, value})
-	}
-	return out, true
 }

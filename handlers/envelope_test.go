@@ -209,6 +209,8 @@ func TestDuplicateKeyAndEmptyDefaultRefused(t *testing.T) {
 		{"POST", "/api/compliance/audit", `{"framework":""}`, "framework"},
 		{"POST", "/api/agents/compliance/execute", `{"framework":""}`, "framework"},
 		{"POST", "/api/assets", `[{"hostname":"a","hostname":"b"}]`, "[0].hostname"},
+		{"POST", "/api/agents/run", `{"agent":"compliance","agent":"onboarding"}`, "agent"},
+		{"POST", "/api/agents/run", `{"agent":"compliance","framework":"soc2","framework":"hipaa"}`, "framework"},
 	} {
 		e.Do(tc.method, tc.path, a.Token, tc.body).WantFields(t, tc.field)
 	}

@@ -134,16 +134,21 @@ func ParseJSON(body []byte) ([]Row, error) {
 			return nil, valid.Field("body", fmt.Sprintf("holds more than %d prospects; split it", MaxProspects))
 		}
 		i := len(rows)
-		var obj map[string]json.RawMessage
-		if err := dec.Decode(&obj); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			var syn *json.SyntaxError
 			if errors.As(err, &syn) {
 				return nil, valid.Field("body", fmt.Sprintf("is malformed JSON (at byte %d)", syn.Offset))
 			}
 			return nil, notArray
 		}
+		obj, ok := valid.Members(raw) // in the order written, a key given twice twice
+		if !ok {
+			return nil, notArray
+		}
 		fields := map[string]string{}
-		for k, v := range obj {
+		for _, m := range obj {
+			k, v := m.Key, m.Value
 			lk := strings.ToLower(strings.TrimSpace(k))
 			if _, dup := fields[lk]; dup {
 				p.Add(rowField(i, lk), "is given twice (keys are compared in lower case)")

@@ -85,3 +85,17 @@ func TestSignalsAreWholeWords(t *testing.T) {
 		}
 	}
 }
+
+// TestParseJSONDuplicateKey: a key given twice, exactly or in another
+// case, is refused with its row; Go's decoder alone would keep the last.
+func TestParseJSONDuplicateKey(t *testing.T) {
+	for _, body := range []string{
+		`[{"company":"A","domain":"a.example","domain":"b.example"}]`,
+		`[{"company":"A","domain":"a.example","Domain":"b.example"}]`,
+	} {
+		_, err := ParseJSON([]byte(body))
+		if err == nil || !strings.Contains(err.Error(), "twice") || !strings.Contains(err.Error(), "domain") {
+			t.Errorf("%s: %v, want the domain given twice", body, err)
+		}
+	}
+}
