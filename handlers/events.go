@@ -45,7 +45,8 @@ func newEventView(e store.Event) eventView {
 		AlertID: optString(e.AlertID), ReceivedAt: timestamp.Format(e.ReceivedAt)}
 }
 
-// parseSeverities reads a comma list of severity names.
+// parseSeverities reads a comma list of severity names; one named twice
+// counts once (the events page merges one index range per severity).
 func parseSeverities(p *valid.Problems, v string) []event.Severity {
 	if v == "" {
 		return nil
@@ -57,7 +58,9 @@ func parseSeverities(p *valid.Problems, v string) []event.Severity {
 			p.Add("severity", "must be a comma list of "+strings.Join(event.SeverityNames(), ", "))
 			return nil
 		}
-		out = append(out, i)
+		if !slices.Contains(out, i) {
+			out = append(out, i)
+		}
 	}
 	return out
 }
@@ -105,7 +108,9 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 				p.Add("type", "must be a comma list of "+strings.Join(event.Types, ", "))
 				break
 			}
-			f.Types = append(f.Types, t)
+			if !slices.Contains(f.Types, t) {
+				f.Types = append(f.Types, t)
+			}
 		}
 	}
 	f.From, f.To = parseTimeRange(&p, r)

@@ -132,6 +132,11 @@ func TestIngestAndList(t *testing.T) {
 			return m["severity"] == "high" || m["severity"] == "critical"
 		}},
 		{"type=dns_anomaly", func(m map[string]any, _ time.Time) bool { return m["type"] == "dns_anomaly" }},
+		// A value named twice counts once: every event once, total and page alike.
+		{"severity=high,critical,high", func(m map[string]any, _ time.Time) bool {
+			return m["severity"] == "high" || m["severity"] == "critical"
+		}},
+		{"type=dns_anomaly,dns_anomaly", func(m map[string]any, _ time.Time) bool { return m["type"] == "dns_anomaly" }},
 		{"from=" + from.Format(time.RFC3339), func(_ map[string]any, at time.Time) bool { return !at.Before(from) }},
 		{"to=" + to.Format(time.RFC3339), func(_ map[string]any, at time.Time) bool { return !at.After(to) }},
 		{"from=" + from.Format(time.RFC3339) + "&to=" + to.Format(time.RFC3339) + "&severity=low&type=blocked_connection,threat_detected",
