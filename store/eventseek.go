@@ -30,16 +30,9 @@ func seek(ctx context.Context, q querier, orgID string, f EventFilter, b bounds)
 	if hourLo >= hourHi {
 		return b, offset, nil
 	}
-	perHour, err := eventsPerHour(ctx, q, orgID, f, hourLo, hourHi)
-	if err != nil {
-		return b, 0, err
-	}
-	hours := slices.Sorted(maps.Keys(perHour))
-	if !f.Ascending {
-		slices.Reverse(hours)
-	}
 	// The partial hour at the page's end of the range comes first.
 	var skipped int
+	var err error
 	if f.Ascending {
 		skipped, err = countRange(ctx, q, orgID, f, b.lo, hourLo)
 	} else {
@@ -52,14 +45,68 @@ func seek(ctx context.Context, q querier, orgID string, f EventFilter, b bounds)
 	if f.Ascending {
 		edge = hourLo
 	}
-	for _, h := range hours {
-		if skipped+perHour[h] > offset {
-			break
+	// Then whole hours, in the page's order, while they fit in the offset:
+	// the rollup's rows read in index order, stopped at the page's hour,
+	// with the unfolded events of each hour added as it passes.
+	unfolded, err := unfoldedPerHour(ctx, q, orgID, f, hourLo, hourHi)
+	if err != nil {
+		return b, 0, err
+	}
+	pending := slices.Sorted(maps.Keys(unfolded))
+	dir := "ASC"
+	if !f.Ascending {
+		slices.Reverse(pending)
+		dir = "DESC"
+	}
+	before := func(a, h int64) bool { // a comes before h in the page's order
+		if f.Ascending {
+			return a < h
 		}
-		skipped += perHour[h]
+		return a > h
+	}
+	take := func(h int64, n int) bool {
+		if skipped+n > offset {
+			return false
+		}
+		skipped += n
 		if edge = h; f.Ascending {
 			edge = h + hourMS
 		}
+		return true
+	}
+	where, args := f.clause([]string{"org_id = ?", "hour >= ?", "hour < ?"}, []any{orgID, hourLo, hourHi})
+	rows, err := q.QueryContext(ctx, `SELECT hour, SUM(n) FROM event_rollup WHERE `+where+` GROUP BY hour ORDER BY hour `+dir, args...)
+	if err != nil {
+		return b, 0, fmt.Errorf("events per hour: %w", err)
+	}
+	defer rows.Close()
+	done := false
+	for !done && rows.Next() {
+		var h int64
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			return b, 0, fmt.Errorf("events per hour: %w", err)
+		}
+		for ; len(pending) > 0 && before(pending[0], h); pending = pending[1:] {
+			if !take(pending[0], unfolded[pending[0]]) {
+				done = true
+				break
+			}
+		}
+		if done {
+			break
+		}
+		if len(pending) > 0 && pending[0] == h {
+			n += unfolded[h]
+			pending = pending[1:]
+		}
+		done = !take(h, n)
+	}
+	if err := rows.Err(); err != nil {
+		return b, 0, fmt.Errorf("events per hour: %w", err)
+	}
+	for ; !done && len(pending) > 0; pending = pending[1:] {
+		done = !take(pending[0], unfolded[pending[0]])
 	}
 	if f.Ascending {
 		return bounds{edge, b.hi}, offset - skipped, nil
@@ -67,37 +114,27 @@ func seek(ctx context.Context, q querier, orgID string, f EventFilter, b bounds)
 	return bounds{b.lo, edge}, offset - skipped, nil
 }
 
-// eventsPerHour counts the filter's events of each whole hour in
-// [hourLo, hourHi) that has any: the rollup's, plus those stored since the
-// last fold, walked by sequence (NOT INDEXED) like countEvents does.
-func eventsPerHour(ctx context.Context, q querier, orgID string, f EventFilter, hourLo, hourHi int64) (map[int64]int, error) {
-	perHour := map[int64]int{}
-	add := func(query string, args []any) error {
-		rows, err := q.QueryContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var hour int64
-			var n int
-			if err := rows.Scan(&hour, &n); err != nil {
-				return err
-			}
-			perHour[hour] += n
-		}
-		return rows.Err()
-	}
-	where, args := f.clause([]string{"org_id = ?", "hour >= ?", "hour < ?"}, []any{orgID, hourLo, hourHi})
-	if err := add(`SELECT hour, SUM(n) FROM event_rollup WHERE `+where+` GROUP BY hour`, args); err != nil {
-		return nil, fmt.Errorf("events per hour: %w", err)
-	}
-	where, args = f.where(orgID, bounds{hourLo, hourHi})
-	if err := add(fmt.Sprintf(`SELECT ts - (ts %% %[1]d + %[1]d) %% %[1]d, COUNT(*) FROM events NOT INDEXED
-		WHERE seq > (SELECT events_seq FROM fold_state) AND %s GROUP BY 1`, hourMS, where), args); err != nil {
+// unfoldedPerHour counts the filter's events of each whole hour in
+// [hourLo, hourHi) stored since the last fold, walked by sequence (NOT
+// INDEXED) like countEvents does: the rollup does not hold them yet.
+func unfoldedPerHour(ctx context.Context, q querier, orgID string, f EventFilter, hourLo, hourHi int64) (map[int64]int, error) {
+	where, args := f.where(orgID, bounds{hourLo, hourHi})
+	rows, err := q.QueryContext(ctx, fmt.Sprintf(`SELECT ts - (ts %% %[1]d + %[1]d) %% %[1]d, COUNT(*) FROM events NOT INDEXED
+		WHERE seq > (SELECT events_seq FROM fold_state) AND %s GROUP BY 1`, hourMS, where), args...)
+	if err != nil {
 		return nil, fmt.Errorf("unfolded events per hour: %w", err)
 	}
-	return perHour, nil
+	defer rows.Close()
+	perHour := map[int64]int{}
+	for rows.Next() {
+		var hour int64
+		var n int
+		if err := rows.Scan(&hour, &n); err != nil {
+			return nil, fmt.Errorf("unfolded events per hour: %w", err)
+		}
+		perHour[hour] = n
+	}
+	return perHour, rows.Err()
 }
 
 // countRange counts the filter's events in [lo, hi) one by one, through
