@@ -773,13 +773,13 @@ CREATE INDEX events_org_window_asset ON events (org_id, ts - (ts % 600000 + 6000
 -- Organizations take turns at the agent workers (store.queueTurns): the
 -- turn each was last served, from a counter that only grows, so two claims
 -- in one millisecond still order; and the queued runs by organization
--- (oldest first within one: seq is the rowid; status makes it covering).
+-- (oldest first within one).
 CREATE TABLE agent_turns (
     org_id  TEXT PRIMARY KEY REFERENCES orgs(id) ON DELETE CASCADE,
     turn    INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX agent_turns_turn ON agent_turns (turn);
-CREATE INDEX agent_runs_queued_org ON agent_runs (org_id, status) WHERE status = 'queued';
+CREATE INDEX agent_runs_queued_org ON agent_runs (org_id, seq) WHERE status = 'queued';
 -- The highest event sequence ever given. Events are deleted (an
 -- organization's, or all of one's by retention), and SQLite would give the
 -- next event the number after the highest left, at or below the fold's

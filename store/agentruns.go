@@ -150,14 +150,16 @@ const nextRun = `SELECT q.seq FROM (
 
 // queueOrder ranks every queued run in the order the claims take them, if
 // none is queued meanwhile: an organization's k-th queued run is in round
-// k, and within a round organizations go by turn, then oldest run.
+// k, and within a round organizations go by turn, then by their oldest
+// queued run (head), as the claims compare them.
 // Taking a run moves its organization to the end of the next round, which
 // is where its next run already ranks.
 const queueOrder = `WITH queued AS (
-		SELECT seq, org_id, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY seq) AS round
+		SELECT seq, org_id, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY seq) AS round,
+			MIN(seq) OVER (PARTITION BY org_id) AS head
 		FROM agent_runs INDEXED BY agent_runs_queued_org WHERE status = 'queued'),
 	turns AS (
-		SELECT q.seq, q.round, COALESCE(t.turn, 0) AS turn FROM queued AS q
+		SELECT q.seq, q.round, COALESCE(t.turn, 0) AS turn, q.head FROM queued AS q
 		LEFT JOIN agent_turns AS t ON t.org_id = q.org_id)`
 
 // RunsAhead counts the queued runs the workers will take before run id, if
@@ -166,7 +168,7 @@ func (s *Store) RunsAhead(ctx context.Context, id string) (int, error) {
 	var n int
 	err := s.reads().QueryRowContext(ctx, queueOrder+` SELECT COUNT(*) FROM turns, turns AS mine
 		WHERE mine.seq = (SELECT seq FROM agent_runs WHERE id = ?)
-		AND (turns.round, turns.turn, turns.seq) < (mine.round, mine.turn, mine.seq)`, id).Scan(&n)
+		AND (turns.round, turns.turn, turns.head) < (mine.round, mine.turn, mine.head)`, id).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("runs ahead: %w", err)
 	}
@@ -198,14 +200,19 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 			}
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_turns (org_id, turn)
-			VALUES (?, (SELECT COALESCE(MAX(turn), 0) + 1 FROM agent_turns))
-			ON CONFLICT (org_id) DO UPDATE SET turn = excluded.turn`, run.OrgID); err != nil {
-			return fmt.Errorf("claim run: the organization's turn: %w", err)
-		}
-		return nil
+		return takeTurn(ctx, tx, run.OrgID)
 	})
 	return run, err
+}
+
+// takeTurn makes the organization the most recently served.
+func takeTurn(ctx context.Context, tx *sql.Tx, orgID string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_turns (org_id, turn)
+		VALUES (?, (SELECT COALESCE(MAX(turn), 0) + 1 FROM agent_turns))
+		ON CONFLICT (org_id) DO UPDATE SET turn = excluded.turn`, orgID); err != nil {
+		return fmt.Errorf("the organization's turn: %w", err)
+	}
+	return nil
 }
 
 // ClaimRunByID moves one queued run to running (a command that carries out
@@ -216,7 +223,10 @@ func (s *Store) ClaimRunByID(ctx context.Context, id string) (AgentRun, error) {
 		var err error
 		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?
 			WHERE id = ? AND status = 'queued' RETURNING `+runColumns, ms(s.now()), id))
-		return err
+		if err != nil {
+			return err
+		}
+		return takeTurn(ctx, tx, run.OrgID)
 	})
 	return run, err
 }
@@ -255,17 +265,44 @@ func (s *Store) FinishRun(ctx context.Context, id string, res RunResult) (bool, 
 	return n == 1, err
 }
 
-// RequeueRun puts a running run back in the queue where it was, after a
-// shutdown interrupted it: the run was accepted, so it must still happen.
+// RequeueRun puts a running run back in the queue, after a shutdown
+// interrupted it: the run was accepted, so it must still happen, and it
+// goes first (see giveBackTurns).
 func (s *Store) RequeueRun(ctx context.Context, id string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL
-			WHERE id = ? AND status = 'running'`, id)
+		rows, err := tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL
+			WHERE id = ? AND status = 'running' RETURNING org_id`, id)
 		if err != nil {
 			return fmt.Errorf("requeue run: %w", err)
 		}
-		return nil
+		_, err = giveBackTurns(ctx, tx, rows)
+		return err
 	})
+}
+
+// giveBackTurns forgets the turns of the organizations whose runs rows
+// (org_id) put back in the queue, and counts those runs: an interrupted run
+// was at the head of the line, and an organization without a turn goes
+// first, its oldest run (the interrupted one) before any other of its own.
+func giveBackTurns(ctx context.Context, tx *sql.Tx, rows *sql.Rows) (int, error) {
+	var orgs []string
+	for rows.Next() {
+		var org string
+		if err := rows.Scan(&org); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("requeue runs: %w", err)
+		}
+		orgs = append(orgs, org)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, fmt.Errorf("requeue runs: %w", err)
+	}
+	for _, org := range orgs {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM agent_turns WHERE org_id = ?`, org); err != nil {
+			return 0, fmt.Errorf("requeue runs: the organization's turn: %w", err)
+		}
+	}
+	return len(orgs), nil
 }
 
 // RecoverRuns handles the runs a crash left running: each is queued again
@@ -295,14 +332,13 @@ func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, faile
 		if err := escalateUntriaged(ctx, tx, ids, now); err != nil {
 			return err
 		}
-		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1
-			WHERE status = 'running'`)
+		rows, err = tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1
+			WHERE status = 'running' RETURNING org_id`)
 		if err != nil {
 			return fmt.Errorf("requeue interrupted runs: %w", err)
 		}
-		n, _ := r.RowsAffected()
-		requeued = int(n)
-		return nil
+		requeued, err = giveBackTurns(ctx, tx, rows)
+		return err
 	})
 	return requeued, failed, err
 }

@@ -136,6 +136,49 @@ func TestClaimRunSameMillisecond(t *testing.T) {
 	q.order(a1, b1, a2, b2, a3, a4)
 }
 
+// TestClaimRunTurnsEdgeCases: runs of organizations never served order by
+// their organization's oldest run in every round; a run put back in the
+// queue (a shutdown) goes first again; a run carried out by id (the demo)
+// takes its organization's turn like any claim.
+func TestClaimRunTurnsEdgeCases(t *testing.T) {
+	t.Run("never served", func(t *testing.T) {
+		q := newRunQueue(t, "org_a", "org_b")
+		a1, b1, b2, a2 := q.queue("org_a"), q.queue("org_b"), q.queue("org_b"), q.queue("org_a")
+		q.order(a1, b1, a2, b2)
+	})
+	t.Run("requeued", func(t *testing.T) {
+		q := newRunQueue(t, "org_a", "org_b")
+		a1, b1 := q.queue("org_a"), q.queue("org_b")
+		if got := q.claim(); got != a1 {
+			t.Fatalf("claimed %s, want %s", got, a1)
+		}
+		if err := q.s.RequeueRun(context.Background(), a1); err != nil {
+			t.Fatal(err)
+		}
+		q.order(a1, b1)
+	})
+	t.Run("recovered", func(t *testing.T) {
+		q := newRunQueue(t, "org_a", "org_b")
+		a1, b1 := q.queue("org_a"), q.queue("org_b")
+		q.claim()
+		if n, _, err := q.s.RecoverRuns(context.Background(), "crash"); err != nil || n != 1 {
+			t.Fatalf("recovered %d, %v", n, err)
+		}
+		q.order(a1, b1)
+	})
+	t.Run("by id", func(t *testing.T) {
+		q := newRunQueue(t, "org_a", "org_b")
+		b0 := q.queue("org_b")
+		q.order(b0)
+		a1 := q.queue("org_a")
+		if _, err := q.s.ClaimRunByID(context.Background(), a1); err != nil {
+			t.Fatal(err)
+		}
+		b1, a2 := q.queue("org_b"), q.queue("org_a")
+		q.order(b1, a2)
+	})
+}
+
 // BenchmarkClaimRunLongQueue: a claim, and the runs ahead of a new run,
 // with 10,000 runs queued across 500 organizations (the run budget lets
 // each queue 20 a minute), the claim holding the writer.

@@ -151,6 +151,7 @@ func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (was, cursor int64, 
 	if err != nil {
 		return 0, 0, sums, fmt.Errorf("read events to fold: %w", err)
 	}
+	n := 0
 	for rows.Next() {
 		var e foldedEvent
 		var counted int64
@@ -163,9 +164,21 @@ func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (was, cursor int64, 
 		}
 		sums.add(e)
 		cursor = e.seq
+		n++
 	}
 	if err := rows.Close(); err != nil {
 		return 0, 0, sums, fmt.Errorf("read events to fold: %w", err)
+	}
+	if n < foldChunk {
+		// Every event given a number is here, inside the writer: the
+		// cursor passes the numbers of events deleted before the fold
+		// reached them (an organization's newest, say), or the fold would
+		// wait for them for good.
+		var hw int64
+		if err := tx.QueryRowContext(ctx, `SELECT events_hw FROM fold_state`).Scan(&hw); err != nil {
+			return 0, 0, sums, fmt.Errorf("fold cursor: %w", err)
+		}
+		cursor = max(cursor, hw)
 	}
 	if err := sums.write(ctx, tx, now); err != nil {
 		return 0, 0, sums, err

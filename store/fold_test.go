@@ -436,3 +436,24 @@ func TestSequencesNeverReused(t *testing.T) {
 		t.Fatalf("fold lag %d, %v", lag, err)
 	}
 }
+
+// TestFoldPassesDeletedNewestEvents: an organization deleted while its
+// events are the newest and not folded yet leaves numbers nothing holds;
+// the fold passes them instead of waiting for them for good.
+func TestFoldPassesDeletedNewestEvents(t *testing.T) {
+	ctx := context.Background()
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a", "org_b")
+	defer s.Close()
+	ingest(t, s, "org_a", lows(5, "a", foldNow.Add(-time.Hour))...)
+	foldAll(t, s)
+	ingest(t, s, "org_b", lows(5, "b", foldNow.Add(-time.Hour))...) // newest, unfolded
+	if _, err := s.DeleteOrg(ctx, "org_b"); err != nil {
+		t.Fatal(err)
+	}
+	foldAll(t, s) // was "stuck at 5, stored 10"
+	ingest(t, s, "org_a", lows(3, "a2", foldNow.Add(-30*time.Minute))...)
+	foldAll(t, s)
+	if _, total, err := s.Events(ctx, "org_a", EventFilter{Page: Page{Limit: 1}}); err != nil || total != 8 {
+		t.Fatalf("total %d, %v; want 8", total, err)
+	}
+}
