@@ -10,6 +10,7 @@ import (
 	"garrison/posture"
 	"garrison/store"
 	"garrison/timestamp"
+	"garrison/wording"
 )
 
 var onboardingAgent = Agent{
@@ -57,26 +58,26 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 		return checklistItem{ID: id, Title: title, Status: "pending", Detail: detail, NextStep: next}
 	}
 	items := []checklistItem{
-		item("team_invited", "Invite your team", id.Members > 1, fmt.Sprintf("%d users.", id.Members),
+		item("team_invited", "Invite your team", id.Members > 1, wording.Count(id.Members, "user.", "users."),
 			"Invite colleagues with POST /api/org/invites (email, role)."),
 		item("emails_confirmed", "Confirm every user's e-mail address", id.Unverified == 0,
-			fmt.Sprintf("%d users have not confirmed.", id.Unverified), "Each user opens the link in the verification mail."),
-		item("api_key", "Create an API key for integrations", id.ActiveKeys > 0, fmt.Sprintf("%d active keys.", id.ActiveKeys),
+			wording.Count(id.Unverified, "user has", "users have")+" not confirmed.", "Each user opens the link in the verification mail."),
+		item("api_key", "Create an API key for integrations", id.ActiveKeys > 0, wording.Count(id.ActiveKeys, "active key.", "active keys."),
 			"Create a write-scope key with POST /api/api-keys for your sensors."),
 		item("event_source", "Connect an event source", reporting > 0,
-			fmt.Sprintf("%d sources reported in the last 24 hours (of %d ever).", reporting, len(cf.Sources)),
+			fmt.Sprintf("%s in the last 24 hours (of %d ever).", wording.Count(reporting, "source reported", "sources reported"), len(cf.Sources)),
 			"Point Suricata's EVE output at POST /api/webhooks/suricata, or send events to POST /api/events."),
-		item("dns_telemetry", "Send DNS telemetry", dns > 0, fmt.Sprintf("%d DNS queries in 7 days.", dns),
+		item("dns_telemetry", "Send DNS telemetry", dns > 0, wording.Count(dns, "DNS query", "DNS queries")+" in 7 days.",
 			"Enable Suricata dns records in the EVE output, or send native DNS records to the webhook."),
-		item("alert_reviewed", "Review your first alert", resolvedEver > 0, fmt.Sprintf("%d alerts resolved so far.", resolvedEver),
+		item("alert_reviewed", "Review your first alert", resolvedEver > 0, wording.Count(resolvedEver, "alert", "alerts")+" resolved so far.",
 			"Open GET /api/alerts and resolve one with a note (PATCH /api/alerts/:id)."),
-		item("agent_run", "Run an agent", otherAgents > 0, fmt.Sprintf("%d other agents have run.", otherAgents),
+		item("agent_run", "Run an agent", otherAgents > 0, wording.Count(otherAgents, "other agent has", "other agents have")+" run.",
 			"Try POST /api/agents/threat-researcher/execute with a domain you care about as target."),
 		item("frameworks_audited", "Audit a compliance framework", len(audited) > 0,
 			fmt.Sprintf("%d of %d frameworks audited.", len(audited), len(compliance.FrameworkIDs())),
 			"Run an audit with POST /api/compliance/audit (optionally with framework soc2, hipaa, nist or cis)."),
 		item("cves_watched", "Watch the CVEs that matter to you", len(cf.Exposure) > 0,
-			fmt.Sprintf("%d CVEs watched, %d of them affecting an asset of the inventory.", len(cf.Exposure), affecting(cf.Exposure)),
+			fmt.Sprintf("%s, %d of them affecting an asset of the inventory.", wording.Count(len(cf.Exposure), "CVE watched", "CVEs watched"), affecting(cf.Exposure)),
 			"Describe your assets and their software with POST /api/assets, then watch CVEs with POST /api/cve-watchlist."),
 	}
 	if lastSeen != "" {

@@ -10,6 +10,7 @@ import (
 	"garrison/intel"
 	"garrison/store"
 	"garrison/timestamp"
+	"garrison/wording"
 )
 
 // Check is one automated check over the organization's Garrison data,
@@ -89,13 +90,6 @@ func itemIDs(items []store.OverdueItem) []string {
 	return ids
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // keysWithoutExpiry are the active keys that never expire.
 func keysWithoutExpiry(f *Facts) []store.APIKey {
 	var out []store.APIKey
@@ -164,9 +158,9 @@ func maxAdmins(users int) int { return max(2, (users+2)/3) }
 func durationText(d time.Duration) string {
 	switch {
 	case d%(24*time.Hour) == 0:
-		return plural(int(d/(24*time.Hour)), "day", "days")
+		return wording.Count(int(d/(24*time.Hour)), "day", "days")
 	case d%time.Hour == 0:
-		return plural(int(d/time.Hour), "hour", "hours")
+		return wording.Count(int(d/time.Hour), "hour", "hours")
 	}
 	return d.String()
 }
@@ -178,9 +172,9 @@ func ageText(now time.Time, t *time.Time) string {
 	}
 	d := now.Sub(*t)
 	if d < 48*time.Hour {
-		return plural(int(d.Hours()), "hour", "hours")
+		return wording.Count(int(d.Hours()), "hour", "hours")
 	}
-	return plural(int(d.Hours()/24), "day", "days")
+	return wording.Count(int(d.Hours()/24), "day", "days")
 }
 
 // dataChecks are the checks over identity, monitoring and response data.
@@ -224,8 +218,8 @@ var dataChecks = []*Check{
 			all, _ := admins(f)
 			limit := maxAdmins(len(f.Users))
 			return passIf(len(all) <= limit,
-				fmt.Sprintf("%s of %s; at most %d are expected.", plural(len(all), "administrator", "administrators"),
-					plural(len(f.Users), "user", "users"), limit),
+				fmt.Sprintf("%s of %s; at most %d are expected.", wording.Count(len(all), "administrator", "administrators"),
+					wording.Count(len(f.Users), "user", "users"), limit),
 				map[string]any{"admins": len(all), "users": len(f.Users), "max_admins": limit, "admin_ids": firstIDs(all)})
 		},
 	},
@@ -253,7 +247,7 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			keys := keysWithoutExpiry(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%d of %s never expire.", len(keys), plural(len(f.Keys), "active API key", "active API keys")),
+				fmt.Sprintf("%d of %s never expire.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys")),
 				map[string]any{"active_keys": len(f.Keys), "without_expiry": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix:           func(f *Facts) []store.RemediationAction { return expireKeys(f, keysWithoutExpiry(f)) },
@@ -269,7 +263,7 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			keys := dormantKeys(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%d of %s have not been used for 90 days.", len(keys), plural(len(f.Keys), "active API key", "active API keys")),
+				fmt.Sprintf("%d of %s have not been used for 90 days.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys")),
 				map[string]any{"active_keys": len(f.Keys), "dormant": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix: func(f *Facts) []store.RemediationAction {
@@ -291,7 +285,7 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			keys := longLivedAdminKeys(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%s never expire or expire more than 90 days from now.", plural(len(keys), "admin-scope key", "admin-scope keys")),
+				fmt.Sprintf("%s never expire or expire more than 90 days from now.", wording.Count(len(keys), "admin-scope key", "admin-scope keys")),
 				map[string]any{"long_lived_admin_keys": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix:           func(f *Facts) []store.RemediationAction { return expireKeys(f, longLivedAdminKeys(f)) },
@@ -308,7 +302,7 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			o := f.OverdueAlerts
 			return passIf(o.Count == 0,
-				fmt.Sprintf("%s open past the SLA (critical %s, high %s).", plural(o.Count, "alert is", "alerts are"),
+				fmt.Sprintf("%s open past the SLA (critical %s, high %s).", wording.Count(o.Count, "alert is", "alerts are"),
 					durationText(criticalAlertSLA), durationText(highAlertSLA)),
 				map[string]any{"overdue": o.Count, "sla_hours": map[string]int{"critical": 24, "high": 72}, "alert_ids": firstIDs(itemIDs(o.Oldest))})
 		},
@@ -331,7 +325,7 @@ var dataChecks = []*Check{
 				}
 			}
 			return passIf(len(reporting) > 0,
-				fmt.Sprintf("%s reported in the last 24 hours; %d known sources are silent.", plural(len(reporting), "source", "sources"), len(silent)),
+				fmt.Sprintf("%s reported in the last 24 hours; %d known sources are silent.", wording.Count(len(reporting), "source", "sources"), len(silent)),
 				map[string]any{"reporting": len(reporting), "silent": len(silent), "reporting_sources": firstIDs(reporting), "silent_sources": firstIDs(silent)})
 		},
 	},
@@ -398,7 +392,7 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			o := f.OverdueTickets
 			return passIf(o.Count == 0,
-				fmt.Sprintf("%s (high priority or escalated) unresolved after %s.", plural(o.Count, "incident ticket is", "incident tickets are"),
+				fmt.Sprintf("%s (high priority or escalated) unresolved after %s.", wording.Count(o.Count, "incident ticket is", "incident tickets are"),
 					durationText(incidentSLA)),
 				map[string]any{"overdue": o.Count, "ticket_ids": firstIDs(itemIDs(o.Oldest))})
 		},
@@ -420,7 +414,7 @@ var dataChecks = []*Check{
 				observed["oldest_open_at"] = timestamp.Format(*f.OldestOpen)
 			}
 			return passIf(!waiting || f.ResolvedAlerts > 0,
-				fmt.Sprintf("%s resolved in the last 30 days; %d open, the oldest for %s.", plural(f.ResolvedAlerts, "alert", "alerts"),
+				fmt.Sprintf("%s resolved in the last 30 days; %d open, the oldest for %s.", wording.Count(f.ResolvedAlerts, "alert", "alerts"),
 					open, ageText(f.Now, f.OldestOpen)),
 				observed)
 		},

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"garrison/event"
 	"garrison/llm"
 	"garrison/timestamp"
+	"garrison/wording"
 )
 
 // Summary is the day's threat activity in plain sentences, with the facts
@@ -69,23 +69,23 @@ func (b *Board) DailySummary(ctx context.Context, orgID string) (Summary, error)
 		s = append(s, fmt.Sprintf("No security events were recorded since %s.", since.Format("15:04 UTC on Jan 2")))
 	} else {
 		s = append(s, fmt.Sprintf("Since %s, %s recorded, %s of them high or critical.", since.Format("15:04 UTC on Jan 2"),
-			plural(c.Total, "security event was", "security events were"), plural(c.BySeverity.AtLeast(event.High), "", "")))
+			wording.Count(c.Total, "security event was", "security events were"), wording.Count(c.BySeverity.AtLeast(event.High), "", "")))
 		if n := c.ByType[event.TypeBlocked]; n > 0 {
-			s = append(s, fmt.Sprintf("%s blocked.", plural(n, "connection was", "connections were")))
+			s = append(s, fmt.Sprintf("%s blocked.", wording.Count(n, "connection was", "connections were")))
 		}
 	}
 	if len(indicators) > 0 {
 		facts["top_indicator"] = map[string]any{"name": indicators[0].Name, "events": indicators[0].Count}
 		s = append(s, fmt.Sprintf("The most frequent threat of the period is %q (%s).",
-			indicators[0].Name, plural(indicators[0].Count, "event", "events")))
+			indicators[0].Name, wording.Count(indicators[0].Count, "event", "events")))
 	}
 	if len(assets) > 0 {
 		facts["top_asset"] = map[string]any{"name": assets[0].Name, "events": assets[0].Count}
 		s = append(s, fmt.Sprintf("The busiest asset since %s was %s.", assetsSince.Format("Jan 2"), assets[0].Name))
 	}
-	s = append(s, fmt.Sprintf("%s raised and %s resolved.", plural(raised, "alert was", "alerts were"), plural(resolved, "was", "were")))
+	s = append(s, fmt.Sprintf("%s raised and %s resolved.", wording.Count(raised, "alert was", "alerts were"), wording.Count(resolved, "was", "were")))
 	if n := open.AtLeast(event.High); n > 0 {
-		s = append(s, fmt.Sprintf("%s still open and need attention.", plural(n, "high or critical alert is", "high or critical alerts are")))
+		s = append(s, fmt.Sprintf("%s still open and need attention.", wording.Count(n, "high or critical alert is", "high or critical alerts are")))
 	} else {
 		s = append(s, "No high or critical alert is open.")
 	}
@@ -149,16 +149,4 @@ func (n *phrasings) put(org string, key [32]byte, text string) {
 		n.byOrg = map[string]phrasing{}
 	}
 	n.byOrg[org] = phrasing{key, text}
-}
-
-// plural writes "1 event" or "3 events"; empty words give just the number.
-func plural(n int, one, many string) string {
-	word := many
-	if n == 1 {
-		word = one
-	}
-	if word == "" {
-		return strconv.Itoa(n)
-	}
-	return strconv.Itoa(n) + " " + word
 }

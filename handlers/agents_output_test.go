@@ -161,7 +161,7 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 	onb = e.runToEnd(admin.Token, "onboarding", nil)["output"].(map[string]any)
 	for _, it := range onb["checklist"].([]any) {
 		if m := it.(map[string]any); m["id"] == "cves_watched" &&
-			(m["status"] != "done" || m["detail"] != "1 CVEs watched, 0 of them affecting an asset of the inventory.") {
+			(m["status"] != "done" || m["detail"] != "1 CVE watched, 0 of them affecting an asset of the inventory.") {
 			t.Fatalf("cves_watched after a watch: %v", m)
 		}
 	}

@@ -52,11 +52,18 @@ before(async () => {
     assert.ok(lead, `the hunter run ${hunt.agent_run_id || hunt.id} made no lead`);
   }
   const runID = run.agent_run_id || run.id;
+  // The onboarding checklist, finished, for its own page.
+  const onboarding = (await api('POST', '/api/agents/onboarding/execute', {})).data.agent_run_id;
+  for (let i = 0; i < 100; i++) {
+    if ((await api('GET', `/api/agents/onboarding/executions/${onboarding}`)).data.status === 'completed') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   pages.push(
     ['sign-in', '/login', false], ['register', '/register', false], ['forgot-password', '/forgot-password', false],
     ['reset-password', '/reset-password?token=not-a-real-token', false], ['verify-email', '/verify-email', false],
     ['dashboard', '/'], ['events', '/events'], ['alerts', '/alerts'], ['alert', '/alerts/' + alert.id], ['threats', '/threats'],
-    ['agents', '/agents'], ['agent-run', `/agents/runs/${runID}?agent=threat-researcher`], ['tickets', '/tickets'],
+    ['agents', '/agents'], ['agent-run', `/agents/runs/${runID}?agent=threat-researcher`],
+    ['onboarding-run', `/agents/runs/${onboarding}?agent=onboarding`], ['tickets', '/tickets'],
     ['ticket', '/tickets/' + ticket.id], ['compliance', '/compliance'], ['compliance-report', '/compliance/reports/' + (report.report_id || report.id)],
     ['cve-watchlist', '/cve-watchlist'], ['cve-entry', '/cve-watchlist/' + cve.id], ['assets', '/assets'],
     ['leads', '/leads'], ['lead', '/leads/' + lead.id], ['settings-keys', '/settings?tab=keys'],

@@ -1,0 +1,21 @@
+package wording
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n         int
+		one, many string
+		want      string
+	}{
+		{0, "user", "users", "0 users"},
+		{1, "user", "users", "1 user"},
+		{2, "user", "users", "2 users"},
+		{1, "", "", "1"},
+		{-1, "degree", "degrees", "-1 degrees"},
+	} {
+		if got := Count(tc.n, tc.one, tc.many); got != tc.want {
+			t.Errorf("Count(%d, %q, %q) = %q, want %q", tc.n, tc.one, tc.many, got, tc.want)
+		}
+	}
+}
