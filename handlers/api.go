@@ -131,18 +131,18 @@ func (a *API) Handler() http.Handler {
 	// requests (health, stats, events) then skip the mux's pattern walk. A
 	// path the map lacks, a method it lacks there (HEAD), or a path written
 	// with escapes (which the mux matches as written) goes to the mux.
-	static := map[string]map[string]http.Handler{}
+	static := map[string]*[len(staticMethods)]http.Handler{}
 	routed := map[string]bool{}
 	for _, rt := range a.routes {
 		routed[rt.Method+" "+rt.Path] = true
 		h := a.endpoint(rt)
 		mux.Handle(rt.Method+" "+rt.Path, h)
 		methods[rt.Path] = append(methods[rt.Path], rt.Method)
-		if !strings.Contains(rt.Path, "{") {
+		if i := staticMethod(rt.Method); i >= 0 && !strings.Contains(rt.Path, "{") {
 			if static[rt.Path] == nil {
-				static[rt.Path] = map[string]http.Handler{}
+				static[rt.Path] = new([len(staticMethods)]http.Handler)
 			}
-			static[rt.Path][rt.Method] = h
+			static[rt.Path][i] = h
 		}
 	}
 	// A misspelt audited route would stop its auditing without a word.
@@ -193,8 +193,8 @@ func (a *API) Handler() http.Handler {
 	// bodiless redirect; they name no resource, so they are a JSON 404.
 	clean := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if h := static[p][r.Method]; h != nil && r.URL.RawPath == "" {
-			h.ServeHTTP(w, r)
+		if hs, i := static[p], staticMethod(r.Method); hs != nil && i >= 0 && hs[i] != nil && r.URL.RawPath == "" {
+			hs[i].ServeHTTP(w, r)
 			return
 		}
 		if p == "" || path.Clean(p) != p {
@@ -204,6 +204,20 @@ func (a *API) Handler() http.Handler {
 		mux.ServeHTTP(w, r)
 	})
 	return base(clean, a.Log, func() []netip.Prefix { return a.Limits.trusted })
+}
+
+// staticMethods are the methods routes use, in the order of a static
+// path's handlers: one map lookup finds a request's handler.
+var staticMethods = [...]string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// staticMethod is m's index in staticMethods, -1 for any other method.
+func staticMethod(m string) int {
+	for i, sm := range staticMethods {
+		if m == sm {
+			return i
+		}
+	}
+	return -1
 }
 
 var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,

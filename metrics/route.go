@@ -11,13 +11,26 @@ import (
 // wired, so that counting a request takes no lock shared with other
 // requests and builds no string: every API request passes through it.
 type Route struct {
+	stripes [routeStripes]routeStripe
+	others  sync.Map // any status code without a slot → *atomic.Uint64
+}
+
+// routeStripes is how many copies of its counters a route keeps. Requests
+// served at the same moment on different cores count in different copies
+// (see Observe), so they do not pass one cache line back and forth: under
+// health checks on two cores the shared counters cost Observe more than
+// everything else it does. A scrape adds the copies up.
+const routeStripes = 8
+
+// routeStripe is one copy of a route's counters.
+type routeStripe struct {
 	common [len(commonStatuses)]atomic.Uint64 // by statusSlot
-	others sync.Map                           // any other status code → *atomic.Uint64
 	// counts has one slot per latency bucket and one for slower requests;
 	// the count of requests is their sum, so a scrape racing a request
 	// never shows a bucket above the total.
 	counts   [len(latencyBuckets) + 1]atomic.Uint64
 	sumNanos atomic.Int64
+	_        [64]byte // no cache line holds counters of two copies
 }
 
 // commonStatuses are the statuses the API answers with, each counted in a
@@ -56,9 +69,13 @@ func (r *Registry) Route(pattern string) *Route {
 }
 
 // Observe counts one answered request: its status and how long it took.
-func (rt *Route) Observe(status int, d time.Duration) {
+// hint picks the copy of the counters; any number that differs between
+// requests served at the same time spreads them (the middleware uses the
+// client's port), and every hint counts alike.
+func (rt *Route) Observe(hint uint, status int, d time.Duration) {
+	s := &rt.stripes[hint%routeStripes]
 	if slot := statusSlot(status); slot >= 0 {
-		rt.common[slot].Add(1)
+		s.common[slot].Add(1)
 	} else {
 		c, ok := rt.others.Load(status)
 		if !ok {
@@ -70,8 +87,8 @@ func (rt *Route) Observe(status int, d time.Duration) {
 	for i < len(latencyBuckets) && seconds > latencyBuckets[i] {
 		i++
 	}
-	rt.counts[i].Add(1)
-	rt.sumNanos.Add(int64(d))
+	s.counts[i].Add(1)
+	s.sumNanos.Add(int64(d))
 }
 
 // snapshot adds the route's figures to the families a scrape writes.
@@ -80,7 +97,11 @@ func (rt *Route) snapshot(pattern string, requests *family, durations *histFamil
 		requests.values[labelSet([]string{"route", pattern, "status", strconv.Itoa(status)})] = float64(n)
 	}
 	for i, status := range commonStatuses {
-		if n := rt.common[i].Load(); n > 0 {
+		var n uint64
+		for j := range rt.stripes {
+			n += rt.stripes[j].common[i].Load()
+		}
+		if n > 0 {
 			count(status, n)
 		}
 	}
@@ -88,13 +109,19 @@ func (rt *Route) snapshot(pattern string, requests *family, durations *histFamil
 		count(k.(int), v.(*atomic.Uint64).Load())
 		return true
 	})
-	h := &histogram{counts: make([]uint64, len(latencyBuckets)), sum: time.Duration(rt.sumNanos.Load()).Seconds()}
-	for i := range rt.counts {
-		n := rt.counts[i].Load()
-		if i < len(h.counts) {
-			h.counts[i] = n
+	h := &histogram{counts: make([]uint64, len(latencyBuckets))}
+	var sum int64
+	for j := range rt.stripes {
+		s := &rt.stripes[j]
+		sum += s.sumNanos.Load()
+		for i := range s.counts {
+			n := s.counts[i].Load()
+			if i < len(h.counts) {
+				h.counts[i] += n
+			}
+			h.n += n
 		}
-		h.n += n
 	}
+	h.sum = time.Duration(sum).Seconds()
 	durations.series[labelSet([]string{"route", pattern})] = h
 }
