@@ -89,7 +89,7 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
-	if err := st.AppendAudit(ctx, store.AuditEntry{OrgID: org.ID, Actor: "cli:" + currentUser(), Action: "org.plan",
+	if err := st.AppendAudit(ctx, store.AuditEntry{OrgID: org.ID, Actor: "cli:" + currentUser(), Action: store.AuditPlanChange,
 		Detail: map[string]string{"plan": org.Plan}}); err != nil {
 		return err
 	}

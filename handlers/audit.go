@@ -41,7 +41,7 @@ var auditedRoutes = map[string]string{
 // auditActions are the actions the audit log holds: the audited routes',
 // a failed login's, and the plan change the CLI records (cli.go).
 var auditActions = func() map[string]bool {
-	m := map[string]bool{"auth.login_failed": true, "org.plan": true}
+	m := map[string]bool{store.AuditLoginFailed: true, store.AuditPlanChange: true}
 	for _, action := range auditedRoutes {
 		m[action] = true
 	}
@@ -103,7 +103,7 @@ func (a *API) recordAudit(w http.ResponseWriter, r *http.Request, rt Route, n *a
 	action := auditedRoutes[rt.Method+" "+rt.Path]
 	switch {
 	case status == http.StatusUnauthorized && action == "auth.login":
-		action = "auth.login_failed"
+		action = store.AuditLoginFailed
 	case status >= 400:
 		return
 	}

@@ -8,6 +8,13 @@ import (
 	"time"
 )
 
+// Audit actions written outside the audited routes' table (handlers'
+// auditedRoutes), named once for their writers and the audit log's filter.
+const (
+	AuditLoginFailed = "auth.login_failed" // a sign-in refused (handlers)
+	AuditPlanChange  = "org.plan"          // garrison org set-plan (the CLI)
+)
+
 // AuditEntry is one security-relevant change.
 type AuditEntry struct {
 	ID        int64
