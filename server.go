@@ -36,6 +36,15 @@ type listening func(httpsAddr, httpAddr string)
 func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, ready listening) error {
 	log := newLogger(cfg, stderr)
 	memory.TuneGC()
+	stopProfile, err := startCPUProfile(cfg.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := stopProfile(); err != nil {
+			log.Error("cpu profile", "err", err)
+		}
+	}()
 	a, err := newApp(ctx, cfg, log, opts)
 	if err != nil {
 		return err

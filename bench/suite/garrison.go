@@ -23,6 +23,8 @@ const limits = "auth=1000000/1m,login=1000000/1m,register=1000000/1m,reset=10000
 type garrison struct {
 	bin, dir, addr string
 	extra          []string
+	profiles       string // when set, each start writes its CPU profile here (--pgo)
+	starts         int
 	cl             *http.Client
 	proc           *child // the running process, nil when stopped
 }
@@ -47,6 +49,10 @@ func buildGarrison(ctx context.Context, repo, bin string) error {
 func (g *garrison) start(ctx context.Context) (time.Duration, error) {
 	args := append([]string{"serve", "--data", g.dataDir(), "--addr", g.addr, "--http-addr", "",
 		"--log-level", "warn", "--limits", limits}, g.extra...)
+	if g.profiles != "" {
+		args = append(args, "--cpu-profile", filepath.Join(g.profiles, fmt.Sprintf("serve-%d.pprof", g.starts)))
+	}
+	g.starts++
 	began := time.Now()
 	p, err := startChild("garrison", g.bin, args, filepath.Join(g.dir, "garrison.log"))
 	if err != nil {

@@ -47,10 +47,10 @@ func main() {
 
 // options are the command-line flags.
 type options struct {
-	repo, only, extra, jsonPath, pocketbase string
-	events, connections                     int
-	duration                                time.Duration
-	keep, strict                            bool
+	repo, only, extra, jsonPath, pocketbase, pgo string
+	events, connections                          int
+	duration                                     time.Duration
+	keep, strict                                 bool
 }
 
 func parseOptions() (options, error) {
@@ -63,6 +63,8 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.extra, "extra-flags", "", `words appended to "garrison serve"`)
 	flag.StringVar(&o.jsonPath, "json", "", "result file (default bench/results/suite-<UTC time>.json under --repo)")
 	flag.StringVar(&o.pocketbase, "pocketbase", "", "the PocketBase baseline module (default bench/pocketbase under --repo; \"off\" skips it)")
+	flag.StringVar(&o.pgo, "pgo", "", "write the merged CPU profile of every garrison serve of the run to this file "+
+		"(default.pgo at the repository root is how the compiler optimizes hot paths; the run's figures carry the profiler's cost)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, data, logs)")
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a goal is missed")
 	flag.Parse()
@@ -119,6 +121,15 @@ func run() int {
 			fmt.Fprintln(os.Stderr, "suite:", err)
 		}
 		return 2
+	}
+	if o.pgo != "" {
+		stopAll() // a profile is complete once its server has stopped
+		if err := mergeProfiles(ctx, filepath.Join(tmp, "profiles"), o.pgo); err != nil {
+			fmt.Fprintln(os.Stderr, "suite:", err)
+			return 2
+		}
+		res.Notes = append(res.Notes, "profiled run: every garrison serve ran with --cpu-profile, which costs a few per cent of CPU; "+
+			"its figures are not for comparison. The merged profile is "+o.pgo+".")
 	}
 	res.evaluate()
 	res.printTables(os.Stdout)

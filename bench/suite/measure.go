@@ -34,6 +34,12 @@ func measure(ctx context.Context, o options, tmp string) (*results, error) {
 
 	fmt.Println("building garrison …")
 	g := &garrison{bin: filepath.Join(tmp, "garrison"), dir: tmp, extra: strings.Fields(o.extra), cl: insecureClient(2 * time.Minute)}
+	if o.pgo != "" {
+		g.profiles = filepath.Join(tmp, "profiles")
+		if err := os.Mkdir(g.profiles, 0o755); err != nil {
+			return nil, err
+		}
+	}
 	if err := buildGarrison(ctx, o.repo, g.bin); err != nil {
 		return nil, err
 	}
