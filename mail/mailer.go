@@ -96,7 +96,9 @@ func (m *Mailer) flush(ctx context.Context) {
 	for ctx.Err() == nil {
 		pending, err := m.store.PendingMail(ctx, mailBatch)
 		if err != nil {
-			m.log.Warn("read outbox", "err", err)
+			if ctx.Err() == nil { // a shutdown is not an outbox failure
+				m.log.Warn("read outbox", "err", err)
+			}
 			return
 		}
 		progressed := false
@@ -106,6 +108,9 @@ func (m *Mailer) flush(ctx context.Context) {
 			}
 			seen[msg.ID], progressed = true, true
 			status, deliveryErr := m.deliver(ctx, msg)
+			if deliveryErr != nil && ctx.Err() != nil {
+				return // cut short by shutdown: not one of the message's attempts
+			}
 			if m.observe != nil {
 				outcome := status
 				if deliveryErr != nil {
@@ -113,7 +118,7 @@ func (m *Mailer) flush(ctx context.Context) {
 				}
 				m.observe(outcome)
 			}
-			if err := m.store.MarkMail(ctx, msg.ID, status, deliveryErr, mailMaxAttempts); err != nil {
+			if err := m.mark(ctx, msg.ID, status, deliveryErr); err != nil {
 				m.log.Warn("update outbox", "id", msg.ID, "err", err)
 				return
 			}
@@ -124,13 +129,24 @@ func (m *Mailer) flush(ctx context.Context) {
 	}
 }
 
+// mark records a delivery attempt even when shutdown began during it: a
+// message the relay took but the outbox still calls pending would be sent
+// again at the next start.
+func (m *Mailer) mark(ctx context.Context, id int64, status string, deliveryErr error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), smtpTimeout)
+	defer cancel()
+	return m.store.MarkMail(ctx, id, status, deliveryErr, mailMaxAttempts)
+}
+
 func (m *Mailer) deliver(ctx context.Context, msg store.Mail) (string, error) {
 	if m.smtp == nil {
 		m.log.Info("mail (no SMTP server configured)", "to", msg.To, "subject", msg.Subject, "body", msg.Body)
 		return store.MailLogged, nil
 	}
 	if err := m.smtp.send(ctx, msg); err != nil {
-		m.log.Warn("send mail", "id", msg.ID, "to", msg.To, "err", err)
+		if ctx.Err() == nil {
+			m.log.Warn("send mail", "id", msg.ID, "to", msg.To, "err", err)
+		}
 		return store.MailPending, err
 	}
 	return store.MailSent, nil
@@ -187,7 +203,10 @@ func (s *smtpSender) send(ctx context.Context, msg store.Mail) error {
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("smtp end of data: %w", err)
 	}
-	return c.Quit()
+	// The relay took the message with its answer to the end of data; a
+	// QUIT that fails after it must not make the message be sent again.
+	c.Quit()
+	return nil
 }
 
 // headerSafe keeps a header value on one line, so no value can add headers.

@@ -2,7 +2,9 @@ package mail_test
 
 import (
 	"bufio"
+	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -11,14 +13,16 @@ import (
 	"time"
 
 	"garrison/handlers/apitest"
+	"garrison/mail"
 )
 
 // fakeSMTP is a minimal SMTP server on loopback that keeps what it receives.
 type fakeSMTP struct {
-	addr string
-	mu   sync.Mutex
-	msgs []string
-	got  chan struct{}
+	addr         string
+	mu           sync.Mutex
+	msgs         []string
+	got          chan struct{}
+	beforeQueued func() // called before the relay answers the end of a message
 }
 
 func startFakeSMTP(t *testing.T) *fakeSMTP {
@@ -71,7 +75,11 @@ func (f *fakeSMTP) session(c net.Conn) {
 			}
 			f.mu.Lock()
 			f.msgs = append(f.msgs, msg.String())
+			hook := f.beforeQueued
 			f.mu.Unlock()
+			if hook != nil {
+				hook()
+			}
 			say("250 queued")
 			f.got <- struct{}{}
 		case cmd == "QUIT":
@@ -133,6 +141,43 @@ func TestMailWithoutSMTPGoesToLog(t *testing.T) {
 		t.Fatalf("mail not written to the log: %s", e.Logs.String())
 	} else {
 		e.Do("POST", "/api/auth/verify-email", "", map[string]string{"token": m[1]}).Must(t, http.StatusOK)
+	}
+}
+
+// TestMailTakenAtShutdownIsRecorded: a message the relay takes while the
+// server is stopping is recorded as sent, so the next start does not send
+// it again, and the stop logs no warning.
+func TestMailTakenAtShutdownIsRecorded(t *testing.T) {
+	smtpServer := startFakeSMTP(t)
+	e := apitest.New(t, func(c *apitest.Config) { c.SMTPAddr = smtpServer.addr })
+	e.Register("ann@acme.test", "Acme") // queues the confirmation; no mailer runs yet
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	smtpServer.mu.Lock()
+	smtpServer.beforeQueued = cancel // the stop comes while the relay takes the message
+	smtpServer.mu.Unlock()
+	var logs apitest.LockedBuffer
+	m := mail.New(mail.Config{BaseURL: apitest.BaseURL, SMTPAddr: smtpServer.addr, From: "soc@msp.test"},
+		e.Store, slog.New(slog.NewTextHandler(&logs, nil)), time.Now)
+	done := make(chan struct{})
+	go func() {
+		m.Run(ctx)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the mailer did not stop")
+	}
+	var status string
+	if err := e.Store.DB().QueryRow(`SELECT status FROM outbox ORDER BY id DESC LIMIT 1`).Scan(&status); err != nil {
+		t.Fatal(err)
+	}
+	if status != "sent" {
+		t.Errorf("outbox says %q for a message the relay took: the next start would send it again", status)
+	}
+	if strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("the stop logged a warning:\n%s", logs.String())
 	}
 }
 
