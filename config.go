@@ -154,7 +154,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	syncURLs := fs.String("intel-sync-url", "", "comma list of URLs of intelligence files (NVD, CVE 5, KEV, EPSS, ATT&CK; gzip or not) "+
 		"to pull on a schedule, for connected installs (empty: off)")
 	fs.DurationVar(&c.intelSyncEvery, "intel-sync-interval", 6*time.Hour, "how often --intel-sync-url is fetched (conditional requests)")
-	fs.StringVar(&c.cpuProfile, "cpu-profile", "", "file to write a CPU profile of the whole run to, complete when the server stops "+
+	fs.StringVar(&c.cpuProfile, "cpu-profile", "", "file to write a CPU profile of the whole run to, emptied at start and complete when the server stops "+
 		"(go tool pprof; empty: off)")
 	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 	if err := parseFlags(fs, args, getenv); err != nil {

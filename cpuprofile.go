@@ -9,9 +9,10 @@ import (
 // startCPUProfile samples the server's CPU from start to stop into path,
 // for `go tool pprof` when an appliance is slow, and as the profile the
 // compiler optimizes hot paths with (default.pgo, made by bench/suite's
-// --pgo). The file is made before serving, so a path that cannot be
-// written stops the start rather than the profile going missing; it is
-// complete once stop returns, which a killed process never reaches.
+// --pgo). The file is made (or emptied: each start writes its own run)
+// before serving, so a path that cannot be written stops the start rather
+// than the profile going missing; it is complete once stop returns, which
+// a killed process never reaches.
 func startCPUProfile(path string) (stop func() error, err error) {
 	if path == "" {
 		return func() error { return nil }, nil
@@ -20,8 +21,9 @@ func startCPUProfile(path string) (stop func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := pprof.StartCPUProfile(f); err != nil { // another profile runs in this process
 		f.Close()
+		os.Remove(path)
 		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
 	}
 	return func() error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +18,9 @@ import (
 // protocol buffers) of the run, complete when serve returns; a file that
 // cannot be made refuses the start before anything listens.
 func TestCPUProfile(t *testing.T) {
+	if f := flag.Lookup("test.cpuprofile"); f != nil && f.Value.String() != "" {
+		t.Skip("go test -cpuprofile holds the process's one CPU profiler")
+	}
 	cfg := testConfig(t)
 	cfg.cpuProfile = filepath.Join(t.TempDir(), "cpu.pprof")
 	s := startServer(t, cfg)
@@ -53,8 +57,11 @@ func TestCPUProfile(t *testing.T) {
 	bad := testConfig(t)
 	bad.addr, bad.httpAddr = "127.0.0.1:0", ""
 	bad.cpuProfile = filepath.Join(t.TempDir(), "missing-dir", "cpu.pprof")
-	err = serve(context.Background(), bad, appOptions{passwordIterations: apitest.Iterations}, io.Discard, func(string, string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err = serve(ctx, bad, appOptions{passwordIterations: apitest.Iterations}, io.Discard, func(string, string) {
 		t.Error("listening with a profile that cannot be written")
+		cancel()
 	})
 	if err == nil || !strings.Contains(err.Error(), "cpu profile") {
 		t.Fatalf("unwritable --cpu-profile: %v", err)

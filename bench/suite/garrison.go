@@ -24,7 +24,7 @@ type garrison struct {
 	bin, dir, addr string
 	extra          []string
 	profiles       string // when set, each start writes its CPU profile here (--pgo)
-	starts         int
+	starts         int    // so far; names each start's profile
 	cl             *http.Client
 	proc           *child // the running process, nil when stopped
 }

@@ -4,6 +4,7 @@
 //	go run ./bench/suite [--events 1000000] [--duration 10s] [--connections 64]
 //	                     [--only health,hello,…] [--extra-flags "…"] [--keep]
 //	                     [--json bench/results/suite-….json] [--strict]
+//	                     [--repo .] [--pocketbase off] [--pgo default.pgo]
 //
 // It builds the server, times its cold start, seeds events through the API
 // while sampling memory and WAL size, restarts it on the seeded data, then
@@ -21,6 +22,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -63,8 +65,8 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.extra, "extra-flags", "", `words appended to "garrison serve"`)
 	flag.StringVar(&o.jsonPath, "json", "", "result file (default bench/results/suite-<UTC time>.json under --repo)")
 	flag.StringVar(&o.pocketbase, "pocketbase", "", "the PocketBase baseline module (default bench/pocketbase under --repo; \"off\" skips it)")
-	flag.StringVar(&o.pgo, "pgo", "", "write the merged CPU profile of every garrison serve of the run to this file "+
-		"(default.pgo at the repository root is how the compiler optimizes hot paths; the run's figures carry the profiler's cost)")
+	flag.StringVar(&o.pgo, "pgo", "", "write the merged CPU profile of every garrison serve of the run to this file, relative to the "+
+		"working directory (default.pgo at the repository root is how the compiler optimizes hot paths; the run's figures carry the profiler's cost)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, data, logs)")
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a goal is missed")
 	flag.Parse()
@@ -87,6 +89,17 @@ func parseOptions() (options, error) {
 	if o.pocketbase == "" {
 		o.pocketbase = filepath.Join(o.repo, "bench", "pocketbase")
 	}
+	if o.pgo != "" {
+		// Refused now, not after the run it would have come from.
+		abs, err := filepath.Abs(o.pgo)
+		if err != nil {
+			return o, fmt.Errorf("--pgo: %w", err)
+		}
+		if err := writable(abs); err != nil {
+			return o, fmt.Errorf("--pgo: %w", err)
+		}
+		o.pgo = abs
+	}
 	return o, nil
 }
 
@@ -97,21 +110,23 @@ func run() int {
 		flag.Usage()
 		return 2
 	}
-	// Ctrl-C cancels the work in hand; the deferred calls stop every server
-	// with SIGTERM and remove the temporary directory.
+	// Ctrl-C cancels the work in hand; the deferred cleanup stops every
+	// server with SIGTERM, then removes the temporary directory.
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	defer stopAll()
 	tmp, err := os.MkdirTemp("", "garrison-suite-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "suite:", err)
 		return 2
 	}
-	if o.keep {
-		defer fmt.Println("kept", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer func() {
+		stopAll()
+		if o.keep {
+			fmt.Println("kept", tmp)
+		} else {
+			os.RemoveAll(tmp)
+		}
+	}()
 
 	res, err := measure(ctx, o, tmp)
 	if err != nil {
@@ -123,11 +138,6 @@ func run() int {
 		return 2
 	}
 	if o.pgo != "" {
-		stopAll() // a profile is complete once its server has stopped
-		if err := mergeProfiles(ctx, filepath.Join(tmp, "profiles"), o.pgo); err != nil {
-			fmt.Fprintln(os.Stderr, "suite:", err)
-			return 2
-		}
 		res.Notes = append(res.Notes, "profiled run: every garrison serve ran with --cpu-profile, which costs a few per cent of CPU; "+
 			"its figures are not for comparison. The merged profile is "+o.pgo+".")
 	}
@@ -138,6 +148,17 @@ func run() int {
 		return 2
 	}
 	fmt.Println("\nresults:", o.jsonPath)
+	if o.pgo != "" {
+		// After the results are safe: a merge that fails loses no figure.
+		stopAll() // a profile is complete once its server has stopped
+		if err := mergeProfiles(ctx, filepath.Join(tmp, "profiles"), o.pgo); err != nil {
+			if ctx.Err() != nil {
+				err = errors.New("interrupted")
+			}
+			fmt.Fprintln(os.Stderr, "suite:", err)
+			return 2
+		}
+	}
 	if o.strict && !res.Pass {
 		return 1
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,9 +18,20 @@ import (
 // the samples of both; a run without profiles is an error, not an empty
 // file.
 func TestMergeProfiles(t *testing.T) {
+	if f := flag.Lookup("test.cpuprofile"); f != nil && f.Value.String() != "" {
+		t.Skip("go test -cpuprofile holds the process's one CPU profiler")
+	}
 	dir := t.TempDir()
 	spinProfile(t, filepath.Join(dir, "serve-0.pprof"), spinOne)
 	spinProfile(t, filepath.Join(dir, "serve-1.pprof"), spinTwo)
+	// A server killed mid-run leaves its profile cut short.
+	whole, err := os.ReadFile(filepath.Join(dir, "serve-1.pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "serve-2.pprof"), whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "default.pgo")
 	if err := mergeProfiles(context.Background(), dir, out); err != nil {
 		t.Fatal(err)
@@ -46,8 +58,30 @@ func TestMergeProfiles(t *testing.T) {
 	}
 
 	err = mergeProfiles(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), "none.pgo"))
-	if err == nil || !strings.Contains(err.Error(), "no CPU profiles") {
+	if err == nil || !strings.Contains(err.Error(), "no complete CPU profile") {
 		t.Errorf("no profiles: %v", err)
+	}
+}
+
+// TestPGOPathChecked: --pgo is refused before the run when its file could
+// not be written, and the check leaves nothing behind.
+func TestPGOPathChecked(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "default.pgo")
+	if err := writable(ok); err != nil {
+		t.Fatalf("writable directory refused: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the check left %v", entries)
+	}
+	if err := writable(filepath.Join(dir, "missing", "default.pgo")); err == nil {
+		t.Error("a file in a missing directory passed")
+	}
+	if err := os.WriteFile(ok+".tmp", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writable(ok); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("a leftover temporary file: %v", err)
 	}
 }
 
