@@ -21,7 +21,9 @@ func (r *Runner) narrate(ctx context.Context, report *Report) {
 	if r.cfg.LLM != nil {
 		ph, err := llm.Phrase(ctx, r.cfg.LLM, report.Task, facts, report.Summary)
 		if err != nil {
-			r.cfg.Log.Warn("language model narrative failed; using the deterministic summary", "err", err)
+			if ctx.Err() == nil { // a stopped or cancelled run is not the model's failure
+				r.cfg.Log.Warn("language model narrative failed; using the deterministic summary", "err", err)
+			}
 			narrative["fallback_reason"] = ph.FallbackReason
 		}
 		if ph.ByModel() {

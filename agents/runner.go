@@ -202,8 +202,10 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		cancel(nil)
 	}()
 	// A cancel between the claim and the registration above found nothing
-	// to stop; the store knows of it.
-	if status, err := r.cfg.Store.RunStatus(ctx, run.ID); err != nil || status != store.RunRunning {
+	// to stop; the store knows of it. Read even if shutdown began since the
+	// claim: the run then goes back to the queue below, where returning
+	// here would leave it running, for the next start to count a crash.
+	if status, err := r.cfg.Store.RunStatus(context.WithoutCancel(ctx), run.ID); err != nil || status != store.RunRunning {
 		return
 	}
 

@@ -116,7 +116,11 @@ func (y *Syncer) syncURL(ctx context.Context, url string) error {
 	}
 	y.Log.Info("intelligence synced", "url", url, "import_id", imp.ID, "records", imp.Records, "added", imp.Added, "changed", imp.Changed)
 	state.ETag, state.LastModified = res.Header.Get("ETag"), res.Header.Get("Last-Modified")
-	return st.SaveSyncState(ctx, state)
+	// The import is in; what it came from is recorded even when shutdown
+	// began meanwhile, or the next start would download and import it again.
+	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return st.SaveSyncState(saveCtx, state)
 }
 
 // SyncState reads what a sync last fetched from the URL.

@@ -156,3 +156,50 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// cancelOn cancels when a message is logged: here, between a sync's import
+// and the record of what it fetched, where a shutdown may fall.
+type cancelOn struct {
+	slog.Handler
+	msg    string
+	cancel context.CancelFunc
+}
+
+func (h cancelOn) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.cancel()
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// TestSyncRecordedThroughShutdown: a file imported while the server began
+// to stop is still recorded as fetched, so the next start asks for it
+// conditionally instead of downloading and importing it again.
+func TestSyncRecordedThroughShutdown(t *testing.T) {
+	s := testService(t)
+	kev, err := os.ReadFile("testdata/kev_sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mirror{}
+	m.set(kev, `"v1"`, 0)
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	y := &Syncer{Service: s, URLs: []string{srv.URL + "/kev.json"}, Interval: time.Hour, Client: srv.Client(),
+		Log: slog.New(cancelOn{Handler: slog.NewTextHandler(io.Discard, nil), msg: "intelligence synced", cancel: stop})}
+	if err := y.SyncOnce(ctx); err != nil {
+		t.Fatalf("sync stopped after its import: %v", err)
+	}
+	if ctx.Err() == nil {
+		t.Fatal("the stop never came")
+	}
+	y.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := y.SyncOnce(context.Background()); err != nil { // the next start
+		t.Fatal(err)
+	}
+	if m.notMod != 1 || m.conditons[1] != `"v1"` {
+		t.Fatalf("after the stop: %d not modified, conditions %q", m.notMod, m.conditons)
+	}
+}

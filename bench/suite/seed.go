@@ -87,8 +87,10 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 	db, wal := g.dbBytes()
 	res.Storage.Events, res.Storage.DBBytes, res.Storage.WALBytes = stored, db, wal
 	res.Storage.BytesPerEvent = float64(db+wal) / float64(stored)
-	fmt.Printf("stored %d events; quiet %.1f s after the last POST; idle RSS %.1f MiB; %.0f bytes/event on disk\n",
-		stored, res.Seed.FoldSeconds, res.Memory.IdleAfterSeedMiB, res.Storage.BytesPerEvent)
+	anon, _ := procStatusKB(g.proc.pid(), "RssAnon")
+	file, _ := procStatusKB(g.proc.pid(), "RssFile")
+	fmt.Printf("stored %d events; quiet %.1f s after the last POST; idle RSS %.1f MiB (anonymous %.1f, the binary and other files %.1f); %.0f bytes/event on disk\n",
+		stored, res.Seed.FoldSeconds, res.Memory.IdleAfterSeedMiB, float64(anon)/1024, float64(file)/1024, res.Storage.BytesPerEvent)
 
 	if err := phase("seeded, 1 sender", 1); err != nil {
 		return err
