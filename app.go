@@ -156,7 +156,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 	return nil, err
 }
 
-// maintenanceInterval is how often expired denylist entries and tokens go.
+// maintenanceInterval is how often expired denylist entries and tokens go,
+// and an intelligence import whose process ended is closed.
 const maintenanceInterval = 10 * time.Minute
 
 // trimInterval is how often the heap is looked at for memory an idle
@@ -192,6 +193,9 @@ func (a *app) runBackground(ctx context.Context) (wait func()) {
 		for {
 			if err := a.store.PurgeExpired(ctx); err != nil && ctx.Err() == nil {
 				a.log.Warn("purge expired tokens", "err", err)
+			}
+			if err := a.intel.RecoverStale(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("recover an interrupted intelligence import", "err", err)
 			}
 			select {
 			case <-ctx.Done():

@@ -164,6 +164,20 @@ func (s *Service) importFile(ctx context.Context, path string, opt ImportOptions
 	return res, nil
 }
 
+// RecoverStale fails an import whose process ended while it ran, and
+// tells its watchers what its committed batches changed, without waiting
+// for the next import: the maintenance loop calls it.
+func (s *Service) RecoverStale(ctx context.Context) error {
+	runs, err := s.cfg.Store.RecoverIntelImport(ctx, s.cfg.NotifyAgent)
+	if err != nil {
+		return err
+	}
+	if runs > 0 {
+		s.cfg.Queued()
+	}
+	return nil
+}
+
 // check detects the format and validates the whole file.
 func (s *Service) check(ctx context.Context, path string) (feed.Format, feed.Summary, error) {
 	f, err := os.Open(path)

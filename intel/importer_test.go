@@ -83,6 +83,49 @@ func TestImportLockAndStaleImports(t *testing.T) {
 	}
 }
 
+// An import whose process ended is closed by the maintenance loop's look,
+// not only by the next import: its status stops saying running.
+func TestStaleImportRecoveredWithoutNextImport(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	st, err := store.Open(context.Background(), filepath.Join(dir, "g.db"), storetest.Schema(t), store.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.StartIntelImport(ctx, store.IntelImport{ID: "imp_other", Format: "nvd", Name: "x", Via: "cli", Actor: "cli", StartedAt: now}, ""); err != nil {
+		t.Fatal(err)
+	}
+	queued := 0
+	s := New(Config{Store: st, Now: clock, TempDir: dir, Queued: func() { queued++ }})
+	status := func() string {
+		t.Helper()
+		imp, err := st.IntelImportByID(ctx, "imp_other")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return imp.Status
+	}
+	// Beating a minute ago: alive, left alone.
+	now = now.Add(time.Minute)
+	if err := s.RecoverStale(ctx); err != nil || status() != store.ImportRunning {
+		t.Fatalf("a live import: %v, %s", err, status())
+	}
+	// Three minutes without a beat: its process ended.
+	now = now.Add(2 * time.Minute)
+	if err := s.RecoverStale(ctx); err != nil || status() != store.ImportFailed {
+		t.Fatalf("a stale import: %v, %s", err, status())
+	}
+	if err := s.RecoverStale(ctx); err != nil || status() != store.ImportFailed {
+		t.Fatalf("a second look: %v, %s", err, status())
+	}
+	if queued != 0 {
+		t.Errorf("%d wake-ups for an import that changed nothing", queued)
+	}
+}
+
 // A gzipped file that unpacks past the bound is refused before anything is
 // written.
 func TestImportDecompressionBound(t *testing.T) {

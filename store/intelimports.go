@@ -41,20 +41,10 @@ const staleImport = 2 * time.Minute
 func (s *Store) StartIntelImport(ctx context.Context, imp IntelImport, notifyAgent string) error {
 	now := s.now()
 	return s.write(ctx, func(tx *sql.Tx) error {
-		var staleID string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM intel_imports WHERE status = 'running' AND beat_at < ?`, ms(now.Add(-staleImport))).Scan(&staleID)
-		if err == nil {
-			if _, err := tx.ExecContext(ctx, `UPDATE intel_imports SET status = 'failed', error = 'The import stopped without finishing (its process ended)',
-				finished_at = ? WHERE id = ?`, ms(now), staleID); err != nil {
-				return fmt.Errorf("fail stale import: %w", err)
-			}
-			if _, err := queueNotices(ctx, tx, staleID, notifyAgent, now); err != nil {
-				return err
-			}
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("stale imports: %w", err)
+		if _, err := failStaleImport(ctx, tx, now, notifyAgent); err != nil {
+			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO intel_imports (id, format, name, via, actor, status, started_at, beat_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO intel_imports (id, format, name, via, actor, status, started_at, beat_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
 			imp.ID, imp.Format, imp.Name, imp.Via, imp.Actor, ms(imp.StartedAt), ms(now))
 		if isUniqueViolation(err) {
 			return ErrImportRunning
@@ -64,6 +54,49 @@ func (s *Store) StartIntelImport(ctx context.Context, imp IntelImport, notifyAge
 		}
 		return nil
 	})
+}
+
+// failStaleImport fails the running import whose beat went stale (its
+// process ended), and queues its watchers' notices of what its committed
+// batches changed; it returns the number of runs queued.
+func failStaleImport(ctx context.Context, tx *sql.Tx, now time.Time, notifyAgent string) (int, error) {
+	var staleID string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM intel_imports WHERE status = 'running' AND beat_at < ?`, ms(now.Add(-staleImport))).Scan(&staleID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("stale imports: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE intel_imports SET status = 'failed', error = 'The import stopped without finishing (its process ended)',
+		finished_at = ? WHERE id = ?`, ms(now), staleID); err != nil {
+		return 0, fmt.Errorf("fail stale import: %w", err)
+	}
+	return queueNotices(ctx, tx, staleID, notifyAgent, now)
+}
+
+// RecoverIntelImport fails an import whose process ended (a crash, or a
+// stop that did not wait for it) without waiting for the next import to
+// start, so that its watchers hear of its committed changes and its status
+// stops saying running. It returns the number of runs queued. Looking
+// takes a read; only a stale import takes the write lock.
+func (s *Store) RecoverIntelImport(ctx context.Context, notifyAgent string) (int, error) {
+	now := s.now()
+	var stale bool
+	if err := s.reads().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM intel_imports WHERE status = 'running' AND beat_at < ?)`,
+		ms(now.Add(-staleImport))).Scan(&stale); err != nil {
+		return 0, fmt.Errorf("stale imports: %w", err)
+	}
+	if !stale {
+		return 0, nil
+	}
+	var runs int
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		runs, err = failStaleImport(ctx, tx, now, notifyAgent)
+		return err
+	})
+	return runs, err
 }
 
 // BeatIntelImport says a running import is alive.
