@@ -149,6 +149,9 @@ func (s *Service) importFile(ctx context.Context, path string, opt ImportOptions
 	res.FinishedAt = &finished
 	if werr != nil {
 		res.Status, res.Error = store.ImportFailed, werr.Error()
+		if ctx.Err() != nil { // said for the import history, where "context canceled" means nothing
+			res.Error = stoppedImport
+		}
 	}
 	runs, err := s.cfg.Store.FinishIntelImport(context.WithoutCancel(ctx), res.IntelImport, s.cfg.NotifyAgent)
 	if err != nil {
@@ -177,6 +180,10 @@ func (s *Service) RecoverStale(ctx context.Context) error {
 	}
 	return nil
 }
+
+// stoppedImport is the error of an import its server or command stopped.
+const stoppedImport = "The import was stopped before it finished (its server or command stopped); " +
+	"the batches it wrote are kept, and importing the file again completes it."
 
 // check detects the format and validates the whole file.
 func (s *Service) check(ctx context.Context, path string) (feed.Format, feed.Summary, error) {

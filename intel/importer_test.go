@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -123,6 +124,39 @@ func TestStaleImportRecoveredWithoutNextImport(t *testing.T) {
 	}
 	if queued != 0 {
 		t.Errorf("%d wake-ups for an import that changed nothing", queued)
+	}
+}
+
+// An import stopped midway (a sync at shutdown, a CLI import interrupted)
+// keeps the batches it wrote and says in plain words why it failed.
+func TestStoppedImportSaysSo(t *testing.T) {
+	s := testService(t)
+	var kev strings.Builder
+	kev.WriteString(`{"title":"KEV","catalogVersion":"1","dateReleased":"2025-08-25T00:00:00Z","count":1200,"vulnerabilities":[`)
+	for i := range 1200 {
+		if i > 0 {
+			kev.WriteString(",")
+		}
+		fmt.Fprintf(&kev, `{"cveID":"CVE-2024-%d","vendorProject":"V","product":"P","vulnerabilityName":"n","dateAdded":"2025-01-01",`+
+			`"shortDescription":"d","requiredAction":"a","dueDate":"2025-02-01","knownRansomwareCampaignUse":"Unknown","notes":"","cwes":[]}`, 10000+i)
+	}
+	kev.WriteString("]}")
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	res, err := s.ImportFile(ctx, writeFile(t, "kev.json", []byte(kev.String())), ImportOptions{Name: "kev.json", Via: "sync",
+		Progress: func(records int, _, _ int64) {
+			if records > 0 {
+				stop() // after the first batch is written
+			}
+		}})
+	if err == nil {
+		t.Fatal("a stopped import succeeded")
+	}
+	if res.Status != store.ImportFailed || res.Error != stoppedImport {
+		t.Fatalf("stopped import: %s %q", res.Status, res.Error)
+	}
+	if n := kevCount(t, s); n == 0 || n >= 1200 {
+		t.Fatalf("%d KEV entries kept from a stopped import of 1200", n)
 	}
 }
 
