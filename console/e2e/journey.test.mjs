@@ -106,6 +106,15 @@ test('journey', async (t) => {
     noProblems();
   });
 
+  await t.test('a link cannot write on the sign-in page', async () => {
+    const other = await browser.newContext({ ignoreHTTPSErrors: true });
+    const anon = await other.newPage();
+    await anon.goto(server.base + '/login?reason=' + encodeURIComponent('Your account is locked. Call 555-0100.'));
+    await anon.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal(await anon.getByText('Call 555-0100').count(), 0, 'the address put words on the page');
+    await other.close();
+  });
+
   let key;
   await t.test('create an API key and use it', async () => {
     await open('/settings?tab=keys');

@@ -46,10 +46,12 @@ function match(pathname) {
   return null;
 }
 
-// navigate shows another page; replace keeps it out of the history.
-export function navigate(to, replace = false) {
-  if (replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
+// navigate shows another page; replace keeps it out of the history. page
+// is what the app itself tells the page (history.state), never taken from
+// the address: a link cannot put words on it.
+export function navigate(to, replace = false, page = null) {
+  if (replace) history.replaceState(page, '', to);
+  else history.pushState(page, '', to);
   window.scrollTo(0, 0);
   render();
 }
@@ -91,14 +93,14 @@ whenSignedOut((message) => {
   forgetMembers();
   const here = location.pathname + location.search;
   const next = here.startsWith('/login') ? '/' : here;
-  navigate('/login?' + new URLSearchParams({ reason: message, next }).toString(), true);
+  navigate('/login?' + new URLSearchParams({ next }).toString(), true, { reason: message });
 });
 
 async function signOut() {
   try { await post('/auth/logout', {}, { public: true }); } catch { /* the session is gone either way */ }
   state.me = null;
   forgetMembers();
-  navigate('/login?reason=' + encodeURIComponent('You have signed out.'));
+  navigate('/login', false, { reason: 'You have signed out.' });
 }
 
 function shell(active) {
@@ -134,10 +136,9 @@ async function render() {
   }
   const { route, params } = m;
   if (route.auth !== false && !state.me) {
-    const q = { next: location.pathname + location.search };
-    if (state.reason) q.reason = state.reason;
+    const reason = state.reason;
     state.reason = '';
-    navigate('/login?' + new URLSearchParams(q).toString(), true);
+    navigate('/login?' + new URLSearchParams({ next: location.pathname + location.search }).toString(), true, reason ? { reason } : null);
     return;
   }
   document.title = route.title + ' · Garrison';

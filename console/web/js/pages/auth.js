@@ -37,7 +37,9 @@ function takeToken(ctx) {
 }
 
 function login(ctx) {
-  const reason = ctx.query.get('reason');
+  // Why the session ended, as the app said it: a ?reason= in a link is
+  // not shown, or anyone could write on the sign-in page.
+  const reason = typeof history.state?.reason === 'string' ? history.state.reason : '';
   const next = safeNext(ctx.query.get('next'));
   const registration = ctx.health() ? ctx.health().registration : 'open';
   return card('Sign in',

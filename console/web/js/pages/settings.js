@@ -223,7 +223,7 @@ function orgTab(ctx) {
     try {
       await post('/auth/logout-all', {});
       await ctx.refreshMe();
-      ctx.navigate('/login?reason=' + encodeURIComponent('Every session of your account has ended.'));
+      ctx.navigate('/login', false, { reason: 'Every session of your account has ended.' });
     } catch (err) { outStatus.replaceChildren(errorBox(err)); out.disabled = false; }
   } }, 'Sign out everywhere');
 
@@ -254,7 +254,7 @@ function dangerZone(ctx) {
         await del('/org', { confirm: v.confirm });
         close();
         await ctx.refreshMe();
-        ctx.navigate('/login?reason=' + encodeURIComponent(`The organization "${name}" and everything it owned were deleted.`));
+        ctx.navigate('/login', false, { reason: `The organization "${name}" and everything it owned were deleted.` });
       },
     });
     f.querySelector('button[type=submit]').classList.add('danger');
