@@ -201,19 +201,20 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		stop()
 		cancel(nil)
 	}()
+	// The run's store reads and writes outlive a shutdown: its outcome must
+	// be recorded, and a run claimed just before the stop goes back to the
+	// queue below rather than staying running for the next start to count
+	// as a crash.
+	bg := context.WithoutCancel(ctx)
 	// A cancel between the claim and the registration above found nothing
-	// to stop; the store knows of it. Read even if shutdown began since the
-	// claim: the run then goes back to the queue below, where returning
-	// here would leave it running, for the next start to count a crash.
-	if status, err := r.cfg.Store.RunStatus(context.WithoutCancel(ctx), run.ID); err != nil || status != store.RunRunning {
+	// to stop; the store knows of it.
+	if status, err := r.cfg.Store.RunStatus(bg, run.ID); err != nil || status != store.RunRunning {
 		return
 	}
 
 	start := time.Now()
 	report, err := r.analyze(runCtx, run)
 	res := store.RunResult{Status: store.RunCompleted, Duration: time.Since(start)}
-	// Writes below outlive a shutdown: the outcome must be recorded.
-	bg := context.WithoutCancel(ctx)
 	var failure *Failure
 	switch {
 	case err == nil:

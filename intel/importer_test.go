@@ -52,17 +52,24 @@ func TestOlderRecordIsKept(t *testing.T) {
 	}
 }
 
+// clockedStore opens a store in dir whose time is clock's.
+func clockedStore(t *testing.T, dir string, clock func() time.Time) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(dir, "g.db"), storetest.Schema(t), store.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // One import at a time across processes; one whose process died is failed
 // by the next.
 func TestImportLockAndStaleImports(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	st, err := store.Open(context.Background(), filepath.Join(dir, "g.db"), storetest.Schema(t), store.WithClock(clock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := clockedStore(t, dir, clock)
 	ctx := context.Background()
 	// Another process's import, running.
 	if err := st.StartIntelImport(ctx, store.IntelImport{ID: "imp_other", Format: "nvd", Name: "x", Via: "cli", Actor: "cli", StartedAt: now}, ""); err != nil {
@@ -90,11 +97,7 @@ func TestStaleImportRecoveredWithoutNextImport(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	st, err := store.Open(context.Background(), filepath.Join(dir, "g.db"), storetest.Schema(t), store.WithClock(clock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := clockedStore(t, dir, clock)
 	ctx := context.Background()
 	if err := st.StartIntelImport(ctx, store.IntelImport{ID: "imp_other", Format: "nvd", Name: "x", Via: "cli", Actor: "cli", StartedAt: now}, ""); err != nil {
 		t.Fatal(err)

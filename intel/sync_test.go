@@ -65,6 +65,21 @@ func (m *mirror) set(body []byte, etag string, failures int) {
 	m.body, m.etag, m.failures = body, etag, failures
 }
 
+// kevMirror serves the KEV sample with ETag "v1", failing its first
+// failures requests.
+func kevMirror(t *testing.T, failures int) (*mirror, *httptest.Server, []byte) {
+	t.Helper()
+	kev, err := os.ReadFile("testdata/kev_sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mirror{}
+	m.set(kev, `"v1"`, failures)
+	srv := httptest.NewServer(m)
+	t.Cleanup(srv.Close)
+	return m, srv, kev
+}
+
 func kevCount(t *testing.T, s *Service) int {
 	st, err := s.Status(context.Background())
 	if err != nil {
@@ -75,14 +90,7 @@ func kevCount(t *testing.T, s *Service) int {
 
 func TestSyncConditionalRequests(t *testing.T) {
 	s := testService(t)
-	kev, err := os.ReadFile("testdata/kev_sample.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &mirror{}
-	m.set(kev, `"v1"`, 0)
-	srv := httptest.NewServer(m)
-	defer srv.Close()
+	m, srv, kev := kevMirror(t, 0)
 	y := &Syncer{Service: s, URLs: []string{srv.URL + "/kev.json"}, Interval: time.Hour, Client: srv.Client(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx := context.Background()
@@ -118,11 +126,7 @@ func TestSyncConditionalRequests(t *testing.T) {
 
 func TestSyncRetriesAfterFailures(t *testing.T) {
 	s := testService(t)
-	kev, _ := os.ReadFile("testdata/kev_sample.json")
-	m := &mirror{}
-	m.set(kev, `"v1"`, 2)
-	srv := httptest.NewServer(m)
-	defer srv.Close()
+	m, srv, _ := kevMirror(t, 2)
 	var logs bytes.Buffer
 	var logMu sync.Mutex
 	y := &Syncer{Service: s, URLs: []string{srv.URL + "/kev.json"}, Interval: time.Hour, Client: srv.Client(), minBackoff: 10 * time.Millisecond,
@@ -177,14 +181,7 @@ func (h cancelOn) Handle(ctx context.Context, r slog.Record) error {
 // conditionally instead of downloading and importing it again.
 func TestSyncRecordedThroughShutdown(t *testing.T) {
 	s := testService(t)
-	kev, err := os.ReadFile("testdata/kev_sample.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &mirror{}
-	m.set(kev, `"v1"`, 0)
-	srv := httptest.NewServer(m)
-	defer srv.Close()
+	m, srv, _ := kevMirror(t, 0)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	y := &Syncer{Service: s, URLs: []string{srv.URL + "/kev.json"}, Interval: time.Hour, Client: srv.Client(),
