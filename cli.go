@@ -79,7 +79,7 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	defer st.Close()
-	if !slices.Contains(store.Plans, *plan) {
+	if !slices.Contains(account.Plans, *plan) {
 		return fmt.Errorf("--plan must be starter, pro or ultimate, not %q", *plan)
 	}
 	org, err := st.SetPlanByAdmin(ctx, *email, *plan)
@@ -181,7 +181,7 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	name := fs.String("name", "", "the organization's name (required)")
 	email := fs.String("admin-email", "", "the admin's e-mail address (required)")
 	adminName := fs.String("admin-name", "Administrator", "the admin's name")
-	plan := fs.String("plan", store.PlanStarter, "starter, pro or ultimate")
+	plan := fs.String("plan", account.PlanStarter, "starter, pro or ultimate")
 	fromStdin := fs.Bool("password-stdin", false, "read the admin's password from the first line of standard input")
 	baseURL := fs.String("base-url", "https://localhost:8443", "public URL of the server, for the link in the mail")
 	st, err := cliStoreAt(ctx, fs, args, getenv, true)
@@ -201,7 +201,7 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mailer := mail.New(mail.Config{BaseURL: *baseURL}, st, log, time.Now)
-	accounts := account.New(st, credential.NewHasher(credential.DefaultIterations), mailer, time.Now, log, store.PlanStarter)
+	accounts := account.New(st, credential.NewHasher(credential.DefaultIterations), mailer, time.Now, log, account.PlanStarter)
 	res, err := accounts.CreateOrg(ctx, account.NewOrg{Name: *name, AdminEmail: *email, AdminName: *adminName, Plan: *plan, Password: password})
 	if err != nil {
 		return err

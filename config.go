@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"garrison/account"
 	"io"
 	"net"
 	"net/netip"
@@ -13,9 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"garrison/account"
+
 	"garrison/handlers"
 	"garrison/ratelimit"
-	"garrison/store"
 	"garrison/valid"
 )
 
@@ -122,7 +122,7 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&c.baseURL, "base-url", "https://localhost:8443", "public URL of this server, used in links sent by mail")
 	fs.DurationVar(&c.jwtTTL, "jwt-ttl", 24*time.Hour, "session token lifetime")
 	fs.DurationVar(&c.sessionMax, "session-max", 30*24*time.Hour, "longest a session can be refreshed after the password was given")
-	fs.StringVar(&c.defaultPlan, "default-plan", store.PlanStarter, "plan of new organizations: starter, pro or ultimate")
+	fs.StringVar(&c.defaultPlan, "default-plan", account.PlanStarter, "plan of new organizations: starter, pro or ultimate")
 	fs.StringVar(&c.smtpAddr, "smtp-addr", "", "SMTP server host:port for outgoing mail (empty: log and outbox only)")
 	fs.StringVar(&c.smtpFrom, "smtp-from", "garrison@localhost", "sender address of outgoing mail")
 	fs.StringVar(&c.smtpUsername, "smtp-username", "", "SMTP AUTH user name (password in GARRISON_SMTP_PASSWORD)")
@@ -204,7 +204,7 @@ func (c config) validate() error {
 	if c.sessionMax < c.jwtTTL {
 		problems = append(problems, "--session-max must be at least --jwt-ttl")
 	}
-	if !slices.Contains(store.Plans, c.defaultPlan) {
+	if !slices.Contains(account.Plans, c.defaultPlan) {
 		problems = append(problems, "--default-plan must be starter, pro or ultimate")
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"garrison/credential"
+	"garrison/fault"
 	"garrison/mail"
 	"garrison/store"
 	"garrison/valid"
@@ -22,17 +23,20 @@ const (
 	inviteTTL      = 7 * 24 * time.Hour
 )
 
-// Errors callers answer in their own terms.
+// The refusals of identity, each with what the client is told.
 var (
 	// ErrBadLogin: unknown address or wrong password, never saying which.
-	ErrBadLogin = errors.New("invalid email or password")
+	ErrBadLogin = fault.New(fault.Unauthorized, "Invalid email or password")
 	// ErrUnverifiedSender: an account that has not confirmed its own address
 	// may not make Garrison mail others.
-	ErrUnverifiedSender = errors.New("confirm your e-mail address before inviting others")
+	ErrUnverifiedSender = fault.New(fault.EmailUnverified,
+		"Confirm your e-mail address (POST /api/auth/verify-email) before inviting others")
 	// ErrRegistrationClosed: the appliance takes no sign-ups.
-	ErrRegistrationClosed = errors.New("registration is closed on this appliance")
+	ErrRegistrationClosed = fault.New(fault.RegistrationClosed,
+		"Registration is closed on this appliance; its operator creates organizations (garrison org create)")
 	// ErrInviteRequired: the appliance takes sign-ups by invitation only.
-	ErrInviteRequired = errors.New("registration needs an invitation on this appliance")
+	ErrInviteRequired = fault.New(fault.RegistrationClosed,
+		"Registration on this appliance needs an invitation: send the invite_token an admin's invitation mail carries")
 )
 
 // Registration modes (--registration).

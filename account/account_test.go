@@ -44,7 +44,7 @@ func (c *countingHasher) VerifyNobody(ctx context.Context, pw string) error {
 func newAccounts(t *testing.T, st *store.Store, h Passwords) *Accounts {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	m := mail.New(mail.Config{BaseURL: "https://garrison.test"}, st, log, time.Now)
-	return New(st, h, m, time.Now, log, store.PlanStarter)
+	return New(st, h, m, time.Now, log, PlanStarter)
 }
 
 func TestLoginCostsTheSameForUnknownAddresses(t *testing.T) {

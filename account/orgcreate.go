@@ -3,7 +3,6 @@ package account
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +45,7 @@ func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) 
 	p.Check(valid.Name(o.Name), "name", "must be 1 to 100 printable characters")
 	p.Check(valid.Email(o.AdminEmail), "admin-email", "must be a valid e-mail address")
 	p.Check(valid.Name(o.AdminName), "admin-name", "must be 1 to 100 printable characters")
-	p.Check(slices.Contains(store.Plans, o.Plan), "plan", "must be "+strings.Join(store.Plans, ", "))
+	p.Check(ValidPlan(o.Plan), "plan", "must be "+strings.Join(Plans, ", "))
 	if o.Password != "" {
 		checkPassword(&p, "password", o.Password)
 	}

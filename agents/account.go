@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"garrison/account"
 	"garrison/compliance"
 	"garrison/outreach"
 	"garrison/posture"
@@ -15,7 +16,7 @@ import (
 )
 
 var accountManager = Agent{
-	Slug: "account-manager", Name: "Account Manager", Plan: store.PlanStarter,
+	Slug: "account-manager", Name: "Account Manager", Plan: account.PlanStarter,
 	Description: "Writes a client health report: security score and its trend, open alerts, ticket load and resolution " +
 		"times, compliance progress, renewal risk and upsell signals.",
 	newParams: func() Params { return &promptOnly{} },
@@ -185,7 +186,7 @@ func renewalRisk(score int, trend string, t store.TicketLoad, openTickets, faile
 func upsellSignals(plan string, f posture.Facts, t store.TicketLoad, stale, failedChecks int) []map[string]string {
 	var out []map[string]string
 	add := func(offer, why string) { out = append(out, map[string]string{"offer": offer, "signal": why}) }
-	if plan == store.PlanStarter && f.Week.Total > 10_000 {
+	if plan == account.PlanStarter && f.Week.Total > 10_000 {
 		add("Pro plan", fmt.Sprintf("%d events in 7 days: a busy estate that benefits from lead scoring and priority support", f.Week.Total))
 	}
 	if f.DNSQueries7d() == 0 {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"garrison/account"
 	"garrison/compliance"
 	"garrison/llm"
 	"garrison/mail"
@@ -38,7 +39,7 @@ func (a Agent) NewParams() Params { return a.newParams() }
 
 // AllowedOn reports whether an organization on plan may run the agent.
 func (a Agent) AllowedOn(plan string) bool {
-	return slices.Index(store.Plans, plan) >= slices.Index(store.Plans, a.Plan)
+	return account.PlanIncludes(plan, a.Plan)
 }
 
 // Report is what an analyzer concludes.

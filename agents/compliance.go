@@ -7,13 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"garrison/account"
 	"garrison/compliance"
 	"garrison/store"
 	"garrison/valid"
 )
 
 var complianceAgent = Agent{
-	Slug: "compliance", Name: "Compliance Auditor", Plan: store.PlanStarter,
+	Slug: "compliance", Name: "Compliance Auditor", Plan: account.PlanStarter,
 	Description: "Audits the organization against SOC 2, HIPAA, NIST CSF 2.0 and CIS Controls v8: automated checks over " +
 		"its own data (accounts, API keys, alerts, monitoring, DNS filtering, tickets, adopted policies) evidence the " +
 		"controls, administrators attest the rest, and every failing control becomes a gap with remediation steps.",

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"garrison/account"
 	"garrison/llm"
 	"garrison/outreach"
 	"garrison/store"
@@ -14,7 +15,7 @@ import (
 )
 
 var mspHunter = Agent{
-	Slug: "msp-hunter", Name: "MSP Hunter", Plan: store.PlanPro,
+	Slug: "msp-hunter", Name: "MSP Hunter", Plan: account.PlanPro,
 	Description: "Scores imported prospects into leads for the MSP's sales pipeline, by vertical and region, with the reasons " +
 		"for every point and an intelligence summary (Pro and Ultimate plans).",
 	newParams: func() Params { return &hunterParams{} },

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"garrison/account"
 	"garrison/compliance"
 	"garrison/intel"
 	"garrison/posture"
@@ -14,7 +15,7 @@ import (
 )
 
 var onboardingAgent = Agent{
-	Slug: onboardingSlug, Name: "Onboarding", Plan: store.PlanStarter,
+	Slug: onboardingSlug, Name: "Onboarding", Plan: account.PlanStarter,
 	Description: "Checks what the organization has set up (members, API key, event sources, DNS telemetry, alert review, " +
 		"agents, frameworks, CVE watchlist) and gives the next steps for what is missing.",
 	newParams: func() Params { return &promptOnly{} },

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/store/storetest"
 )
@@ -25,7 +26,7 @@ func TestStopBetweenClaimAndStart(t *testing.T) {
 	}
 	defer st.Close()
 	u, err := st.Register(ctx, store.NewAccount{Email: "ann@acme.test", Name: "Ann", PasswordHash: "x", OrgName: "Acme",
-		Plan: store.PlanStarter, Verify: store.UserToken{Hash: []byte("v"), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
+		Plan: account.PlanStarter, Verify: store.UserToken{Hash: []byte("v"), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
 		VerifyMail: store.Mail{To: "ann@acme.test", Subject: "s", Body: "b"}})
 	if err != nil {
 		t.Fatal(err)

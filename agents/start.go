@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -30,7 +31,7 @@ func quoteShort(s string) string {
 
 // Permit refuses an agent the plan does not include.
 func (a Agent) Permit(plan string) error {
-	return store.RequirePlan("The "+a.Slug+" agent", a.Plan, plan)
+	return account.RequirePlan("The "+a.Slug+" agent", a.Plan, plan)
 }
 
 // Request is a run to start, as the API received it.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/triage"
@@ -17,7 +18,7 @@ import (
 const TechSupportSlug = "tech-support"
 
 var techSupport = Agent{
-	Slug: TechSupportSlug, Name: "Tech Support", Plan: store.PlanStarter,
+	Slug: TechSupportSlug, Name: "Tech Support", Plan: account.PlanStarter,
 	Description: "Triages a support ticket or problem description: category, suggested priority and confidence, with " +
 		"resolution steps from a knowledge base of common MSP problems; unsure triages go to a human.",
 	newParams: func() Params { return &supportParams{} },

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"garrison/account"
 	"garrison/attack"
 	"garrison/blocklist"
 	"garrison/store"
@@ -22,7 +23,7 @@ import (
 )
 
 var threatResearcher = Agent{
-	Slug: "threat-researcher", Name: "Threat Researcher", Plan: store.PlanStarter,
+	Slug: "threat-researcher", Name: "Threat Researcher", Plan: account.PlanStarter,
 	Description: "Researches a domain, IP address, file hash, CVE or vendor against the organization's events, alerts " +
 		"and DNS telemetry, maps it to MITRE ATT&CK and rates the risk, with recommendations.",
 	newParams: func() Params { return &threatParams{} },

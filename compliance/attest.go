@@ -43,7 +43,7 @@ type Attested struct {
 
 // Attest records the attestation of a control no check evidences. An
 // unknown framework or control is store.ErrNotFound; a control that checks
-// evidence is a ConflictError. It counts from the next audit on.
+// evidence is a conflict. It counts from the next audit on.
 func (e *Engine) Attest(ctx context.Context, r AttestRequest) (Attested, error) {
 	fw, ok := LookupFramework(r.Framework)
 	if !ok {
@@ -83,8 +83,8 @@ func (e *Engine) Attest(ctx context.Context, r AttestRequest) (Attested, error) 
 		for _, ch := range checks {
 			names = append(names, ch.ID)
 		}
-		return Attested{}, &ConflictError{fw.Name + " " + c.ID + " is evidenced by automated checks (" + strings.Join(names, ", ") +
-			"); only controls no check evidences are attested"}
+		return Attested{}, conflict(fw.Name + " " + c.ID + " is evidenced by automated checks (" + strings.Join(names, ", ") +
+			"); only controls no check evidences are attested")
 	}
 	a, err := e.store.Attest(ctx, r.OrgID, store.Attestation{Framework: fw.ID, ControlID: c.ID, Status: r.Status, Note: r.Note,
 		EvidenceURL: r.EvidenceURL, ExpiresAt: expires, AttestedBy: r.Actor})

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"time"
 
+	"garrison/fault"
 	"garrison/store"
 )
 
-// ConflictError refuses a request that does not fit the record's state
-// (a report not completed yet, a closed gap, an automated control).
-type ConflictError struct{ Message string }
-
-func (e *ConflictError) Error() string { return e.Message }
+// conflict refuses a request that does not fit the record's state (a
+// report not completed yet, a closed gap, an automated control).
+func conflict(message string) error { return fault.New(fault.Conflict, message) }
 
 // ErrNeedsAdmin refuses a change only an administrator may make.
 var ErrNeedsAdmin = errors.New("this change needs an administrator")

@@ -50,8 +50,8 @@ func (e *Engine) Remediate(ctx context.Context, r RemediateRequest) (Remediation
 		return Remediation{}, err
 	}
 	if gap.Status != "open" {
-		return Remediation{}, &ConflictError{fmt.Sprintf("Gap %s was closed by audit %s; run a new audit to see the control's state",
-			gap.ID, gap.ClosedAuditID)}
+		return Remediation{}, conflict(fmt.Sprintf("Gap %s was closed by audit %s; run a new audit to see the control's state",
+			gap.ID, gap.ClosedAuditID))
 	}
 	fw, ok := LookupFramework(gap.Framework)
 	if !ok {

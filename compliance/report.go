@@ -117,7 +117,7 @@ func (e *Engine) Report(ctx context.Context, orgID, id, format string) (Document
 		return Document{}, err
 	}
 	if r.Status != store.AuditCompleted || r.Results == nil {
-		return Document{}, &ConflictError{fmt.Sprintf("Audit %s is %s; its report can be downloaded once it has completed", r.ID, r.Status)}
+		return Document{}, conflict(fmt.Sprintf("Audit %s is %s; its report can be downloaded once it has completed", r.ID, r.Status))
 	}
 	org, err := e.store.Org(ctx, orgID)
 	if err != nil {

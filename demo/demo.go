@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/account"
 	"garrison/agents"
 	"garrison/blocklist"
 	"garrison/compliance"
@@ -78,7 +79,7 @@ func Create(ctx context.Context, st *store.Store, now time.Time, out io.Writer) 
 	staging := "demo+seeding-" + strings.ToLower(credential.RandomText(12)) + "@garrison.example"
 	token, tokenHash := credential.NewToken()
 	u, err := st.Register(ctx, store.NewAccount{Email: staging, Name: "Demo Admin", PasswordHash: hash, OrgName: demoOrg,
-		Plan: store.PlanPro, Verify: store.UserToken{Hash: tokenHash, Purpose: store.PurposeVerify, ExpiresAt: now.Add(time.Hour)},
+		Plan: account.PlanPro, Verify: store.UserToken{Hash: tokenHash, Purpose: store.PurposeVerify, ExpiresAt: now.Add(time.Hour)},
 		VerifyMail: store.Mail{To: staging, Subject: "Demo account", Body: "The demo account needs no verification."}})
 	if err != nil {
 		return fmt.Errorf("create demo account: %w", err)

@@ -90,10 +90,10 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 			noteAudit(r, u.OrgID, "")
 			auditDetail(r, "user", u.ID)
 		}
-		if err := a.charge(w, r, a.Limits.loginTarget, target); err != nil {
-			return err
+		if limitErr := a.charge(w, r, a.Limits.loginTarget, target); limitErr != nil {
+			return limitErr
 		}
-		return Unauthorized(MsgBadLogin)
+		return err
 	}
 	if err != nil {
 		return err

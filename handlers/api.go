@@ -4,7 +4,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -19,6 +18,7 @@ import (
 	"garrison/compliance"
 	"garrison/credential"
 	"garrison/dashboard"
+	"garrison/fault"
 	"garrison/ingest"
 	"garrison/intel"
 	"garrison/metrics"
@@ -162,8 +162,7 @@ func (a *API) Handler() http.Handler {
 		allow := strings.Join(allowed, ", ")
 		notAllowed := a.unrouted(func(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("Allow", allow)
-			return &Error{Status: http.StatusMethodNotAllowed, Code: CodeNotAllowed,
-				Message: "Method " + r.Method + " is not allowed here; allowed: " + allow}
+			return fault.New(fault.NotAllowed, "Method "+r.Method+" is not allowed here; allowed: "+allow)
 		})
 		for _, m := range standardMethods {
 			if !slices.Contains(allowed, m) {
@@ -176,8 +175,7 @@ func (a *API) Handler() http.Handler {
 	notFoundHandler := a.unrouted(func(http.ResponseWriter, *http.Request) error { return notFound() })
 	consoleNotAllowed := a.unrouted(func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Allow", "GET, HEAD")
-		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeNotAllowed,
-			Message: "Method " + r.Method + " is not allowed here; allowed: GET, HEAD"}
+		return fault.New(fault.NotAllowed, "Method "+r.Method+" is not allowed here; allowed: GET, HEAD")
 	})
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -288,8 +286,7 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) error {
 	}
 	p, err := a.authenticate(r.Context(), r)
 	if err != nil {
-		var apiErr *Error
-		if errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
+		if fault.Has(err, fault.Unauthorized) {
 			if p.ViaCookie {
 				clearSessionCookie(w) // the console then shows its sign-in page
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/fault"
 	"garrison/store"
 )
 
@@ -55,7 +56,7 @@ func TestEventListMatchesEncodingJSON(t *testing.T) {
 	}
 	// Details that are not JSON (never stored) answer as encoding/json does.
 	broken := []eventView{newEventView(store.Event{ID: "evt_1", Details: []byte(`{"a": nope}`)})}
-	if fast, std := encodeBoth(broken, 1, store.Page{Limit: 1}); !bytes.Equal(fast, std) || !bytes.Contains(std, []byte(CodeInternal)) {
+	if fast, std := encodeBoth(broken, 1, store.Page{Limit: 1}); !bytes.Equal(fast, std) || !bytes.Contains(std, []byte(fault.Internal)) {
 		t.Fatalf("broken details:\nfast %s\nstd  %s", fast, std)
 	}
 }

@@ -3,6 +3,8 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+
+	"garrison/fault"
 )
 
 // health answers the uptime check from the store's last probe of the
@@ -10,14 +12,12 @@ import (
 // up; the check itself costs no query.
 func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 	if a.Store.Healthy() != nil {
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: unavailableReason}
+		return fault.New(fault.Unavailable, "Service unavailable")
 	}
 	// Reads answer, writes do not: degraded, with why.
 	if reason := a.Store.WriteFailure(); reason != "" {
-		w.Header()["Retry-After"] = []string{unavailableRetryAfter}
-		writeJSON(w, http.StatusServiceUnavailable, degradedBody{Error: "Degraded: " + reason + "; reads answer, writes are refused",
-			Code: CodeUnavailable, Status: "degraded", Reason: reason})
-		return nil
+		return &fault.Error{Code: fault.Unavailable, Message: "Degraded: " + reason + "; reads answer, writes are refused",
+			State: "degraded", Reason: reason}
 	}
 	setJSONType(w.Header())
 	w.WriteHeader(http.StatusOK)
@@ -42,13 +42,4 @@ func (a *API) openAPI(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	w.Write(a.OpenAPI)
 	return nil
-}
-
-// degradedBody is the health answer while writes fail.
-type degradedBody struct {
-	Success bool   `json:"success"`
-	Error   string `json:"error"`
-	Code    string `json:"code"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason"`
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 
+	"garrison/fault"
 	"garrison/ingest"
 	"garrison/valid"
 )
@@ -57,8 +58,7 @@ const busyRetryAfter = "1"
 
 func errBusy(w http.ResponseWriter) error {
 	w.Header().Set("Retry-After", busyRetryAfter)
-	return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
-		Message: "Too much event data is being ingested at once; retry after " + busyRetryAfter + " second"}
+	return fault.New(fault.Unavailable, "Too much event data is being ingested at once; retry after "+busyRetryAfter+" second")
 }
 
 // ingestMediaTypes are the content types each kind of body may come as.

@@ -25,7 +25,7 @@ func budgetAPI(t *testing.T, steps int64) (a *API, srv *httptest.Server, keyA, k
 	st := storetest.Open(t)
 	key := func(email string) string {
 		u, err := st.Register(t.Context(), store.NewAccount{Email: email, Name: "N", PasswordHash: "x", OrgName: email,
-			Plan: store.PlanStarter, Verify: store.UserToken{Hash: []byte(email), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
+			Plan: account.PlanStarter, Verify: store.UserToken{Hash: []byte(email), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
 			VerifyMail: store.Mail{To: email, Subject: "s", Body: "b"}})
 		if err != nil {
 			t.Fatal(err)

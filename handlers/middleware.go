@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"garrison/fault"
 	"garrison/metrics"
 	"garrison/ratelimit"
 )
@@ -210,7 +211,7 @@ func base(next http.Handler, log *slog.Logger, trusted func() []netip.Prefix) ht
 				log.ErrorContext(ctx, "panic", "request_id", id, "method", r.Method, "path", r.URL.Path,
 					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				if rec.status == 0 {
-					writeError(rec, r, log, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: internalMessage})
+					writeError(rec, r, log, internalError)
 				}
 			}
 			took := sinceStart() - start
@@ -229,7 +230,7 @@ func base(next http.Handler, log *slog.Logger, trusted func() []netip.Prefix) ht
 		}()
 		if r.TLS != nil && !https {
 			// A trusted proxy says the client spoke plain HTTP to it.
-			redirectHTTPS(rec, r, "")
+			redirectHTTPS(rec, r, "", log)
 			return
 		}
 		next.ServeHTTP(rec, r)
@@ -238,7 +239,7 @@ func base(next http.Handler, log *slog.Logger, trusted func() []netip.Prefix) ht
 
 // redirectHTTPS answers with a 308 to the same path over HTTPS on the
 // request's host; port, when given, replaces the host's port.
-func redirectHTTPS(w http.ResponseWriter, r *http.Request, port string) {
+func redirectHTTPS(w http.ResponseWriter, r *http.Request, port string, log *slog.Logger) {
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil && port != "" {
 		host = h
@@ -254,7 +255,7 @@ func redirectHTTPS(w http.ResponseWriter, r *http.Request, port string) {
 	}
 	target := "https://" + host + r.URL.RequestURI()
 	w.Header().Set("Location", target)
-	writeJSON(w, http.StatusPermanentRedirect, errorBody{Error: "HTTPS is required; use " + target, Code: "https_required"})
+	writeError(w, r, log, fault.New(fault.HTTPSRequired, "HTTPS is required; use "+target))
 }
 
 // RedirectToHTTPS is the whole plain-HTTP listener: every request gets a 308
@@ -263,7 +264,7 @@ func redirectHTTPS(w http.ResponseWriter, r *http.Request, port string) {
 // the connection's peer: proxies speak HTTPS to the API.
 func RedirectToHTTPS(httpsPort string, log *slog.Logger) http.Handler {
 	return base(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		redirectHTTPS(w, r, httpsPort)
+		redirectHTTPS(w, r, httpsPort, log)
 	}), log, func() []netip.Prefix { return nil })
 }
 

@@ -1,8 +1,9 @@
 package handlers
 
 import (
-	"garrison/valid"
 	"net/http"
+
+	"garrison/valid"
 
 	"garrison/account"
 	"garrison/store"

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"garrison/fault"
 	"garrison/ratelimit"
 )
 
@@ -114,8 +115,7 @@ func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, l *ratelimit
 		return nil
 	}
 	h.Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
-	return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
-		Message: fmt.Sprintf("Rate limit exceeded; retry after %d seconds", d.RetryAfterSeconds())}
+	return fault.New(fault.RateLimited, fmt.Sprintf("Rate limit exceeded; retry after %d seconds", d.RetryAfterSeconds()))
 }
 
 // ChargeAgentRun takes one of the organization's agent executions for this

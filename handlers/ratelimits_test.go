@@ -1,14 +1,13 @@
 package handlers
 
 import (
-	"errors"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"garrison/fault"
 	"garrison/ratelimit"
 )
 
@@ -29,8 +28,7 @@ func TestChargeAgentRun(t *testing.T) {
 		}
 	}
 	rec, err := run("org_a")
-	var apiErr *Error
-	if err == nil || !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+	if !fault.Has(err, fault.RateLimited) || rec.Header().Get("Retry-After") == "" {
 		t.Fatalf("21st run: %v %v", err, rec.Header())
 	}
 	if _, err := run("org_b"); err != nil {

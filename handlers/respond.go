@@ -37,7 +37,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
-		buf.WriteString(`{"success":false,"error":"` + internalMessage + `","code":"` + CodeInternal + `"}` + "\n")
+		buf.Write(internalErrorBody)
 	}
 	setJSONType(w.Header())
 	w.WriteHeader(status)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"garrison/fault"
 	"garrison/intel/feed"
 	"garrison/store"
 	"garrison/valid"
@@ -27,7 +28,8 @@ const MaxImportBytes = 256 << 20
 const batchSize = 500
 
 // ErrImportTooLarge refuses an API import over MaxImportBytes.
-var ErrImportTooLarge = errors.New("the import is larger than 256 MiB")
+var ErrImportTooLarge = fault.New(fault.TooLarge, fmt.Sprintf(
+	"An import sent to the API is at most %d MiB; import larger files with garrison intel import", MaxImportBytes>>20))
 
 // ErrImportRunning refuses an import while another one runs, in this
 // process or another: imports read the store to decide what changed, so
@@ -625,7 +627,8 @@ func (m *merger) rebuild(id string, now time.Time, watched bool) (*rebuiltRow, [
 
 // ErrImportForbidden refuses an API import by an organization that does
 // not operate the appliance.
-var ErrImportForbidden = errors.New("this organization may not import intelligence")
+var ErrImportForbidden = fault.New(fault.Forbidden,
+	"Only administrators of the appliance operator's organization may import intelligence")
 
 // MayImport says whether admins of the organization may feed the
 // appliance-wide store through the API: the store is shared by every

@@ -4,15 +4,16 @@ import (
 	"context"
 	"mime"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/valid"
 )
 
 // Plan is the lowest plan that includes outreach.
-const Plan = store.PlanPro
+const Plan = account.PlanPro
 
 // Permit refuses outreach to a plan that does not include it.
-func Permit(plan string) error { return store.RequirePlan("Outreach", Plan, plan) }
+func Permit(plan string) error { return account.RequirePlan("Outreach", Plan, plan) }
 
 // ImportResult says what an import did.
 type ImportResult struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/store/storetest"
 )
@@ -90,7 +91,7 @@ func TestAuthEpochFileOfAnOldVersion(t *testing.T) {
 func registerAnn(t *testing.T, st *store.Store) store.User {
 	t.Helper()
 	u, err := st.Register(context.Background(), store.NewAccount{Email: "ann@acme.test", Name: "Ann", PasswordHash: "x", OrgName: "Acme",
-		Plan: store.PlanStarter, Verify: store.UserToken{Hash: []byte("v"), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
+		Plan: account.PlanStarter, Verify: store.UserToken{Hash: []byte("v"), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
 		VerifyMail: store.Mail{To: "ann@acme.test", Subject: "s", Body: "b"}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/store/storetest"
 )
@@ -23,7 +24,7 @@ func TestOldAddressesRenormalised(t *testing.T) {
 	}
 	register := func(email string) store.User {
 		u, err := st.Register(ctx, store.NewAccount{Email: email, Name: "N", PasswordHash: "x", OrgName: email,
-			Plan: store.PlanStarter, Verify: store.UserToken{Hash: []byte(email), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
+			Plan: account.PlanStarter, Verify: store.UserToken{Hash: []byte(email), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
 			VerifyMail: store.Mail{To: email, Subject: "s", Body: "b"}})
 		if err != nil {
 			t.Fatal(err)

@@ -2,50 +2,55 @@ package store
 
 import (
 	"errors"
-	"slices"
-	"strings"
+	"fmt"
+
+	"garrison/fault"
+	"garrison/wording"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // The store's sentinel errors, all of them: the only errors callers are
-// meant to test for. handlers.writeError maps each to its answer.
+// meant to test for. Each is a fault carrying what the client is told.
 var (
 	// ErrNotFound: no such row in the caller's organization.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = fault.New(fault.NotFound, "Resource not found")
 	// ErrEmailTaken: another account already has the e-mail address.
-	ErrEmailTaken = errors.New("e-mail address already has an account")
+	ErrEmailTaken = fault.New(fault.Conflict, "This e-mail address already has a Garrison account")
 	// ErrInvalidToken: a reset, verification or invite token that is unknown,
 	// used, expired or voided.
-	ErrInvalidToken = errors.New("invalid or expired token")
+	ErrInvalidToken = &fault.Error{Code: fault.Invalid, Message: "Invalid request: token is invalid, expired or already used",
+		Fields: []string{"token"}}
 	// ErrLastAdmin: the change would leave an organization without an admin.
-	ErrLastAdmin = errors.New("an organization must keep at least one admin")
+	ErrLastAdmin = fault.New(fault.Conflict, "The organization's last admin cannot be demoted or removed; promote another member first")
 	// ErrSessionEnded: the session token was revoked already (a concurrent
 	// refresh or logout).
-	ErrSessionEnded = errors.New("session already ended")
+	ErrSessionEnded = fault.New(fault.Unauthorized, "Token invalidated. Please log in again.")
 	// ErrDuplicateKey: a new API key collided with a stored one.
-	ErrDuplicateKey = errors.New("api key already exists")
+	ErrDuplicateKey = fault.New(fault.Conflict, "The new key collided with another; try again")
 	// ErrAlertDuplicate: reopening the alert would give its fingerprint two
 	// open alerts.
-	ErrAlertDuplicate = errors.New("another open alert has the same fingerprint")
+	ErrAlertDuplicate = fault.New(fault.Conflict, "Another open alert already collects these events; update that one instead")
 	// ErrRunEnded: the agent run already finished and cannot be cancelled.
-	ErrRunEnded = errors.New("agent run already ended")
+	ErrRunEnded = fault.New(fault.Conflict, "The run has already ended; only queued and running runs can be cancelled")
 	// ErrNoSuchAssignee: the assignee is not a user of the organization.
-	ErrNoSuchAssignee = errors.New("assignee is not a member of the organization")
+	ErrNoSuchAssignee = &fault.Error{Code: fault.Invalid, Message: "Invalid request: assignee must be the id of a user of this organization",
+		Fields: []string{"assignee"}}
 	// ErrUnavailable: the database cannot take writes now (the disk is
 	// full, or it stayed locked past the busy timeout); retry later.
-	ErrUnavailable = errors.New("the database cannot take writes now")
+	ErrUnavailable = fault.New(fault.Unavailable,
+		"The server cannot store changes right now (its disk is full or its database busy); nothing was changed, retry shortly")
 	// ErrAssetLimit: the inventory would exceed MaxAssets.
-	ErrAssetLimit = errors.New("the organization's inventory is full")
+	ErrAssetLimit = fault.New(fault.Conflict, fmt.Sprintf("The inventory holds its maximum of %d assets; remove assets before adding more", MaxAssets))
 	// ErrAssetHostname: another asset of the organization has the hostname.
-	ErrAssetHostname = errors.New("another asset has this hostname")
+	ErrAssetHostname = fault.New(fault.Conflict, "Another asset of the organization has this hostname")
 	// ErrWatchLimit: the watchlist would exceed MaxWatched.
-	ErrWatchLimit = errors.New("the watchlist is full")
+	ErrWatchLimit = fault.New(fault.Conflict, fmt.Sprintf("The watchlist holds its maximum of %d CVEs; remove entries before adding more", MaxWatched))
 	// ErrImportRunning: another intelligence import is running (in any process).
-	ErrImportRunning = errors.New("another import is running")
+	ErrImportRunning = fault.New(fault.Conflict, "Another intelligence import is running; try again when it has finished")
 	// ErrProspectLimit: the import would exceed MaxProspectsPerOrg.
-	ErrProspectLimit = errors.New("the organization holds its maximum of 100,000 prospects")
+	ErrProspectLimit = fault.New(fault.Conflict, "The organization holds its maximum of "+wording.Thousands(MaxProspectsPerOrg)+" prospects")
 )
 
 // unavailableReason names a write failure that passes with time (space
@@ -75,26 +80,6 @@ func isUniqueViolation(err error) bool {
 	}
 	code := se.Code()
 	return code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
-}
-
-// PlanError refuses a feature the organization's plan does not include.
-type PlanError struct {
-	Feature string // "The msp-hunter agent", "Outreach"
-	Needs   string // the lowest plan that includes it
-	Has     string // the organization's plan
-}
-
-func (e *PlanError) Error() string {
-	included := Plans[slices.Index(Plans, e.Needs):]
-	return e.Feature + " is included in the " + strings.Join(included, " and ") + " plans; this organization is on " + e.Has
-}
-
-// RequirePlan refuses a feature below the plan that includes it.
-func RequirePlan(feature, needs, has string) error {
-	if slices.Index(Plans, has) < slices.Index(Plans, needs) {
-		return &PlanError{Feature: feature, Needs: needs, Has: has}
-	}
-	return nil
 }
 
 // IsUnavailable says whether err is a write the database could not take

@@ -4,12 +4,8 @@ import (
 	"time"
 )
 
-// Plans, roles and API-key scopes.
+// Roles and API-key scopes.
 const (
-	PlanStarter  = "starter"
-	PlanPro      = "pro"
-	PlanUltimate = "ultimate"
-
 	RoleAdmin  = "admin"
 	RoleMember = "member"
 
@@ -20,9 +16,6 @@ const (
 	PurposeReset  = "reset"
 	PurposeVerify = "verify"
 )
-
-// Plans lists the plans from lowest to highest tier.
-var Plans = []string{PlanStarter, PlanPro, PlanUltimate}
 
 // Page selects a window of a list.
 type Page struct {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"garrison/fault"
 )
 
 // WatchEntry is a CVE an organization watches, with what the intelligence
@@ -20,11 +22,10 @@ type WatchEntry struct {
 // MaxWatched bounds an organization's watchlist.
 const MaxWatched = 2000
 
-// WatchExistsError: the organization watches the CVE already.
-type WatchExistsError struct{ CVEID, ID string }
-
-func (e *WatchExistsError) Error() string {
-	return fmt.Sprintf("%s is already on the watchlist as %s", e.CVEID, e.ID)
+// watchExists refuses a CVE the organization watches already, naming
+// the entry.
+func watchExists(cveID, id string) error {
+	return &fault.Error{Code: fault.Conflict, Message: fmt.Sprintf("%s is already on the watchlist as %s", cveID, id), ExistingID: id}
 }
 
 // AddWatch puts a CVE on the organization's watchlist.
@@ -35,7 +36,7 @@ func (s *Store) AddWatch(ctx context.Context, e WatchEntry) (WatchEntry, error) 
 		var existing string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM cve_watchlist WHERE org_id = ? AND cve_id = ?`, e.OrgID, e.CVEID).Scan(&existing)
 		if err == nil {
-			return &WatchExistsError{CVEID: e.CVEID, ID: existing}
+			return watchExists(e.CVEID, existing)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("watch lookup: %w", err)

@@ -6,10 +6,10 @@ package ticket
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
+	"garrison/fault"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -35,7 +35,8 @@ var moves = map[string][]string{
 var memberStatuses = []string{store.TicketOpen, store.TicketResolved, store.TicketClosed}
 
 // ErrMemberLimits: members may only resolve, close or reopen their tickets.
-var ErrMemberLimits = errors.New("members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest")
+var ErrMemberLimits = fault.New(fault.Forbidden,
+	"Members may only resolve, close or reopen their tickets; an admin changes priority, assignee and the rest")
 
 // MoveError refuses a status change the ticket's status does not allow.
 type MoveError struct {
@@ -45,6 +46,9 @@ type MoveError struct {
 func (e *MoveError) Error() string {
 	return "A " + e.From + " ticket cannot move to " + e.To + "; allowed: " + strings.Join(moves[e.From], ", ")
 }
+
+// Fault is what the client is told: a conflict with the ticket's status.
+func (e *MoveError) Fault() *fault.Error { return fault.New(fault.Conflict, e.Error()) }
 
 // Caller is who acts on tickets: Scope is what they may see; Member limits
 // what they may change; Actor names them in the history.

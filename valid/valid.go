@@ -7,6 +7,8 @@ package valid
 
 import (
 	"strings"
+
+	"garrison/fault"
 )
 
 // Problem is one invalid field and what is wrong with it, phrased to follow
@@ -31,6 +33,11 @@ func (e *Error) Error() string {
 		parts[i] = p.Field + " " + p.Message
 	}
 	return "Invalid request: " + strings.Join(parts, "; ")
+}
+
+// Fault is what the client is told: validation_error with the fields.
+func (e *Error) Fault() *fault.Error {
+	return &fault.Error{Code: fault.Invalid, Message: e.Error(), Fields: e.Fields(), Cause: e.Cause}
 }
 
 // Fields names the invalid fields, in the order found.

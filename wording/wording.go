@@ -15,3 +15,17 @@ func Count(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + word
 }
+
+// Thousands writes n with a comma between each group of three digits:
+// 100000 as "100,000".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return sign + s
+}

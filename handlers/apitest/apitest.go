@@ -87,7 +87,7 @@ type Env struct {
 // New starts the API; it stops when the test ends.
 func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
-	cfg := Config{DefaultPlan: store.PlanStarter, Workers: 2, AgentTimeout: 2 * time.Minute, LLMTimeout: 30 * time.Second,
+	cfg := Config{DefaultPlan: account.PlanStarter, Workers: 2, AgentTimeout: 2 * time.Minute, LLMTimeout: 30 * time.Second,
 		SessionTTL: 24 * time.Hour, SessionMax: 30 * 24 * time.Hour, SMTPFrom: "garrison@localhost"}
 	for _, o := range opts {
 		o(&cfg)
