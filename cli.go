@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"garrison/account"
+	"garrison/actor"
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/demo"
@@ -38,7 +39,7 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer st.Close()
 	admin, err := st.UserByEmail(ctx, *email)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && admin.Role != store.RoleAdmin) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && admin.Role != actor.RoleAdmin) {
 		return fmt.Errorf("no admin with e-mail %q", *email)
 	}
 	if err != nil {
@@ -239,7 +240,7 @@ func runOrgDelete(ctx context.Context, args []string, getenv func(string) string
 	}
 	defer st.Close()
 	admin, err := st.UserByEmail(ctx, *email)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && admin.Role != store.RoleAdmin) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && admin.Role != actor.RoleAdmin) {
 		return fmt.Errorf("no admin with e-mail %q", *email)
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"garrison/actor"
 	"garrison/credential"
 	"garrison/fault"
 	"garrison/mail"
@@ -270,7 +271,7 @@ func (a *Accounts) VerifyEmail(ctx context.Context, token string) (store.User, e
 }
 
 // ValidRole reports whether role is a user role.
-func ValidRole(role string) bool { return role == store.RoleAdmin || role == store.RoleMember }
+func ValidRole(role string) bool { return role == actor.RoleAdmin || role == actor.RoleMember }
 
 // SetRole makes a member of the organization an admin or a member; the
 // last admin cannot be demoted (store.ErrLastAdmin).
@@ -307,7 +308,7 @@ type Invitation struct {
 func (a *Accounts) Invite(ctx context.Context, in Invitation) (inv store.Invite, token string, err error) {
 	in.Email = valid.NormalEmail(in.Email)
 	if in.Role == "" {
-		in.Role = store.RoleMember
+		in.Role = actor.RoleMember
 	}
 	var p valid.Problems
 	p.Check(valid.Email(in.Email), "email", "must be a valid e-mail address")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/actor"
 	"garrison/credential"
 	"garrison/mail"
 	"garrison/store"
@@ -116,7 +117,7 @@ func TestKeyUseWrittenInTheBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, _, err := CreateKey(t.Context(), st, NewKey{OrgID: u.OrgID, CreatedBy: u.ID, Name: "k", Scope: store.ScopeRead}, time.Now())
+	k, _, err := CreateKey(t.Context(), st, NewKey{OrgID: u.OrgID, CreatedBy: u.ID, Name: "k", Scope: actor.ScopeRead}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

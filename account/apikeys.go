@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"garrison/actor"
 	"garrison/credential"
 	"garrison/store"
 	"garrison/timestamp"
@@ -25,7 +26,7 @@ type NewKey struct {
 func CreateKey(ctx context.Context, st *store.Store, req NewKey, now time.Time) (store.APIKey, string, error) {
 	var p valid.Problems
 	p.Check(valid.Name(req.Name), "name", "must be 1 to 100 printable characters")
-	p.Check(req.Scope == store.ScopeRead || req.Scope == store.ScopeWrite || req.Scope == store.ScopeAdmin, "scope", "must be one of read, write, admin")
+	p.Check(req.Scope == actor.ScopeRead || req.Scope == actor.ScopeWrite || req.Scope == actor.ScopeAdmin, "scope", "must be one of read, write, admin")
 	var expiresAt *time.Time
 	if req.ExpiresAt != nil {
 		t, err := timestamp.Parse(*req.ExpiresAt)

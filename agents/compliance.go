@@ -109,7 +109,7 @@ func (r *Runner) StartAudit(ctx context.Context, req Request, spend func() error
 	if err != nil {
 		return AuditAccepted{}, err
 	}
-	a, err := r.env.Compliance.AuditByRun(ctx, req.OrgID, acc.Run.ID)
+	a, err := r.env.Compliance.AuditByRun(ctx, req.Who.OrgID, acc.Run.ID)
 	return AuditAccepted{Accepted: acc, Audit: a}, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"garrison/account"
+	"garrison/actor"
 	"garrison/store"
 	"garrison/store/storetest"
 )
@@ -44,7 +45,7 @@ func TestStopBetweenClaimAndStart(t *testing.T) {
 	r := NewRunner(Config{Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	r.execute(stopped, run)
 
-	got, err := st.Run(ctx, store.RunScope{OrgID: u.OrgID, Agent: run.Agent}, run.ID)
+	got, err := st.Run(ctx, store.RunScope{Who: actor.Garrison(u.OrgID), Agent: run.Agent}, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"garrison/account"
+	"garrison/actor"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -40,14 +41,12 @@ type Request struct {
 	SlugField string // the request field that named it ("id" or "agent"), for errors
 	// Params is the agent's parameters, a JSON object, read with Decode
 	// (the API's strict decoder).
-	Params      []byte
-	Decode      func(body []byte, dst any) error
-	Plan        string // the organization's
-	OrgID       string
-	RequestedBy string
-	// Tickets is what the requester may see: a run that reads a ticket
-	// needs the requester to see it.
-	Tickets store.TicketScope
+	Params []byte
+	Decode func(body []byte, dst any) error
+	Plan   string // the organization's
+	// Who requests the run, in their organization: a run that reads a
+	// ticket needs the requester to see it.
+	Who actor.Actor
 }
 
 // Accepted is a queued run and when it should be done.
@@ -77,7 +76,7 @@ func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Ac
 		return Accepted{}, err
 	}
 	if ref, ok := params.(interface{ TicketRef() string }); ok && ref.TicketRef() != "" {
-		if _, err := r.cfg.Store.Ticket(ctx, req.Tickets, ref.TicketRef()); err != nil {
+		if _, err := r.cfg.Store.Ticket(ctx, req.Who, ref.TicketRef()); err != nil {
 			return Accepted{}, err
 		}
 	}
@@ -88,7 +87,7 @@ func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Ac
 	if err != nil {
 		return Accepted{}, fmt.Errorf("encode run parameters: %w", err)
 	}
-	nr := store.NewRun{OrgID: req.OrgID, Agent: ag.Slug, Params: stored, RequestedBy: req.RequestedBy}
+	nr := store.NewRun{OrgID: req.Who.OrgID, Agent: ag.Slug, Params: stored, RequestedBy: req.Who.ID}
 	if a, ok := params.(interface{ AuditFrameworks() []string }); ok {
 		nr.Audit = &store.NewAudit{Frameworks: a.AuditFrameworks()}
 	}

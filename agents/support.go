@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"garrison/account"
+	"garrison/actor"
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/triage"
@@ -53,7 +54,7 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 	subject, description := p.Subject, strings.TrimSpace(p.Description+"\n"+p.Prompt)
 	var ticket *store.Ticket
 	if p.TicketID != "" {
-		t, err := env.Store.Ticket(ctx, store.TicketScope{OrgID: run.OrgID}, p.TicketID)
+		t, err := env.Store.Ticket(ctx, actor.Garrison(run.OrgID), p.TicketID)
 		if errors.Is(err, store.ErrNotFound) {
 			return Report{}, &Failure{"Ticket " + p.TicketID + " does not exist in this organization."}
 		}

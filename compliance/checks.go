@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/actor"
 	"garrison/event"
 	"garrison/intel"
 	"garrison/store"
@@ -122,7 +123,7 @@ func dormantKeys(f *Facts) []store.APIKey {
 func longLivedAdminKeys(f *Facts) []store.APIKey {
 	var out []store.APIKey
 	for _, k := range f.Keys {
-		if k.Scope == store.ScopeAdmin && (k.ExpiresAt == nil || k.ExpiresAt.Sub(f.Now) > keyLifetime) {
+		if k.Scope == actor.ScopeAdmin && (k.ExpiresAt == nil || k.ExpiresAt.Sub(f.Now) > keyLifetime) {
 			out = append(out, k)
 		}
 	}
@@ -140,7 +141,7 @@ func expireKeys(f *Facts, keys []store.APIKey) []store.RemediationAction {
 
 func admins(f *Facts) (all, unverified []string) {
 	for _, u := range f.Users {
-		if u.Role != store.RoleAdmin {
+		if u.Role != actor.RoleAdmin {
 			continue
 		}
 		all = append(all, u.ID)

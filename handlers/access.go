@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/actor"
 	"garrison/store"
 )
 
@@ -25,17 +26,11 @@ func (a Access) String() string {
 	return [...]string{"public", "read", "write", "admin", "session", "write"}[a]
 }
 
-// Credential kinds of a Principal.
-const (
-	KindSession = "session"
-	KindAPIKey  = "apikey"
-)
-
-// Principal is the authenticated caller of a request.
+// Principal is the authenticated caller of a request: the actor (a person
+// with a session or an API key) and what its credential carries.
 type Principal struct {
-	Kind  string
-	OrgID string
-	Plan  string
+	actor.Actor
+	Plan string
 
 	// Sessions only.
 	ViaCookie bool // the console's session cookie, not a bearer token
@@ -43,24 +38,20 @@ type Principal struct {
 	TokenID   string
 	ExpiresAt time.Time
 	AuthTime  time.Time
-
-	// API keys only.
-	KeyID string
-	Scope string
 }
 
 // level is the highest Access the principal holds.
 func (p Principal) level() Access {
-	if p.Kind == KindSession {
-		if p.User.Role == store.RoleAdmin {
+	if p.Kind == actor.Person {
+		if p.Role == actor.RoleAdmin {
 			return Admin
 		}
 		return Write
 	}
 	switch p.Scope {
-	case store.ScopeAdmin:
+	case actor.ScopeAdmin:
 		return Admin
-	case store.ScopeWrite:
+	case actor.ScopeWrite:
 		return Write
 	}
 	return Read
@@ -90,11 +81,11 @@ func bearer(r *http.Request) (string, error) {
 // authorize checks that p may do what a route with access a demands.
 func authorize(p Principal, a Access) error {
 	switch {
-	case a == Session && p.Kind != KindSession:
+	case a == Session && p.Kind != actor.Person:
 		return forbidden("This endpoint needs a user session token; API keys cannot use it")
 	case a == Session:
 		return nil
-	case a == Webhook && p.Kind != KindAPIKey:
+	case a == Webhook && p.Kind != actor.Key:
 		return forbidden("Webhooks take an API key of write scope, not a session token")
 	case a == Webhook:
 		a = Write
@@ -102,7 +93,7 @@ func authorize(p Principal, a Access) error {
 	if p.level() >= a {
 		return nil
 	}
-	if p.Kind == KindAPIKey {
+	if p.Kind == actor.Key {
 		return forbidden("Insufficient permissions. Required scope: " + a.String())
 	}
 	return forbidden("Insufficient permissions. Required role: " + a.String())

@@ -105,7 +105,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, slug, slugField s
 	p := principalFrom(r.Context())
 	spend := func() error { return a.ChargeAgentRun(w, r, p.OrgID) }
 	acc, err := a.Agents.Start(r.Context(), agents.Request{Slug: slug, SlugField: slugField, Params: params, Decode: decodeJSON,
-		Plan: p.Plan, OrgID: p.OrgID, RequestedBy: actor(p), Tickets: ticketCaller(p).Scope}, spend)
+		Plan: p.Plan, Who: p.Actor}, spend)
 	if err != nil {
 		return err
 	}
@@ -143,15 +143,9 @@ func newRunView(r store.AgentRun, withOutput bool) runView {
 	return v
 }
 
-// runScope is the runs the caller may see of an agent: members see the runs
-// they started (a triage run names a ticket they may not see); admins and
-// API keys see the organization's.
+// runScope is the runs of an agent the caller sees.
 func runScope(p Principal, agent string) store.RunScope {
-	sc := store.RunScope{OrgID: p.OrgID, Agent: agent}
-	if p.Kind == KindSession && p.User.Role != store.RoleAdmin {
-		sc.RequestedBy = p.User.ID
-	}
-	return sc
+	return store.RunScope{Who: p.Actor, Agent: agent}
 }
 
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {

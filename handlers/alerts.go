@@ -92,14 +92,6 @@ type alertUpdateRequest struct {
 	Note   string `json:"note"`
 }
 
-// actor names who did something: the user, or the API key.
-func actor(p Principal) string {
-	if p.Kind == KindAPIKey {
-		return p.KeyID
-	}
-	return p.User.ID
-}
-
 func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
 	var req alertUpdateRequest
 	if err := decode(r, &req); err != nil {
@@ -112,7 +104,7 @@ func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pr := principalFrom(r.Context())
-	al, err := a.Store.SetAlertStatus(r.Context(), pr.OrgID, r.PathValue("id"), req.Status, req.Note, actor(pr))
+	al, err := a.Store.SetAlertStatus(r.Context(), pr.OrgID, r.PathValue("id"), req.Status, req.Note, pr.ID)
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func (a *API) recordAudit(w http.ResponseWriter, r *http.Request, rt Route, n *a
 	e := store.AuditEntry{OrgID: n.orgID, Actor: n.actor, Action: action, Target: n.target, Detail: n.detail, RequestID: RequestID(r.Context()),
 		IP: a.clientIP(r).String()}
 	if p := principalFrom(r.Context()); p.OrgID != "" {
-		e.OrgID, e.Actor = p.OrgID, actor(p)
+		e.OrgID, e.Actor = p.OrgID, p.ID
 	}
 	if e.Target == "" {
 		for _, name := range []string{"run_id", "id", "control_id"} {

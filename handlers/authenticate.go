@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"garrison/account"
+	"garrison/actor"
 	"garrison/credential"
 	"garrison/store"
 )
@@ -69,7 +70,7 @@ func (a *authenticator) authenticate(ctx context.Context, value string) (Princip
 	if revoked || u.TokenVersion != c.Version {
 		return Principal{}, Unauthorized(MsgTokenInvalidated)
 	}
-	return Principal{Kind: KindSession, OrgID: u.OrgID, Plan: u.Plan, User: u, TokenID: c.TokenID,
+	return Principal{Actor: actor.Actor{Kind: actor.Person, OrgID: u.OrgID, ID: u.ID, Role: u.Role}, Plan: u.Plan, User: u, TokenID: c.TokenID,
 		ExpiresAt: c.ExpiresAt, AuthTime: c.AuthTime}, nil
 }
 
@@ -94,5 +95,5 @@ func (a *authenticator) apiKey(ctx context.Context, value string) (Principal, er
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= keyTouchInterval {
 		a.keyUse.Seen(k.ID, now) // written down in the background: a read never writes
 	}
-	return Principal{Kind: KindAPIKey, OrgID: k.OrgID, Plan: k.Plan, KeyID: k.ID, Scope: k.Scope}, nil
+	return Principal{Actor: actor.Actor{Kind: actor.Key, OrgID: k.OrgID, ID: k.ID, Scope: k.Scope}, Plan: k.Plan}, nil
 }

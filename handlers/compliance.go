@@ -64,8 +64,7 @@ func (a *API) startAudit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principalFrom(r.Context())
-	acc, err := a.Agents.StartAudit(r.Context(), agents.Request{Params: body, Decode: decodeJSON, Plan: p.Plan, OrgID: p.OrgID,
-		RequestedBy: actor(p), Tickets: ticketCaller(p).Scope}, func() error { return a.ChargeAgentRun(w, r, p.OrgID) })
+	acc, err := a.Agents.StartAudit(r.Context(), agents.Request{Params: body, Decode: decodeJSON, Plan: p.Plan, Who: p.Actor}, func() error { return a.ChargeAgentRun(w, r, p.OrgID) })
 	if err != nil {
 		return err
 	}
@@ -141,7 +140,7 @@ func (a *API) attestControl(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	at, err := a.Compliance.Attest(r.Context(), compliance.AttestRequest{OrgID: p.OrgID, Framework: r.PathValue("framework"),
 		ControlID: r.PathValue("control_id"), Status: req.Status, Note: req.Note, EvidenceURL: req.EvidenceURL,
-		ExpiresAt: req.ExpiresAt, Actor: actor(p)})
+		ExpiresAt: req.ExpiresAt, Actor: p.ID})
 	if err != nil {
 		return err
 	}
@@ -198,7 +197,7 @@ func (a *API) adoptTemplate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principalFrom(r.Context())
-	t, created, err := a.Compliance.Adopt(r.Context(), p.OrgID, r.PathValue("id"), actor(p))
+	t, created, err := a.Compliance.Adopt(r.Context(), p.OrgID, r.PathValue("id"), p.ID)
 	if err != nil {
 		return err
 	}
@@ -237,7 +236,7 @@ func (a *API) remediate(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principalFrom(r.Context())
 	res, err := a.Compliance.Remediate(r.Context(), compliance.RemediateRequest{OrgID: p.OrgID, GapID: req.GapID,
-		AutoApply: req.AutoApply, Actor: actor(p), MayAdminister: p.level() >= Admin})
+		AutoApply: req.AutoApply, Actor: p.ID, MayAdminister: p.level() >= Admin})
 	if errors.Is(err, compliance.ErrNeedsAdmin) {
 		return authorize(p, Admin)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"garrison/account"
+	"garrison/actor"
 	"garrison/store"
 	"garrison/store/storetest"
 )
@@ -30,7 +31,7 @@ func budgetAPI(t *testing.T, steps int64) (a *API, srv *httptest.Server, keyA, k
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, secret, err := account.CreateKey(t.Context(), st, account.NewKey{OrgID: u.OrgID, Name: "w", Scope: store.ScopeWrite}, time.Now())
+		_, secret, err := account.CreateKey(t.Context(), st, account.NewKey{OrgID: u.OrgID, Name: "w", Scope: actor.ScopeWrite}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,7 +68,7 @@ func (a *API) importIntel(w http.ResponseWriter, r *http.Request) error {
 	if name = path.Base("/" + name); name == "/" {
 		name = "upload"
 	}
-	res, err := a.Intel.ImportReader(r.Context(), r.Body, intel.ImportOptions{Name: name, Via: "api", Actor: actor(p)})
+	res, err := a.Intel.ImportReader(r.Context(), r.Body, intel.ImportOptions{Name: name, Via: "api", Actor: p.ID})
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return intel.ErrImportTooLarge
@@ -200,7 +200,7 @@ func (a *API) addWatch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principalFrom(r.Context())
-	e, err := a.Intel.Watch(r.Context(), p.OrgID, req.CVEID, actor(p))
+	e, err := a.Intel.Watch(r.Context(), p.OrgID, req.CVEID, p.ID)
 	if err != nil {
 		return err
 	}

@@ -274,6 +274,6 @@ type requestWho struct{ actor, org string }
 // noteWho records the request's principal for the request log.
 func noteWho(r *http.Request, p Principal) {
 	if st := stateOf(r.Context()); st != nil {
-		st.who.actor, st.who.org = actor(p), p.OrgID
+		st.who.actor, st.who.org = p.ID, p.OrgID
 	}
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"garrison/actor"
 	"garrison/valid"
 
 	"garrison/account"
@@ -47,7 +48,7 @@ func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := principalFrom(r.Context())
 	in := account.Invitation{OrgID: p.OrgID, Email: req.Email, Role: req.Role}
-	if p.Kind == KindSession {
+	if p.Kind == actor.Person {
 		in.InvitedBy, in.SenderVerified = p.User.ID, p.User.EmailVerifiedAt != nil
 	}
 	inv, token, err := a.Accounts.Invite(r.Context(), in)
@@ -127,7 +128,7 @@ type deleteOrgRequest struct {
 // organization's exact name.
 func (a *API) deleteOrg(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	if p.Kind != KindSession {
+	if p.Kind != actor.Person {
 		return forbidden("Deleting an organization needs an admin's session, not an API key")
 	}
 	var req deleteOrgRequest

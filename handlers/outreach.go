@@ -33,7 +33,7 @@ func (a *API) importProspects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := outreach.Import(r.Context(), a.Store, p.OrgID, actor(p), r.Header.Get("Content-Type"), body)
+	res, err := outreach.Import(r.Context(), a.Store, p.OrgID, p.ID, r.Header.Get("Content-Type"), body)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (a *API) setLeadStatus(w http.ResponseWriter, r *http.Request) error {
 	if req.Status == nil {
 		return valid.Field("status", "is required: one of new, contacted, responded, qualified, won, lost")
 	}
-	l, _, err := outreach.SetStatus(r.Context(), a.Store, p.OrgID, r.PathValue("id"), *req.Status, req.Note, actor(p))
+	l, _, err := outreach.SetStatus(r.Context(), a.Store, p.OrgID, r.PathValue("id"), *req.Status, req.Note, p.ID)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"garrison/actor"
 	"garrison/fault"
 	"garrison/ratelimit"
 )
@@ -156,7 +157,7 @@ func (a *API) limitAfterAuth(w http.ResponseWriter, r *http.Request, rt Route, p
 	if strings.HasPrefix(rt.Path, "/api/auth/") || rt.Access == Webhook {
 		return nil
 	}
-	if p.Kind == KindAPIKey {
+	if p.Kind == actor.Key {
 		return a.charge(w, r, a.Limits.apiKey, p.OrgID)
 	}
 	return a.charge(w, r, a.Limits.ip, ip)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"garrison/actor"
 	"garrison/agents"
 	"garrison/store"
 	"garrison/ticket"
@@ -78,17 +79,6 @@ type ticketSubmitRequest struct {
 	Priority    string `json:"priority,notnull,notempty"`
 }
 
-// ticketCaller is the principal as the ticket rules see it: members see
-// and change the tickets they submitted or are assigned; admins and API
-// keys see all.
-func ticketCaller(p Principal) ticket.Caller {
-	c := ticket.Caller{Scope: store.TicketScope{OrgID: p.OrgID}, Actor: actor(p)}
-	if p.Kind == KindSession && p.User.Role != store.RoleAdmin {
-		c.Scope.VisibleTo, c.Member = p.User.ID, true
-	}
-	return c
-}
-
 func (a *API) submitTicket(w http.ResponseWriter, r *http.Request) error {
 	var req ticketSubmitRequest
 	if err := decode(r, &req); err != nil {
@@ -97,7 +87,7 @@ func (a *API) submitTicket(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	// Each ticket starts a triage run, spent from the same budget as others.
 	spend := func() error { return a.ChargeAgentRun(w, r, p.OrgID) }
-	t, err := ticket.Submit(r.Context(), a.Store, a.Agents, ticketCaller(p), ticket.Submission(req), agents.TechSupportSlug, spend)
+	t, err := ticket.Submit(r.Context(), a.Store, a.Agents, p.Actor, ticket.Submission(req), agents.TechSupportSlug, spend)
 	if err != nil {
 		return err
 	}
@@ -116,7 +106,7 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 	if err := p.Err(); err != nil {
 		return err
 	}
-	tickets, total, err := a.Store.Tickets(r.Context(), ticketCaller(principalFrom(r.Context())).Scope, f)
+	tickets, total, err := a.Store.Tickets(r.Context(), principalFrom(r.Context()).Actor, f)
 	if err != nil {
 		return err
 	}
@@ -125,7 +115,7 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
-	d, err := a.Store.TicketDetail(r.Context(), ticketCaller(principalFrom(r.Context())).Scope, r.PathValue("id"))
+	d, err := a.Store.TicketDetail(r.Context(), principalFrom(r.Context()).Actor, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -175,7 +165,7 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 		}
 		ch.Assignee = &assignee
 	}
-	d, err := ticket.Update(r.Context(), a.Store, ticketCaller(principalFrom(r.Context())), r.PathValue("id"), ch)
+	d, err := ticket.Update(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"), ch)
 	if err != nil {
 		return err
 	}
@@ -193,11 +183,11 @@ func (a *API) addTicketMessage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principalFrom(r.Context())
-	m := store.TicketMessage{Author: actor(p), AuthorKind: store.AuthorUser, Body: req.Body}
-	if p.Kind == KindAPIKey {
+	m := store.TicketMessage{Author: p.ID, AuthorKind: store.AuthorUser, Body: req.Body}
+	if p.Kind == actor.Key {
 		m.AuthorKind = store.AuthorAPIKey
 	}
-	if err := ticket.Reply(r.Context(), a.Store, ticketCaller(p), r.PathValue("id"), m); err != nil {
+	if err := ticket.Reply(r.Context(), a.Store, p.Actor, r.PathValue("id"), m); err != nil {
 		return err
 	}
 	writeData(w, http.StatusCreated, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp.Format(a.Now())})
@@ -219,18 +209,9 @@ func newNotificationView(n store.Notification) notificationView {
 	return notificationView{n.ID, n.Kind, n.Title, n.Body, n.Ref, n.Audience, n.Read, timestamp.Format(n.CreatedAt)}
 }
 
-// notificationQuery is what the caller may read: a session its own and
-// the organization's (and the admins' when an admin); a key the admins'
-// and the organization's. Read marks are the caller's own.
+// notificationQuery is what the caller may read (store.NotificationQuery).
 func notificationQuery(p Principal) store.NotificationQuery {
-	q := store.NotificationQuery{OrgID: p.OrgID, Audiences: []string{store.AudienceAdmins, store.AudienceOrg}, Reader: actor(p)}
-	if p.Kind == KindSession {
-		q.Audiences = []string{p.User.ID, store.AudienceOrg}
-		if p.User.Role == store.RoleAdmin {
-			q.Audiences = append(q.Audiences, store.AudienceAdmins)
-		}
-	}
-	return q
+	return store.NotificationQuery{Reader: p.Actor}
 }
 
 func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"garrison/actor"
 )
 
 // Agent run statuses: queued → running → completed | failed | cancelled.
@@ -353,19 +355,19 @@ func (s *Store) RunStatus(ctx context.Context, id string) (string, error) {
 	return status, nil
 }
 
-// RunScope selects the runs a caller may see: the organization's, of one
-// agent, and when RequestedBy is set only those that caller started.
+// RunScope selects the runs of one agent that Who sees: the
+// organization's, or the ones a member started (actor.Actor.Owner; a
+// triage run names a ticket the member may not see).
 type RunScope struct {
-	OrgID       string
-	Agent       string
-	RequestedBy string
+	Who   actor.Actor
+	Agent string
 }
 
 func (sc RunScope) where() (string, []any) {
-	where, args := "org_id = ? AND agent = ?", []any{sc.OrgID, sc.Agent}
-	if sc.RequestedBy != "" {
+	where, args := "org_id = ? AND agent = ?", []any{sc.Who.OrgID, sc.Agent}
+	if owner := sc.Who.Owner(); owner != "" {
 		where += " AND requested_by = ?"
-		args = append(args, sc.RequestedBy)
+		args = append(args, owner)
 	}
 	return where, args
 }

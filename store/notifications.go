@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"garrison/actor"
 )
 
 // AudienceOrg addresses a notification to everyone in the organization.
@@ -17,22 +19,27 @@ func notify(ctx context.Context, tx *sql.Tx, orgID string, n Notification, now i
 	return nil
 }
 
-// NotificationQuery selects a reader's notifications.
+// NotificationQuery selects the notifications Reader may read: the
+// organization's, a person's own, and the admins' when the reader sees the
+// whole organization (admins and keys). Read marks are the reader's own.
 type NotificationQuery struct {
-	OrgID     string
-	Audiences []string // the audiences the reader belongs to
-	Reader    string   // whose read marks count
-	Unread    bool     // only those the reader has not read
+	Reader actor.Actor
+	Unread bool // only those the reader has not read
 }
 
 func (q NotificationQuery) where() (string, []any) {
-	where, args := "n.org_id = ? AND n.audience IN ("+placeholders(len(q.Audiences))+")", []any{q.OrgID}
-	for _, a := range q.Audiences {
-		args = append(args, a)
+	audiences := []any{AudienceOrg}
+	if q.Reader.Kind == actor.Person {
+		audiences = append(audiences, q.Reader.ID)
 	}
+	if q.Reader.SeesOrganization() {
+		audiences = append(audiences, AudienceAdmins)
+	}
+	where := "n.org_id = ? AND n.audience IN (" + placeholders(len(audiences)) + ")"
+	args := append([]any{q.Reader.OrgID}, audiences...)
 	if q.Unread {
 		where += " AND NOT EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id AND r.reader = ?)"
-		args = append(args, q.Reader)
+		args = append(args, q.Reader.ID)
 	}
 	return where, args
 }
@@ -41,7 +48,7 @@ func (q NotificationQuery) where() (string, []any) {
 // each with whether the reader has read it.
 func (s *Store) Notifications(ctx context.Context, q NotificationQuery, p Page) ([]Notification, int, error) {
 	where, args := q.where()
-	return readPage(ctx, s, pageQuery{what: "notifications", args: append([]any{q.Reader}, args...),
+	return readPage(ctx, s, pageQuery{what: "notifications", args: append([]any{q.Reader.ID}, args...),
 		// Both statements take the reader first: the list reads its marks,
 		// the count only skips it.
 		count: `SELECT COUNT(*) FROM notifications n WHERE ? IS NOT NULL AND ` + where,
@@ -74,7 +81,7 @@ func (s *Store) MarkNotificationRead(ctx context.Context, q NotificationQuery, i
 		}
 		n.CreatedAt, n.Read = fromMS(at), true
 		if _, err := tx.ExecContext(ctx, `INSERT INTO notification_reads (notification_id, reader, read_at) VALUES (?, ?, ?)
-			ON CONFLICT DO NOTHING`, id, q.Reader, ms(s.now())); err != nil {
+			ON CONFLICT DO NOTHING`, id, q.Reader.ID, ms(s.now())); err != nil {
 			return fmt.Errorf("mark read: %w", err)
 		}
 		return nil

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"garrison/valid"
 	"strings"
+
+	"garrison/actor"
+	"garrison/valid"
 )
 
 // Org returns an organization with its member count.
@@ -90,7 +92,7 @@ func (s *Store) Member(ctx context.Context, orgID, userID string) (User, error) 
 // SetMemberRole changes a member's role; demoting the last admin is ErrLastAdmin.
 func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) (User, error) {
 	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
-		if err := guardLastAdmin(ctx, tx, orgID, userID, role == RoleAdmin); err != nil {
+		if err := guardLastAdmin(ctx, tx, orgID, userID, role == actor.RoleAdmin); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE users SET role = ? WHERE id = ? AND org_id = ?`, role, userID, orgID)
@@ -126,7 +128,7 @@ func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, stays
 	if err != nil {
 		return fmt.Errorf("member role: %w", err)
 	}
-	if role != RoleAdmin || staysAdmin {
+	if role != actor.RoleAdmin || staysAdmin {
 		return nil
 	}
 	var admins int

@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"garrison/valid"
 	"time"
+
+	"garrison/valid"
 )
 
 // Outbox statuses.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"garrison/actor"
 )
 
 // Ticket statuses (docs/api.md).
@@ -161,28 +163,23 @@ func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent strin
 	return t, nil
 }
 
-// TicketScope is the tickets a caller may see: an organization's, and of
-// those, when VisibleTo names a user, only the ones the user submitted or
-// is assigned. This is the one place the rule is written.
-type TicketScope struct {
-	OrgID     string
-	VisibleTo string
-}
-
-func (sc TicketScope) where() (string, []any) {
-	if sc.VisibleTo == "" {
-		return "t.org_id = ?", []any{sc.OrgID}
+// ticketsSeenBy selects the tickets who sees (actor.Actor.Owner): the
+// organization's, or those a member submitted or is assigned.
+func ticketsSeenBy(who actor.Actor) (string, []any) {
+	owner := who.Owner()
+	if owner == "" {
+		return "t.org_id = ?", []any{who.OrgID}
 	}
-	return "t.org_id = ? AND (t.created_by = ? OR t.assignee = ?)", []any{sc.OrgID, sc.VisibleTo, sc.VisibleTo}
+	return "t.org_id = ? AND (t.created_by = ? OR t.assignee = ?)", []any{who.OrgID, owner, owner}
 }
 
-// Ticket returns one ticket in scope.
-func (s *Store) Ticket(ctx context.Context, sc TicketScope, id string) (Ticket, error) {
-	return readTicket(ctx, s.reader, sc, id)
+// Ticket returns one ticket who sees.
+func (s *Store) Ticket(ctx context.Context, who actor.Actor, id string) (Ticket, error) {
+	return readTicket(ctx, s.reader, who, id)
 }
 
-func readTicket(ctx context.Context, q querier, sc TicketScope, id string) (Ticket, error) {
-	where, args := sc.where()
+func readTicket(ctx context.Context, q querier, who actor.Actor, id string) (Ticket, error) {
+	where, args := ticketsSeenBy(who)
 	t, err := scanTicket(q.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND `+where, append([]any{id}, args...)...))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		err = fmt.Errorf("ticket: %w", err)
@@ -196,9 +193,9 @@ type TicketFilter struct {
 	Page   Page
 }
 
-// Tickets lists the tickets in scope, newest first.
-func (s *Store) Tickets(ctx context.Context, sc TicketScope, f TicketFilter) ([]Ticket, int, error) {
-	where, args := sc.where()
+// Tickets lists the tickets who sees, newest first.
+func (s *Store) Tickets(ctx context.Context, who actor.Actor, f TicketFilter) ([]Ticket, int, error) {
+	where, args := ticketsSeenBy(who)
 	if f.Status != "" {
 		where += " AND t.status = ?"
 		args = append(args, f.Status)
@@ -220,11 +217,11 @@ type TicketDetail struct {
 }
 
 // TicketDetail reads a ticket in scope and its thread in one snapshot.
-func (s *Store) TicketDetail(ctx context.Context, sc TicketScope, id string) (TicketDetail, error) {
+func (s *Store) TicketDetail(ctx context.Context, who actor.Actor, id string) (TicketDetail, error) {
 	var d TicketDetail
 	err := s.read(ctx, func(tx querier) error {
 		var err error
-		if d.Ticket, err = readTicket(ctx, tx, sc, id); err != nil {
+		if d.Ticket, err = readTicket(ctx, tx, who, id); err != nil {
 			return err
 		}
 		d.Messages, d.Changes, d.Escalations, err = ticketThread(ctx, tx, id)
@@ -392,11 +389,11 @@ type TicketUpdate struct {
 // UpdateTicket applies a change to a ticket in scope, recording each
 // changed field in the history; escalating also logs and notifies as
 // triage does.
-func (s *Store) UpdateTicket(ctx context.Context, sc TicketScope, id string, u TicketUpdate) (TicketDetail, error) {
+func (s *Store) UpdateTicket(ctx context.Context, who actor.Actor, id string, u TicketUpdate) (TicketDetail, error) {
 	now := ms(s.now())
-	orgID := sc.OrgID
+	orgID := who.OrgID
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		t, err := readTicket(ctx, tx, sc, id)
+		t, err := readTicket(ctx, tx, who, id)
 		if err != nil {
 			return err
 		}
@@ -456,14 +453,14 @@ func (s *Store) UpdateTicket(ctx context.Context, sc TicketScope, id string, u T
 	if err != nil {
 		return TicketDetail{}, err
 	}
-	return s.TicketDetail(ctx, sc, id)
+	return s.TicketDetail(ctx, who, id)
 }
 
 // AddTicketMessage appends a message to a ticket in scope.
-func (s *Store) AddTicketMessage(ctx context.Context, sc TicketScope, id string, m TicketMessage) error {
+func (s *Store) AddTicketMessage(ctx context.Context, who actor.Actor, id string, m TicketMessage) error {
 	now := ms(s.now())
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := readTicket(ctx, tx, sc, id); err != nil {
+		if _, err := readTicket(ctx, tx, who, id); err != nil {
 			return err
 		}
 		r, err := tx.ExecContext(ctx, `UPDATE tickets SET updated_at = ? WHERE id = ?`, now, id)

@@ -4,15 +4,8 @@ import (
 	"time"
 )
 
-// Roles and API-key scopes.
+// Purposes of one-time user tokens.
 const (
-	RoleAdmin  = "admin"
-	RoleMember = "member"
-
-	ScopeRead  = "read"
-	ScopeWrite = "write"
-	ScopeAdmin = "admin"
-
 	PurposeReset  = "reset"
 	PurposeVerify = "verify"
 )

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"garrison/valid"
 	"time"
+
+	"garrison/actor"
+	"garrison/valid"
 )
 
 // NewAccount is what registration needs.
@@ -57,7 +59,7 @@ func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 		if exists {
 			return ErrEmailTaken
 		}
-		orgID, role := "", RoleAdmin
+		orgID, role := "", actor.RoleAdmin
 		if a.InviteHash != nil {
 			var inviteID, inviteEmail string
 			err := tx.QueryRowContext(ctx, `SELECT id, org_id, email, role FROM invites

@@ -1,7 +1,7 @@
 // Package ticket holds the rules of support tickets: what a submission
 // must hold, which statuses a ticket may move between, and what members
 // (as opposed to admins and API keys) may change. Who may see a ticket is
-// the store's TicketScope, written once.
+// actor's rule, asked by the store.
 package ticket
 
 import (
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"garrison/actor"
 	"garrison/fault"
 	"garrison/store"
 	"garrison/valid"
@@ -50,14 +51,6 @@ func (e *MoveError) Error() string {
 // Fault is what the client is told: a conflict with the ticket's status.
 func (e *MoveError) Fault() *fault.Error { return fault.New(fault.Conflict, e.Error()) }
 
-// Caller is who acts on tickets: Scope is what they may see; Member limits
-// what they may change; Actor names them in the history.
-type Caller struct {
-	Scope  store.TicketScope
-	Member bool
-	Actor  string
-}
-
 // Submission is a new ticket.
 type Submission struct {
 	Subject, Description, Priority string
@@ -69,7 +62,7 @@ type Queue interface{ Notify() }
 // Submit validates and stores a ticket with its triage run, spending one
 // run of the organization's budget first (spend may refuse), then wakes
 // the agents. A refused submission spends nothing.
-func Submit(ctx context.Context, st *store.Store, q Queue, c Caller, s Submission, triageAgent string, spend func() error) (store.Ticket, error) {
+func Submit(ctx context.Context, st *store.Store, q Queue, who actor.Actor, s Submission, triageAgent string, spend func() error) (store.Ticket, error) {
 	s.Subject = strings.TrimSpace(s.Subject)
 	if s.Priority == "" {
 		s.Priority = defaultPriority
@@ -84,7 +77,7 @@ func Submit(ctx context.Context, st *store.Store, q Queue, c Caller, s Submissio
 	if err := spend(); err != nil {
 		return store.Ticket{}, err
 	}
-	t, err := st.SubmitTicket(ctx, store.NewTicket{OrgID: c.Scope.OrgID, CreatedBy: c.Actor, Subject: s.Subject,
+	t, err := st.SubmitTicket(ctx, store.NewTicket{OrgID: who.OrgID, CreatedBy: who.ID, Subject: s.Subject,
 		Description: s.Description, Priority: s.Priority}, triageAgent)
 	if err != nil {
 		return t, err
@@ -108,7 +101,7 @@ type Change struct {
 // Update applies a change, checked against the ticket as it is inside the
 // store's transaction, so two updates cannot both pass on a stale read, and
 // returns the ticket with its thread.
-func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change) (store.TicketDetail, error) {
+func Update(ctx context.Context, st *store.Store, who actor.Actor, id string, ch Change) (store.TicketDetail, error) {
 	var p valid.Problems
 	p.Check(ch.Status == nil || slices.Contains(store.TicketStatuses, *ch.Status), "status", "must be one of "+strings.Join(store.TicketStatuses, ", "))
 	p.Check(ch.Priority == nil || slices.Contains(store.TicketPriorities, *ch.Priority), "priority", "must be low, medium or high")
@@ -119,14 +112,15 @@ func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change
 	if err := p.Err(); err != nil {
 		return store.TicketDetail{}, err
 	}
-	u := store.TicketUpdate{Status: ch.Status, Priority: ch.Priority, Assignee: ch.Assignee, Note: ch.Note, Actor: c.Actor}
+	u := store.TicketUpdate{Status: ch.Status, Priority: ch.Priority, Assignee: ch.Assignee, Note: ch.Note, Actor: who.ID}
+	member := !who.SeesOrganization()
 	u.Check = func(t store.Ticket) error {
-		if c.Member && (ch.Priority != nil || ch.Assignee != nil || (ch.Status != nil && !slices.Contains(memberStatuses, *ch.Status))) {
+		if member && (ch.Priority != nil || ch.Assignee != nil || (ch.Status != nil && !slices.Contains(memberStatuses, *ch.Status))) {
 			return ErrMemberLimits
 		}
 		// A member's "open" only reopens: it must not pull a ticket out of
 		// the human queue.
-		if c.Member && ch.Status != nil && *ch.Status == store.TicketOpen && t.Status != store.TicketOpen &&
+		if member && ch.Status != nil && *ch.Status == store.TicketOpen && t.Status != store.TicketOpen &&
 			t.Status != store.TicketResolved && t.Status != store.TicketClosed {
 			return ErrMemberLimits
 		}
@@ -135,15 +129,15 @@ func Update(ctx context.Context, st *store.Store, c Caller, id string, ch Change
 		}
 		return nil
 	}
-	return st.UpdateTicket(ctx, c.Scope, id, u)
+	return st.UpdateTicket(ctx, who, id, u)
 }
 
 // Reply adds a message to a ticket's thread.
-func Reply(ctx context.Context, st *store.Store, c Caller, id string, m store.TicketMessage) error {
+func Reply(ctx context.Context, st *store.Store, who actor.Actor, id string, m store.TicketMessage) error {
 	var p valid.Problems
 	p.CheckText("body", m.Body, valid.TextRule{Max: store.MaxTicketText, Required: true})
 	if err := p.Err(); err != nil {
 		return err
 	}
-	return st.AddTicketMessage(ctx, c.Scope, id, m)
+	return st.AddTicketMessage(ctx, who, id, m)
 }
