@@ -10,6 +10,7 @@ import (
 	"garrison/outreach"
 	"garrison/posture"
 	"garrison/store"
+	"garrison/ticket"
 	"garrison/valid"
 
 	"garrison/event"
@@ -99,7 +100,7 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 	for _, n := range facts.OpenAlerts {
 		open += n
 	}
-	openTickets := tickets.ByStatus[store.TicketOpen] + tickets.ByStatus[store.TicketInProgress] + tickets.ByStatus[store.TicketEscalated]
+	openTickets := tickets.ByStatus[ticket.Open] + tickets.ByStatus[ticket.InProgress] + tickets.ByStatus[ticket.Escalated]
 
 	risk, reasons := renewalRisk(score.Score, trend, tickets, openTickets, failed)
 	upsell := upsellSignals(org.Plan, facts, tickets, stale, failed)
@@ -146,7 +147,7 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 func round1(v float64) float64 { return float64(int(v*10+0.5)) / 10 }
 
 // renewalRisk weighs what makes a client likely to leave.
-func renewalRisk(score int, trend string, t store.TicketLoad, openTickets, failedChecks int) (string, []string) {
+func renewalRisk(score int, trend string, t ticket.Load, openTickets, failedChecks int) (string, []string) {
 	points := 0
 	var reasons []string
 	add := func(n int, why string) {
@@ -183,7 +184,7 @@ func renewalRisk(score int, trend string, t store.TicketLoad, openTickets, faile
 	return "low", reasons
 }
 
-func upsellSignals(plan string, f posture.Facts, t store.TicketLoad, stale, failedChecks int) []map[string]string {
+func upsellSignals(plan string, f posture.Facts, t ticket.Load, stale, failedChecks int) []map[string]string {
 	var out []map[string]string
 	add := func(offer, why string) { out = append(out, map[string]string{"offer": offer, "signal": why}) }
 	if plan == account.PlanStarter && f.Week.Total > 10_000 {
@@ -198,7 +199,7 @@ func upsellSignals(plan string, f posture.Facts, t store.TicketLoad, stale, fail
 	if failedChecks >= 2 {
 		add("Compliance readiness package", fmt.Sprintf("%d control checks fail", failedChecks))
 	}
-	if t.Resolved30d+t.ByStatus[store.TicketOpen] >= 20 {
+	if t.Resolved30d+t.ByStatus[ticket.Open] >= 20 {
 		add("Managed help desk", "20 or more tickets a month")
 	}
 	return out

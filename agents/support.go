@@ -10,6 +10,7 @@ import (
 	"garrison/account"
 	"garrison/actor"
 	"garrison/store"
+	"garrison/ticket"
 	"garrison/timestamp"
 	"garrison/triage"
 	"garrison/valid"
@@ -39,8 +40,8 @@ func (p *supportParams) TicketRef() string { return p.TicketID }
 
 func (p *supportParams) Validate(problems *valid.Problems) {
 	checkText(problems, "prompt", p.Prompt, promptLimit)
-	checkText(problems, "subject", p.Subject, store.MaxTicketSubject)
-	checkText(problems, "description", p.Description, store.MaxTicketText)
+	checkText(problems, "subject", p.Subject, ticket.MaxSubject)
+	checkText(problems, "description", p.Description, ticket.MaxText)
 	checkText(problems, "ticket_id", p.TicketID, 64)
 	problems.Check(p.TicketID != "" || strings.TrimSpace(p.Prompt+p.Subject+p.Description) != "",
 		"ticket_id", "or a prompt, subject or description is required")
@@ -52,7 +53,7 @@ func (p *supportParams) Validate(problems *valid.Problems) {
 func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Params) (Report, error) {
 	p := params.(*supportParams)
 	subject, description := p.Subject, strings.TrimSpace(p.Description+"\n"+p.Prompt)
-	var ticket *store.Ticket
+	var tk *ticket.Ticket
 	if p.TicketID != "" {
 		t, err := env.Store.Ticket(ctx, actor.Garrison(run.OrgID), p.TicketID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -61,7 +62,7 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 		if err != nil {
 			return Report{}, err
 		}
-		ticket, subject, description = &t, t.Subject, t.Description
+		tk, subject, description = &t, t.Subject, t.Description
 	}
 	res := triage.Classify(subject, description)
 	escalate := res.Confidence < triage.EscalateBelow
@@ -74,10 +75,10 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 		summary += " First step: " + res.Steps[0]
 	}
 	report := Report{Output: out, Summary: summary, Task: "a support ticket triage"}
-	if ticket != nil {
-		out["ticket_id"] = ticket.ID
+	if tk != nil {
+		out["ticket_id"] = tk.ID
 		report.Apply = func(ctx context.Context) error {
-			applied, err := applyTriage(ctx, env, run, *ticket, res, escalate)
+			applied, err := applyTriage(ctx, env, run, *tk, res, escalate)
 			out["applied_to_ticket"] = applied
 			return err
 		}
@@ -85,7 +86,7 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 	return report, nil
 }
 
-func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t store.Ticket, res triage.Result, escalate bool) (bool, error) {
+func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t ticket.Ticket, res triage.Result, escalate bool) (bool, error) {
 	result, err := json.Marshal(map[string]any{"category": res.Category, "title": res.Title, "confidence": res.Confidence,
 		"suggested_priority": res.Priority, "evidence": nonNil(res.Evidence), "reasons": nonNil(res.Reasons),
 		"run_id": run.ID, "triaged_at": timestamp.Format(env.Now())})
@@ -96,10 +97,10 @@ func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t store.Tick
 	if err != nil {
 		return false, err
 	}
-	tr := store.Triage{Result: result, Steps: steps, Actor: TechSupportSlug, RunID: run.ID, Message: firstReply(res, escalate)}
+	tr := ticket.Triage{Result: result, Steps: steps, Actor: TechSupportSlug, RunID: run.ID, Message: firstReply(res, escalate)}
 	if escalate {
 		c := res.Confidence
-		tr.Escalate = &store.Escalation{Confidence: &c, Actor: TechSupportSlug,
+		tr.Escalate = &ticket.Escalation{Confidence: &c, Actor: TechSupportSlug,
 			Reason: fmt.Sprintf("Triage confidence %.2f is below %.2f: a technician needs to review this ticket.", res.Confidence, triage.EscalateBelow)}
 	}
 	return env.Store.ApplyTriage(ctx, t.OrgID, t.ID, tr)

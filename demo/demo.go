@@ -18,6 +18,7 @@ import (
 	"garrison/compliance"
 	"garrison/credential"
 	"garrison/store"
+	"garrison/ticket"
 
 	"garrison/event"
 )
@@ -175,7 +176,7 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 
 // demoTickets are support requests the demo's tech-support agent triages on
 // the first start: two clear ones and one it escalates.
-var demoTickets = []store.NewTicket{
+var demoTickets = []ticket.New{
 	{Subject: "Locked out after password change", Priority: "high",
 		Description: "Since I changed my password this morning my account is locked out and I cannot log in to Windows or Outlook."},
 	{Subject: "Suspicious invoice e-mail", Priority: "medium",

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"garrison/actor"
 	"garrison/agents"
 	"garrison/store"
 	"garrison/ticket"
@@ -30,7 +29,7 @@ type ticketView struct {
 	ResolvedAt        *string         `json:"resolved_at"`
 }
 
-func newTicketView(t store.Ticket) ticketView {
+func newTicketView(t ticket.Ticket) ticketView {
 	v := ticketView{ID: t.ID, Subject: t.Subject, Description: t.Description, Priority: t.Priority, Status: t.Status,
 		Assignee: optString(t.Assignee), CreatedBy: t.CreatedBy, AITriage: t.Triage, AIResolutionSteps: t.ResolutionSteps,
 		TriageStatus: "pending", TriageRunID: optString(t.TriageRunID), CreatedAt: timestamp.Format(t.CreatedAt),
@@ -100,13 +99,7 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f := store.TicketFilter{Page: page, Status: r.URL.Query().Get("status")}
-	var p valid.Problems
-	ticket.ValidStatus(&p, "status", f.Status)
-	if err := p.Err(); err != nil {
-		return err
-	}
-	tickets, total, err := a.Store.Tickets(r.Context(), principalFrom(r.Context()).Actor, f)
+	tickets, total, err := ticket.List(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.URL.Query().Get("status"), page.Limit, page.Offset)
 	if err != nil {
 		return err
 	}
@@ -115,7 +108,7 @@ func (a *API) listTickets(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getTicket(w http.ResponseWriter, r *http.Request) error {
-	d, err := a.Store.TicketDetail(r.Context(), principalFrom(r.Context()).Actor, r.PathValue("id"))
+	d, err := ticket.Get(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -130,7 +123,7 @@ type ticketDetailView struct {
 	EscalationLog []escalationView    `json:"escalation_log"`
 }
 
-func newTicketDetailView(d store.TicketDetail) ticketDetailView {
+func newTicketDetailView(d ticket.Detail) ticketDetailView {
 	v := ticketDetailView{ticketView: newTicketView(d.Ticket), Thread: []ticketMessageView{}, StatusHistory: []ticketChangeView{},
 		EscalationLog: []escalationView{}}
 	for _, m := range d.Messages {
@@ -157,7 +150,7 @@ func (a *API) updateTicket(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	ch := ticket.Change{Status: req.Status, Priority: req.Priority, Note: req.Note}
+	ch := ticket.Edit{Status: req.Status, Priority: req.Priority, Note: req.Note}
 	if req.Assignee != nil {
 		var assignee string
 		if !bytes.Equal(req.Assignee, []byte("null")) && json.Unmarshal(req.Assignee, &assignee) != nil {
@@ -182,12 +175,8 @@ func (a *API) addTicketMessage(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	p := principalFrom(r.Context())
-	m := store.TicketMessage{Author: p.ID, AuthorKind: store.AuthorUser, Body: req.Body}
-	if p.Kind == actor.Key {
-		m.AuthorKind = store.AuthorAPIKey
-	}
-	if err := ticket.Reply(r.Context(), a.Store, p.Actor, r.PathValue("id"), m); err != nil {
+	m, err := ticket.Reply(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"), req.Body)
+	if err != nil {
 		return err
 	}
 	writeData(w, http.StatusCreated, ticketMessageView{m.Author, m.AuthorKind, m.Body, timestamp.Format(a.Now())})

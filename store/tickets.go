@@ -9,80 +9,8 @@ import (
 	"time"
 
 	"garrison/actor"
+	"garrison/ticket"
 )
-
-// Ticket statuses (docs/api.md).
-const (
-	TicketOpen       = "open"
-	TicketInProgress = "in_progress"
-	TicketEscalated  = "escalated"
-	TicketResolved   = "resolved"
-	TicketClosed     = "closed"
-)
-
-// Ticket limits and priorities, as the API and the triage agent take them.
-const (
-	MaxTicketSubject = 200
-	MaxTicketText    = 10_000
-)
-
-// TicketPriorities lists the priorities, lowest first.
-var TicketPriorities = []string{"low", "medium", "high"}
-
-// TicketStatuses lists every ticket status.
-var TicketStatuses = []string{TicketOpen, TicketInProgress, TicketEscalated, TicketResolved, TicketClosed}
-
-// Author kinds of ticket messages.
-const (
-	AuthorUser   = "user"
-	AuthorAPIKey = "apikey"
-	AuthorAgent  = "agent"
-)
-
-// Ticket is a support ticket.
-type Ticket struct {
-	ID              string
-	OrgID           string
-	CreatedBy       string
-	Subject         string
-	Description     string
-	Priority        string
-	Status          string
-	Assignee        string // a user id, "" when unassigned
-	Triage          json.RawMessage
-	ResolutionSteps json.RawMessage
-	TriageRunID     string
-	TriageRunStatus string // status of the triage run, "" when there is none
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	ResolvedAt      *time.Time
-}
-
-// TicketMessage is one entry of a ticket's conversation.
-type TicketMessage struct {
-	Author     string
-	AuthorKind string
-	Body       string
-	At         time.Time
-}
-
-// TicketChange is one entry of a ticket's history.
-type TicketChange struct {
-	Field    string
-	OldValue string
-	NewValue string
-	Actor    string
-	Note     string
-	At       time.Time
-}
-
-// Escalation is one entry of a ticket's escalation log.
-type Escalation struct {
-	Reason     string
-	Confidence *float64
-	Actor      string
-	At         time.Time
-}
 
 // Notification is an in-app notice for the organization's admins or one user.
 type Notification struct {
@@ -105,18 +33,18 @@ const ticketColumns = `t.id, t.org_id, t.created_by, t.subject, t.description, t
 
 const ticketFrom = ` FROM tickets t LEFT JOIN agent_runs r ON r.id = t.triage_run_id `
 
-func scanTicket(row interface{ Scan(...any) error }) (Ticket, error) {
-	var t Ticket
+func scanTicket(row interface{ Scan(...any) error }) (ticket.Ticket, error) {
+	var t ticket.Ticket
 	var triage, steps sql.NullString
 	var created, updated int64
 	var resolved sql.NullInt64
 	err := row.Scan(&t.ID, &t.OrgID, &t.CreatedBy, &t.Subject, &t.Description, &t.Priority, &t.Status, &t.Assignee,
 		&triage, &steps, &t.TriageRunID, &t.TriageRunStatus, &created, &updated, &resolved)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Ticket{}, ErrNotFound
+		return ticket.Ticket{}, ErrNotFound
 	}
 	if err != nil {
-		return Ticket{}, err
+		return ticket.Ticket{}, err
 	}
 	if triage.Valid {
 		t.Triage = json.RawMessage(triage.String)
@@ -128,21 +56,12 @@ func scanTicket(row interface{ Scan(...any) error }) (Ticket, error) {
 	return t, nil
 }
 
-// NewTicket is a ticket to submit.
-type NewTicket struct {
-	OrgID       string
-	CreatedBy   string
-	Subject     string
-	Description string
-	Priority    string
-}
-
 // SubmitTicket stores an open ticket and, in the same transaction, queues
 // the triage run of triageAgent for it: a ticket is never left untriaged.
-func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent string) (Ticket, error) {
+func (s *Store) SubmitTicket(ctx context.Context, n ticket.New, triageAgent string) (ticket.Ticket, error) {
 	now := s.now()
-	t := Ticket{ID: NewID("tkt", now), OrgID: n.OrgID, CreatedBy: n.CreatedBy, Subject: n.Subject, Description: n.Description,
-		Priority: n.Priority, Status: TicketOpen, CreatedAt: fromMS(ms(now)), UpdatedAt: fromMS(ms(now))}
+	t := ticket.Ticket{ID: NewID("tkt", now), OrgID: n.OrgID, CreatedBy: n.CreatedBy, Subject: n.Subject, Description: n.Description,
+		Priority: n.Priority, Status: ticket.Open, CreatedAt: fromMS(ms(now)), UpdatedAt: fromMS(ms(now))}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		params, _ := json.Marshal(map[string]string{"ticket_id": t.ID})
 		run, err := queueRun(ctx, tx, NewRun{OrgID: n.OrgID, Agent: triageAgent, Params: params, RequestedBy: n.CreatedBy}, now)
@@ -151,14 +70,14 @@ func (s *Store) SubmitTicket(ctx context.Context, n NewTicket, triageAgent strin
 		}
 		t.TriageRunID, t.TriageRunStatus = run.ID, run.Status
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tickets (id, org_id, created_by, subject, description, priority, status,
-			triage_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)`,
-			t.ID, t.OrgID, t.CreatedBy, t.Subject, t.Description, t.Priority, run.ID, ms(now), ms(now)); err != nil {
+			triage_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.OrgID, t.CreatedBy, t.Subject, t.Description, t.Priority, t.Status, run.ID, ms(now), ms(now)); err != nil {
 			return fmt.Errorf("insert ticket: %w", err)
 		}
 		return nil
 	})
 	if err != nil {
-		return Ticket{}, err
+		return ticket.Ticket{}, err
 	}
 	return t, nil
 }
@@ -174,11 +93,11 @@ func ticketsSeenBy(who actor.Actor) (string, []any) {
 }
 
 // Ticket returns one ticket who sees.
-func (s *Store) Ticket(ctx context.Context, who actor.Actor, id string) (Ticket, error) {
+func (s *Store) Ticket(ctx context.Context, who actor.Actor, id string) (ticket.Ticket, error) {
 	return readTicket(ctx, s.reader, who, id)
 }
 
-func readTicket(ctx context.Context, q querier, who actor.Actor, id string) (Ticket, error) {
+func readTicket(ctx context.Context, q querier, who actor.Actor, id string) (ticket.Ticket, error) {
 	where, args := ticketsSeenBy(who)
 	t, err := scanTicket(q.QueryRowContext(ctx, `SELECT `+ticketColumns+ticketFrom+`WHERE t.id = ? AND `+where, append([]any{id}, args...)...))
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -187,38 +106,23 @@ func readTicket(ctx context.Context, q querier, who actor.Actor, id string) (Tic
 	return t, err
 }
 
-// TicketFilter selects tickets.
-type TicketFilter struct {
-	Status string
-	Page   Page
-}
-
 // Tickets lists the tickets who sees, newest first.
-func (s *Store) Tickets(ctx context.Context, who actor.Actor, f TicketFilter) ([]Ticket, int, error) {
+func (s *Store) Tickets(ctx context.Context, who actor.Actor, status string, limit, offset int) ([]ticket.Ticket, int, error) {
 	where, args := ticketsSeenBy(who)
-	if f.Status != "" {
+	if status != "" {
 		where += " AND t.status = ?"
-		args = append(args, f.Status)
+		args = append(args, status)
 	}
 	return readPage(ctx, s, pageQuery{what: "tickets", args: args,
 		count: `SELECT COUNT(*) FROM tickets t WHERE ` + where,
 		list: `SELECT ` + ticketColumns + ticketFrom + `WHERE ` + where +
 			` ORDER BY t.created_at DESC, t.rowid DESC LIMIT ? OFFSET ?`},
-		f.Page, func(rows *sql.Rows) (Ticket, error) { return scanTicket(rows) })
-}
-
-// TicketDetail is a ticket with its conversation, history and escalation
-// log, oldest first.
-type TicketDetail struct {
-	Ticket
-	Messages    []TicketMessage
-	Changes     []TicketChange
-	Escalations []Escalation
+		Page{Limit: limit, Offset: offset}, func(rows *sql.Rows) (ticket.Ticket, error) { return scanTicket(rows) })
 }
 
 // TicketDetail reads a ticket in scope and its thread in one snapshot.
-func (s *Store) TicketDetail(ctx context.Context, who actor.Actor, id string) (TicketDetail, error) {
-	var d TicketDetail
+func (s *Store) TicketDetail(ctx context.Context, who actor.Actor, id string) (ticket.Detail, error) {
+	var d ticket.Detail
 	err := s.read(ctx, func(tx querier) error {
 		var err error
 		if d.Ticket, err = readTicket(ctx, tx, who, id); err != nil {
@@ -231,17 +135,17 @@ func (s *Store) TicketDetail(ctx context.Context, who actor.Actor, id string) (T
 }
 
 // ticketThread reads the thread of a ticket already read in scope.
-func ticketThread(ctx context.Context, tx querier, id string) ([]TicketMessage, []TicketChange, []Escalation, error) {
-	var msgs []TicketMessage
-	var changes []TicketChange
-	var escalations []Escalation
+func ticketThread(ctx context.Context, tx querier, id string) ([]ticket.Message, []ticket.Change, []ticket.Escalation, error) {
+	var msgs []ticket.Message
+	var changes []ticket.Change
+	var escalations []ticket.Escalation
 	err := func() error {
 		rows, err := tx.QueryContext(ctx, `SELECT author, author_kind, body, at FROM ticket_messages WHERE ticket_id = ? ORDER BY id`, id)
 		if err != nil {
 			return fmt.Errorf("ticket messages: %w", err)
 		}
 		for rows.Next() {
-			var m TicketMessage
+			var m ticket.Message
 			var at int64
 			if err := rows.Scan(&m.Author, &m.AuthorKind, &m.Body, &at); err != nil {
 				rows.Close()
@@ -257,7 +161,7 @@ func ticketThread(ctx context.Context, tx querier, id string) ([]TicketMessage, 
 			return fmt.Errorf("ticket history: %w", err)
 		}
 		for rows.Next() {
-			var c TicketChange
+			var c ticket.Change
 			var at int64
 			if err := rows.Scan(&c.Field, &c.OldValue, &c.NewValue, &c.Actor, &c.Note, &at); err != nil {
 				rows.Close()
@@ -273,7 +177,7 @@ func ticketThread(ctx context.Context, tx querier, id string) ([]TicketMessage, 
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var e Escalation
+			var e ticket.Escalation
 			var confidence sql.NullFloat64
 			var at int64
 			if err := rows.Scan(&e.Reason, &confidence, &e.Actor, &at); err != nil {
@@ -290,21 +194,11 @@ func ticketThread(ctx context.Context, tx querier, id string) ([]TicketMessage, 
 	return msgs, changes, escalations, err
 }
 
-// Triage is what the tech-support agent concluded about a ticket.
-type Triage struct {
-	Result   json.RawMessage // category, confidence, suggested priority, ...
-	Steps    json.RawMessage // a JSON array of resolution steps
-	Message  string          // the first message of the thread
-	Actor    string          // the agent's slug
-	RunID    string          // the run triaging; it must still be running
-	Escalate *Escalation     // non-nil sends the ticket to the human queue
-}
-
 // ApplyTriage records a triage on a ticket that has none yet, and reports
 // whether it did: a run repeated after a crash must not triage twice.
 // Escalation moves an open ticket to escalated, logs why and notifies the
 // organization's admins, all in one transaction.
-func (s *Store) ApplyTriage(ctx context.Context, orgID, ticketID string, tr Triage) (bool, error) {
+func (s *Store) ApplyTriage(ctx context.Context, orgID, ticketID string, tr ticket.Triage) (bool, error) {
 	now := ms(s.now())
 	applied := false
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -322,10 +216,10 @@ func (s *Store) ApplyTriage(ctx context.Context, orgID, ticketID string, tr Tria
 			return fmt.Errorf("apply triage: %w", err)
 		}
 		applied = true
-		if err := addMessage(ctx, tx, ticketID, tr.Actor, AuthorAgent, tr.Message, now); err != nil {
+		if err := addMessage(ctx, tx, ticketID, tr.Actor, ticket.AuthorAgent, tr.Message, now); err != nil {
 			return err
 		}
-		if tr.Escalate == nil || status != TicketOpen {
+		if tr.Escalate == nil || !ticket.TriageEscalates(status) {
 			return nil
 		}
 		return escalate(ctx, tx, orgID, ticketID, subject, status, *tr.Escalate, now)
@@ -335,12 +229,12 @@ func (s *Store) ApplyTriage(ctx context.Context, orgID, ticketID string, tr Tria
 
 // escalate sends a ticket to the human queue: status, history, the
 // escalation log and a notification for the admins.
-func escalate(ctx context.Context, tx *sql.Tx, orgID, ticketID, subject, from string, e Escalation, now int64) error {
-	if from != TicketEscalated {
-		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET status = 'escalated', updated_at = ? WHERE id = ?`, now, ticketID); err != nil {
+func escalate(ctx context.Context, tx *sql.Tx, orgID, ticketID, subject, from string, e ticket.Escalation, now int64) error {
+	if from != ticket.Escalated {
+		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET status = ?, updated_at = ? WHERE id = ?`, ticket.Escalated, now, ticketID); err != nil {
 			return fmt.Errorf("escalate ticket: %w", err)
 		}
-		if err := addChange(ctx, tx, ticketID, TicketChange{Field: "status", OldValue: from, NewValue: TicketEscalated,
+		if err := addChange(ctx, tx, ticketID, ticket.Change{Field: "status", OldValue: from, NewValue: ticket.Escalated,
 			Actor: e.Actor, Note: e.Reason}, now); err != nil {
 			return err
 		}
@@ -365,7 +259,7 @@ func addMessage(ctx context.Context, tx *sql.Tx, ticketID, author, kind, body st
 	return nil
 }
 
-func addChange(ctx context.Context, tx *sql.Tx, ticketID string, c TicketChange, now int64) error {
+func addChange(ctx context.Context, tx *sql.Tx, ticketID string, c ticket.Change, now int64) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO ticket_history (ticket_id, field, old_value, new_value, actor, note, at)
 		VALUES (?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?)`, ticketID, c.Field, c.OldValue, c.NewValue, c.Actor, c.Note, now); err != nil {
 		return fmt.Errorf("ticket history: %w", err)
@@ -373,23 +267,10 @@ func addChange(ctx context.Context, tx *sql.Tx, ticketID string, c TicketChange,
 	return nil
 }
 
-// TicketUpdate is a change to a ticket; nil fields stay as they are.
-// Assignee "" unassigns.
-type TicketUpdate struct {
-	Status   *string
-	Priority *string
-	Assignee *string
-	Note     string
-	Actor    string
-	// Check vets the change against the ticket as it is inside the
-	// transaction, so two updates cannot both pass on a stale read.
-	Check func(current Ticket) error
-}
-
 // UpdateTicket applies a change to a ticket in scope, recording each
 // changed field in the history; escalating also logs and notifies as
 // triage does.
-func (s *Store) UpdateTicket(ctx context.Context, who actor.Actor, id string, u TicketUpdate) (TicketDetail, error) {
+func (s *Store) UpdateTicket(ctx context.Context, who actor.Actor, id string, u ticket.Write) (ticket.Detail, error) {
 	now := ms(s.now())
 	orgID := who.OrgID
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -418,7 +299,7 @@ func (s *Store) UpdateTicket(ctx context.Context, who actor.Actor, id string, u 
 			if _, err := tx.ExecContext(ctx, `UPDATE tickets SET `+column+` = NULLIF(?, ''), updated_at = ? WHERE id = ?`, *v, now, id); err != nil {
 				return fmt.Errorf("update ticket %s: %w", field, err)
 			}
-			return addChange(ctx, tx, id, TicketChange{Field: field, OldValue: old, NewValue: *v, Actor: u.Actor, Note: u.Note}, now)
+			return addChange(ctx, tx, id, ticket.Change{Field: field, OldValue: old, NewValue: *v, Actor: u.Actor, Note: u.Note}, now)
 		}
 		if err := set("priority", "priority", t.Priority, u.Priority); err != nil {
 			return err
@@ -429,16 +310,11 @@ func (s *Store) UpdateTicket(ctx context.Context, who actor.Actor, id string, u 
 		if u.Status == nil || *u.Status == t.Status {
 			return nil
 		}
-		if *u.Status == TicketEscalated {
-			reason := u.Note
-			if reason == "" {
-				reason = "Escalated by " + u.Actor
-			}
-			return escalate(ctx, tx, orgID, id, t.Subject, t.Status, Escalation{Reason: reason, Actor: u.Actor}, now)
+		if *u.Status == ticket.Escalated {
+			return escalate(ctx, tx, orgID, id, t.Subject, t.Status, ticket.ManualEscalation(u.Actor, u.Note), now)
 		}
 		var resolvedAt any
-		switch *u.Status {
-		case TicketResolved, TicketClosed:
+		if ticket.Resolves(*u.Status) {
 			resolvedAt = now
 			if t.ResolvedAt != nil {
 				resolvedAt = ms(*t.ResolvedAt)
@@ -448,16 +324,16 @@ func (s *Store) UpdateTicket(ctx context.Context, who actor.Actor, id string, u 
 			*u.Status, resolvedAt, now, id); err != nil {
 			return fmt.Errorf("update ticket status: %w", err)
 		}
-		return addChange(ctx, tx, id, TicketChange{Field: "status", OldValue: t.Status, NewValue: *u.Status, Actor: u.Actor, Note: u.Note}, now)
+		return addChange(ctx, tx, id, ticket.Change{Field: "status", OldValue: t.Status, NewValue: *u.Status, Actor: u.Actor, Note: u.Note}, now)
 	})
 	if err != nil {
-		return TicketDetail{}, err
+		return ticket.Detail{}, err
 	}
 	return s.TicketDetail(ctx, who, id)
 }
 
 // AddTicketMessage appends a message to a ticket in scope.
-func (s *Store) AddTicketMessage(ctx context.Context, who actor.Actor, id string, m TicketMessage) error {
+func (s *Store) AddTicketMessage(ctx context.Context, who actor.Actor, id string, m ticket.Message) error {
 	now := ms(s.now())
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := readTicket(ctx, tx, who, id); err != nil {
@@ -471,17 +347,9 @@ func (s *Store) AddTicketMessage(ctx context.Context, who actor.Actor, id string
 	})
 }
 
-// TicketLoad is what the account manager reports of an organization's tickets.
-type TicketLoad struct {
-	ByStatus        map[string]int
-	Escalated30d    int
-	Resolved30d     int
-	MeanResolveTime time.Duration // over tickets resolved in the last 30 days
-}
-
 // TicketLoadSince summarises the organization's tickets.
-func (s *Store) TicketLoadSince(ctx context.Context, orgID string, since time.Time) (TicketLoad, error) {
-	l := TicketLoad{ByStatus: map[string]int{}}
+func (s *Store) TicketLoadSince(ctx context.Context, orgID string, since time.Time) (ticket.Load, error) {
+	l := ticket.Load{ByStatus: map[string]int{}}
 	err := s.read(ctx, func(tx querier) error {
 		rows, err := tx.QueryContext(ctx, `SELECT status, COUNT(*) FROM tickets WHERE org_id = ? GROUP BY status`, orgID)
 		if err != nil {
@@ -539,8 +407,7 @@ func escalateUntriaged(ctx context.Context, tx *sql.Tx, runIDs []string, now int
 	}
 	rows.Close()
 	for _, o := range orphans {
-		e := Escalation{Actor: "garrison", Reason: "Automatic triage " + o.runStatus + "; a technician needs to review this ticket."}
-		if err := escalate(ctx, tx, o.org, o.id, o.subject, TicketOpen, e, now); err != nil {
+		if err := escalate(ctx, tx, o.org, o.id, o.subject, ticket.Open, ticket.UntriagedEscalation(o.runStatus), now); err != nil {
 			return err
 		}
 	}
