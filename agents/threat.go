@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"garrison/account"
+	"garrison/alerting"
 	"garrison/attack"
 	"garrison/blocklist"
 	"garrison/store"
@@ -126,7 +127,7 @@ type eventBrief struct {
 	Message   string `json:"message"`
 }
 
-func summarizeEvents(events []store.Event, now time.Time) eventSummary {
+func summarizeEvents(events []event.Event, now time.Time) eventSummary {
 	s := eventSummary{Count: len(events), Capped: len(events) == store.MaxMatchedEvents,
 		BySeverity: map[string]int{}, ByType: map[string]int{}, Assets: []string{}, Recent: []eventBrief{}}
 	assets := map[string]bool{}
@@ -163,7 +164,7 @@ type techniqueFinding struct {
 // mapTechniques maps the research to ATT&CK: for a CVE, the CTID mappings
 // of it, else (derived) the techniques its weaknesses reach through CAPEC;
 // then what the matching events show.
-func mapTechniques(events []store.Event, target, kind string, cwes []string) []techniqueFinding {
+func mapTechniques(events []event.Event, target, kind string, cwes []string) []techniqueFinding {
 	found := map[string]*techniqueFinding{}
 	add := func(t attack.Technique, reason string, n int) {
 		f, ok := found[t.ID]
@@ -288,7 +289,7 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 	openAlerts := 0
 	alertList := []map[string]any{}
 	for _, a := range alerts {
-		if a.Status == store.AlertOpen {
+		if a.Status == alerting.Open {
 			openAlerts++
 		}
 		alertList = append(alertList, map[string]any{"id": a.ID, "title": a.Title, "severity": a.Severity.String(),

@@ -80,6 +80,23 @@ func Burst(eventType, asset string, severity event.Severity) Spec {
 	}
 }
 
+// BurstReached reports whether a burst window holding n lower-severity
+// events of one type from one asset has a burst.
+func BurstReached(n int64) bool { return n >= BurstThreshold }
+
+// BurstJoins decides what a batch's events do in a window that has reached
+// its burst, given the events it held before (before) and whether the
+// asset's burst alert of that type is open. They join the alert, unless the
+// window had its burst already and that alert was resolved since: its
+// stragglers raise nothing new. A window crossing the threshold now brings
+// its earlier events into the alert too (takeEarlier).
+func BurstJoins(before int64, alertOpen bool) (joins, takeEarlier bool) {
+	if BurstReached(before) && !alertOpen {
+		return false, false
+	}
+	return true, before > 0 && !BurstReached(before)
+}
+
 // Window returns the start of the burst window holding t.
 func Window(t time.Time) time.Time { return t.Truncate(BurstWindow) }
 

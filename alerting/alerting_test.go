@@ -87,3 +87,33 @@ func TestRecommendBlocksOnlyWhatCanBeBlocked(t *testing.T) {
 		}
 	}
 }
+
+func TestBurstDecision(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		before, added    int64
+		open             bool
+		reached          bool
+		joins, takeEarly bool
+	}{
+		{"quiet window", 0, BurstThreshold - 1, false, false, false, false},
+		{"a batch alone reaches it", 0, BurstThreshold, false, true, true, false},
+		{"crossing brings the earlier events", 3, BurstThreshold - 3, false, true, true, true},
+		{"crossing into an open alert of an earlier window", 3, BurstThreshold, true, true, true, true},
+		{"past it, alert open: stragglers join", BurstThreshold, 1, true, true, true, false},
+		{"past it, alert resolved: stragglers raise nothing", BurstThreshold + 5, 1, false, true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := BurstReached(tc.before + tc.added); got != tc.reached {
+				t.Fatalf("BurstReached(%d) = %v", tc.before+tc.added, got)
+			}
+			if !tc.reached {
+				return
+			}
+			joins, early := BurstJoins(tc.before, tc.open)
+			if joins != tc.joins || early != tc.takeEarly {
+				t.Fatalf("BurstJoins(%d, %v) = %v, %v; want %v, %v", tc.before, tc.open, joins, early, tc.joins, tc.takeEarly)
+			}
+		})
+	}
+}

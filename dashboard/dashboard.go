@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"garrison/alerting"
 	"garrison/blocklist"
 	"garrison/event"
 	"garrison/llm"
@@ -96,7 +97,7 @@ type Overview struct {
 	Score        posture.Score
 	Day, Week    Counts
 	OpenAlerts   int
-	Recent       []store.Alert // the newest open alerts
+	Recent       []alerting.Alert // the newest open alerts
 	AgentsActive int           // agents with a run in progress
 	AgentsQueued int           // runs waiting
 }
@@ -113,7 +114,7 @@ func (b *Board) Overview(ctx context.Context, orgID string) (Overview, error) {
 		return o, err
 	}
 	o.Day = newCounts(day1)
-	if o.Recent, _, err = b.store.Alerts(ctx, orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: recentAlertsShown}}); err != nil {
+	if o.Recent, _, err = b.store.Alerts(ctx, orgID, alerting.Filter{Status: alerting.Open, Limit: recentAlertsShown}); err != nil {
 		return o, err
 	}
 	o.AgentsActive, o.AgentsQueued, err = b.agentLoad(ctx, orgID)

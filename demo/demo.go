@@ -14,6 +14,7 @@ import (
 
 	"garrison/account"
 	"garrison/agents"
+	"garrison/alerting"
 	"garrison/blocklist"
 	"garrison/compliance"
 	"garrison/credential"
@@ -154,7 +155,7 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 	}
 	// Newest first: page past the recent alerts to the older ones.
 	for offset := 0; ; {
-		alerts, _, err := st.Alerts(ctx, orgID, store.AlertFilter{Status: store.AlertOpen, Page: store.Page{Limit: 200, Offset: offset}})
+		alerts, _, err := st.Alerts(ctx, orgID, alerting.Filter{Status: alerting.Open, Limit: 200, Offset: offset})
 		if err != nil {
 			return err
 		}
@@ -167,7 +168,7 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 				offset++
 				continue
 			}
-			if _, err := st.SetAlertStatus(ctx, orgID, a.ID, store.AlertResolved, "Investigated during the demo period: contained.", "demo"); err != nil {
+			if _, err := st.SetAlertStatus(ctx, orgID, a.ID, alerting.Resolved, "Investigated during the demo period: contained.", "demo"); err != nil {
 				return err
 			}
 		}

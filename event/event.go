@@ -6,7 +6,11 @@ package event
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
+
+	"garrison/valid"
 )
 
 // Event types.
@@ -135,3 +139,40 @@ const (
 // Categories lists the alert categories.
 var Categories = []string{CategoryMalware, CategoryIntrusion, CategoryReconnaissance, CategoryBlocked, CategoryDNS,
 	CategoryPolicy, CategoryBurst}
+
+// Event is a stored security event, as the API lists it.
+type Event struct {
+	ID         string
+	OrgID      string
+	Type       string
+	Severity   Severity
+	Timestamp  time.Time
+	Source     string
+	Asset      string
+	Message    string
+	Indicator  string
+	Details    []byte // its JSON details, nil when it has none
+	AlertID    string
+	ReceivedAt time.Time
+}
+
+// ParseSeverities reads a comma list of severity names into p's field; one
+// named twice counts once (the events page merges one index range per
+// severity). An empty list is no filter.
+func ParseSeverities(p *valid.Problems, field, list string) []Severity {
+	if list == "" {
+		return nil
+	}
+	var out []Severity
+	for _, name := range strings.Split(list, ",") {
+		s, ok := ParseSeverity(strings.TrimSpace(name))
+		if !ok {
+			p.Add(field, "must be a comma list of "+strings.Join(SeverityNames(), ", "))
+			return nil
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -3,13 +3,9 @@ package handlers
 import (
 	"net/http"
 
-	"garrison/store"
+	"garrison/alerting"
 	"garrison/timestamp"
-	"garrison/valid"
 )
-
-// alertEventsShown bounds the events listed with one alert.
-const alertEventsShown = 100
 
 type alertView struct {
 	ID                string  `json:"id"`
@@ -30,7 +26,7 @@ type alertView struct {
 	UpdatedAt         string  `json:"updated_at"`
 }
 
-func newAlertView(a store.Alert) alertView {
+func newAlertView(a alerting.Alert) alertView {
 	return alertView{ID: a.ID, Severity: a.Severity.String(), Category: a.Category, Title: a.Title,
 		AffectedAsset: a.Asset, Indicator: optString(a.Indicator), RecommendedAction: a.RecommendedAction, Status: a.Status,
 		EventCount: a.EventCount, FirstSeen: timestamp.Format(a.FirstSeen), LastSeen: timestamp.Format(a.LastSeen), Note: a.Note,
@@ -51,13 +47,8 @@ func (a *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	var p valid.Problems
-	f := store.AlertFilter{Page: page, Status: q.Get("status"), Severities: parseSeverities(&p, q.Get("severity"))}
-	p.Check(f.Status == "" || f.Status == store.AlertOpen || f.Status == store.AlertResolved, "status", "must be open or resolved")
-	if err := p.Err(); err != nil {
-		return err
-	}
-	alerts, total, err := a.Store.Alerts(r.Context(), principalFrom(r.Context()).OrgID, f)
+	alerts, total, err := alerting.List(r.Context(), a.Store, principalFrom(r.Context()).Actor,
+		alerting.Query{Status: q.Get("status"), Severity: q.Get("severity"), Limit: page.Limit, Offset: page.Offset})
 	if err != nil {
 		return err
 	}
@@ -71,7 +62,7 @@ func (a *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
 
 // getAlert answers one alert with the events behind it and its history.
 func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
-	d, err := a.Store.AlertDetail(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), alertEventsShown)
+	d, err := alerting.Get(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -97,14 +88,7 @@ func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	var p valid.Problems
-	p.Check(req.Status == store.AlertOpen || req.Status == store.AlertResolved, "status", "must be open or resolved")
-	p.CheckText("note", req.Note, valid.TextRule{Max: 2000})
-	if err := p.Err(); err != nil {
-		return err
-	}
-	pr := principalFrom(r.Context())
-	al, err := a.Store.SetAlertStatus(r.Context(), pr.OrgID, r.PathValue("id"), req.Status, req.Note, pr.ID)
+	al, err := alerting.SetStatus(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"), req.Status, req.Note)
 	if err != nil {
 		return err
 	}

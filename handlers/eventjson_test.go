@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/event"
 	"garrison/fault"
 	"garrison/store"
 )
@@ -29,7 +30,7 @@ func TestEventListMatchesEncodingJSON(t *testing.T) {
 	var views []eventView
 	for i, s := range tricky {
 		d := details[i%len(details)]
-		e := store.Event{ID: "evt_" + s, Type: s, Severity: 3, Timestamp: time.Unix(int64(i), 0), Source: s, Asset: s, Message: s,
+		e := event.Event{ID: "evt_" + s, Type: s, Severity: 3, Timestamp: time.Unix(int64(i), 0), Source: s, Asset: s, Message: s,
 			Indicator: tricky[(i+3)%len(tricky)], AlertID: tricky[(i+5)%len(tricky)], ReceivedAt: time.Unix(int64(i), 999e6)}
 		if d != "" {
 			e.Details = []byte(d)
@@ -55,7 +56,7 @@ func TestEventListMatchesEncodingJSON(t *testing.T) {
 		})
 	}
 	// Details that are not JSON (never stored) answer as encoding/json does.
-	broken := []eventView{newEventView(store.Event{ID: "evt_1", Details: []byte(`{"a": nope}`)})}
+	broken := []eventView{newEventView(event.Event{ID: "evt_1", Details: []byte(`{"a": nope}`)})}
 	if fast, std := encodeBoth(broken, 1, store.Page{Limit: 1}); !bytes.Equal(fast, std) || !bytes.Contains(std, []byte(fault.Internal)) {
 		t.Fatalf("broken details:\nfast %s\nstd  %s", fast, std)
 	}
@@ -66,7 +67,7 @@ func FuzzEventJSON(f *testing.F) {
 	f.Add("x\u2028", "\xff", "tab\t\"q\"", "", `{}`)
 	f.Add("", "<&>", "\x00\x1f", "\\", "{\n\"k\" :\t\"v\\u2028\"\r}")
 	f.Fuzz(func(t *testing.T, id, typ, message, indicator, details string) {
-		e := store.Event{ID: id, Type: typ, Message: message, Indicator: indicator, Source: message, Asset: typ}
+		e := event.Event{ID: id, Type: typ, Message: message, Indicator: indicator, Source: message, Asset: typ}
 		if details != "" {
 			var obj map[string]any
 			if json.Unmarshal([]byte(details), &obj) != nil {
@@ -85,7 +86,7 @@ func FuzzEventJSON(f *testing.F) {
 func BenchmarkEventListEncoding(b *testing.B) {
 	views := make([]eventView, 50)
 	for i := range views {
-		views[i] = newEventView(store.Event{ID: fmt.Sprintf("evt_01jabcdefghjkmnpqrstvwx%03d", i), Type: "threat_detected", Severity: 2,
+		views[i] = newEventView(event.Event{ID: fmt.Sprintf("evt_01jabcdefghjkmnpqrstvwx%03d", i), Type: "threat_detected", Severity: 2,
 			Timestamp: time.Now(), Source: "suricata", Asset: "host-17", Message: "ET SCAN Suspicious inbound to mySQL port 3306",
 			Indicator: "198.18.3.4", ReceivedAt: time.Now(),
 			Details: []byte(`{"src_port":51234,"dest_port":3306,"proto":"TCP","signature_id":2010937,"category":"Potentially Bad Traffic"}`)})

@@ -35,7 +35,7 @@ func optString(s string) *string {
 	return &s
 }
 
-func newEventView(e store.Event) eventView {
+func newEventView(e event.Event) eventView {
 	details := json.RawMessage(e.Details)
 	if details == nil {
 		details = json.RawMessage("null")
@@ -43,26 +43,6 @@ func newEventView(e store.Event) eventView {
 	return eventView{ID: e.ID, Type: e.Type, Severity: e.Severity.String(), Timestamp: timestamp.Format(e.Timestamp),
 		Source: e.Source, Asset: e.Asset, Message: e.Message, Indicator: optString(e.Indicator), Details: details,
 		AlertID: optString(e.AlertID), ReceivedAt: timestamp.Format(e.ReceivedAt)}
-}
-
-// parseSeverities reads a comma list of severity names; one named twice
-// counts once (the events page merges one index range per severity).
-func parseSeverities(p *valid.Problems, v string) []event.Severity {
-	if v == "" {
-		return nil
-	}
-	var out []event.Severity
-	for _, name := range strings.Split(v, ",") {
-		i, ok := event.ParseSeverity(strings.TrimSpace(name))
-		if !ok {
-			p.Add("severity", "must be a comma list of "+strings.Join(event.SeverityNames(), ", "))
-			return nil
-		}
-		if !slices.Contains(out, i) {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // parseTimeRange reads the from and to of a list: RFC 3339, to given in
@@ -100,7 +80,7 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	var p valid.Problems
-	f := store.EventFilter{Page: page, Severities: parseSeverities(&p, q.Get("severity"))}
+	f := store.EventFilter{Page: page, Severities: event.ParseSeverities(&p, "severity", q.Get("severity"))}
 	if v := q.Get("type"); v != "" {
 		for _, t := range strings.Split(v, ",") {
 			t = strings.TrimSpace(t)

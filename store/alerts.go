@@ -7,64 +7,23 @@ import (
 	"fmt"
 	"time"
 
-	"garrison/event"
+	"garrison/alerting"
 )
-
-// Alert statuses.
-const (
-	AlertOpen     = "open"
-	AlertResolved = "resolved"
-)
-
-// Alert is a distillation of events that needs a human.
-type Alert struct {
-	ID                string
-	Severity          event.Severity
-	Category          string
-	Title             string
-	Asset             string
-	Indicator         string
-	RecommendedAction string
-	Status            string
-	EventCount        int
-	FirstSeen         time.Time
-	LastSeen          time.Time
-	Note              string
-	ResolvedAt        *time.Time
-	ResolvedBy        string
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-}
-
-// AlertChange is one entry of an alert's history.
-type AlertChange struct {
-	Status string
-	Note   string
-	Actor  string
-	At     time.Time
-}
-
-// AlertFilter selects alerts.
-type AlertFilter struct {
-	Status     string
-	Severities []event.Severity
-	Page       Page
-}
 
 const alertColumns = `id, severity, category, title, asset, indicator, recommended_action, status, event_count,
 	first_seen, last_seen, note, resolved_at, COALESCE(resolved_by, ''), created_at, updated_at`
 
-func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
-	var a Alert
+func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
+	var a alerting.Alert
 	var first, last, created, updated int64
 	var resolved sql.NullInt64
 	err := row.Scan(&a.ID, &a.Severity, &a.Category, &a.Title, &a.Asset, &a.Indicator, &a.RecommendedAction, &a.Status,
 		&a.EventCount, &first, &last, &a.Note, &resolved, &a.ResolvedBy, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Alert{}, ErrNotFound
+		return alerting.Alert{}, ErrNotFound
 	}
 	if err != nil {
-		return Alert{}, err
+		return alerting.Alert{}, err
 	}
 	a.FirstSeen, a.LastSeen, a.CreatedAt, a.UpdatedAt = fromMS(first), fromMS(last), fromMS(created), fromMS(updated)
 	a.ResolvedAt = optMS(resolved)
@@ -73,7 +32,7 @@ func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
 
 // Alerts lists an organization's alerts, most recently active first, ties
 // in the order they were raised (rowid, which the indexes end with).
-func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Alert, int, error) {
+func (s *Store) Alerts(ctx context.Context, orgID string, f alerting.Filter) ([]alerting.Alert, int, error) {
 	where, args := "org_id = ?", []any{orgID}
 	if f.Status != "" {
 		where += " AND status = ?"
@@ -89,33 +48,26 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f AlertFilter) ([]Aler
 	return readPage(ctx, s, pageQuery{what: "alerts", args: args,
 		count: `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE ` + where,
 		list:  `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
-		f.Page, func(rows *sql.Rows) (Alert, error) { return scanAlert(rows) })
+		Page{Limit: f.Limit, Offset: f.Offset}, func(rows *sql.Rows) (alerting.Alert, error) { return scanAlert(rows) })
 }
 
 // Alert returns one alert of the organization.
-func (s *Store) Alert(ctx context.Context, orgID, id string) (Alert, error) {
+func (s *Store) Alert(ctx context.Context, orgID, id string) (alerting.Alert, error) {
 	return readAlert(ctx, s.reader, orgID, id)
 }
 
-func readAlert(ctx context.Context, q querier, orgID, id string) (Alert, error) {
+func readAlert(ctx context.Context, q querier, orgID, id string) (alerting.Alert, error) {
 	a, err := scanAlert(q.QueryRowContext(ctx, `SELECT `+alertColumns+` FROM alerts WHERE id = ? AND org_id = ?`, id, orgID))
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		return Alert{}, fmt.Errorf("alert: %w", err)
+		return alerting.Alert{}, fmt.Errorf("alert: %w", err)
 	}
 	return a, err
 }
 
-// AlertDetail is an alert with the newest events behind it and its history.
-type AlertDetail struct {
-	Alert
-	Events  []Event
-	History []AlertChange
-}
-
 // AlertDetail reads an alert, up to eventsShown of its newest events and its
 // status changes, in one snapshot.
-func (s *Store) AlertDetail(ctx context.Context, orgID, id string, eventsShown int) (AlertDetail, error) {
-	var d AlertDetail
+func (s *Store) AlertDetail(ctx context.Context, orgID, id string, eventsShown int) (alerting.Detail, error) {
+	var d alerting.Detail
 	err := s.read(ctx, func(tx querier) error {
 		var err error
 		if d.Alert, err = readAlert(ctx, tx, orgID, id); err != nil {
@@ -131,16 +83,16 @@ func (s *Store) AlertDetail(ctx context.Context, orgID, id string, eventsShown i
 }
 
 // alertHistory returns an alert's status changes, oldest first.
-func alertHistory(ctx context.Context, q querier, orgID, id string) ([]AlertChange, error) {
+func alertHistory(ctx context.Context, q querier, orgID, id string) ([]alerting.Change, error) {
 	rows, err := q.QueryContext(ctx, `SELECT h.status, h.note, h.actor, h.at FROM alert_history h
 		JOIN alerts a ON a.id = h.alert_id WHERE h.alert_id = ? AND a.org_id = ? ORDER BY h.id`, id, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("alert history: %w", err)
 	}
 	defer rows.Close()
-	var out []AlertChange
+	var out []alerting.Change
 	for rows.Next() {
-		var c AlertChange
+		var c alerting.Change
 		var at int64
 		if err := rows.Scan(&c.Status, &c.Note, &c.Actor, &at); err != nil {
 			return nil, fmt.Errorf("alert history: %w", err)
@@ -154,9 +106,9 @@ func alertHistory(ctx context.Context, q querier, orgID, id string) ([]AlertChan
 // SetAlertStatus resolves or reopens an alert, recording who, when and why.
 // Reopening while another alert with the same fingerprint is open is
 // ErrAlertDuplicate: new events already go to that one.
-func (s *Store) SetAlertStatus(ctx context.Context, orgID, id, status, note, actor string) (Alert, error) {
+func (s *Store) SetAlertStatus(ctx context.Context, orgID, id, status, note, actor string) (alerting.Alert, error) {
 	if err := s.setAlertStatus(ctx, orgID, id, status, note, actor); err != nil {
-		return Alert{}, err
+		return alerting.Alert{}, err
 	}
 	return s.Alert(ctx, orgID, id)
 }
@@ -169,7 +121,7 @@ func (s *Store) setAlertStatus(ctx context.Context, orgID, id, status, note, act
 	defer s.alerts.mu.Unlock()
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var resolvedAt, resolvedBy any
-		if status == AlertResolved {
+		if status == alerting.Resolved {
 			resolvedAt, resolvedBy = now, actor
 		}
 		var fingerprint string

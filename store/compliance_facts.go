@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"garrison/alerting"
 	"garrison/event"
 )
 
@@ -76,7 +77,7 @@ func (s *Store) OverdueAlerts(ctx context.Context, orgID string, raisedBefore ma
 				rows.Close()
 				return o, fmt.Errorf("overdue alerts: %w", err)
 			}
-			it.Status, it.CreatedAt = AlertOpen, fromMS(at)
+			it.Status, it.CreatedAt = alerting.Open, fromMS(at)
 			o.Oldest = append(o.Oldest, it)
 		}
 		rows.Close()

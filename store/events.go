@@ -12,22 +12,6 @@ import (
 	"garrison/event"
 )
 
-// Event is a stored security event.
-type Event struct {
-	ID         string
-	OrgID      string
-	Type       string
-	Severity   event.Severity
-	Timestamp  time.Time
-	Source     string
-	Asset      string
-	Message    string
-	Indicator  string
-	Details    []byte
-	AlertID    string
-	ReceivedAt time.Time
-}
-
 // EventFilter selects events. From and To are inclusive; nil is open.
 type EventFilter struct {
 	Severities     []event.Severity
@@ -49,7 +33,7 @@ var eventColumns = fmt.Sprintf(`id, type, severity, ts, source, asset, message, 
 		AND w.window = %[1]s AND events.seq <= w.upto_seq) END, ''), received_at`,
 	burstWindowOf("events.ts"), event.High)
 
-func scanEvents(rows *sql.Rows, orgID string) ([]Event, error) {
+func scanEvents(rows *sql.Rows, orgID string) ([]event.Event, error) {
 	return scanEventsTotal(rows, orgID, nil)
 }
 
@@ -58,13 +42,13 @@ func scanEvents(rows *sql.Rows, orgID string) ([]Event, error) {
 // are scanned into an any, database/sql's fast path: into an int64 it
 // takes reflection, and into an int type of another size (Severity, the
 // total) a round trip through a string, for every row of the page.
-func scanEventsTotal(rows *sql.Rows, orgID string, total *int) ([]Event, error) {
+func scanEventsTotal(rows *sql.Rows, orgID string, total *int) ([]event.Event, error) {
 	defer rows.Close()
-	var out []Event
+	var out []event.Event
 	var sev, ts, received, n any
 	dest := make([]any, 11, 12)
 	for rows.Next() {
-		e := Event{OrgID: orgID}
+		e := event.Event{OrgID: orgID}
 		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.Type, &sev, &ts, &e.Source, &e.Asset
 		dest[6], dest[7], dest[8], dest[9], dest[10] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
 		if total != nil {
@@ -150,9 +134,9 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // the filter. The total reads per-type-and-severity counts, or, for a time
 // range, whole hours from the hourly rollup and exact counts of the partial
 // hours at either edge, so it never scans the range.
-func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]Event, int, error) {
+func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]event.Event, int, error) {
 	b := f.bounds()
-	var events []Event
+	var events []event.Event
 	var total int
 	deep := f.Page.Offset >= deepPage && !f.SortBySeverity
 	if b.lo == openLow && b.hi == openHigh && !deep {
@@ -291,7 +275,7 @@ func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b
 
 // AlertEvents returns the newest events behind an alert: its own, and the
 // earlier events of the burst windows it took in.
-func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]Event, error) {
+func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]event.Event, error) {
 	return alertEvents(ctx, s.reader, orgID, alertID, limit)
 }
 
@@ -307,7 +291,7 @@ var alertEventsQuery = `SELECT ` + eventColumns + ` FROM events WHERE alert_id =
 			AND e.alert_id IS NULL AND e.seq <= w.upto_seq)
 	ORDER BY ts DESC LIMIT ?3`
 
-func alertEvents(ctx context.Context, q querier, orgID, alertID string, limit int) ([]Event, error) {
+func alertEvents(ctx context.Context, q querier, orgID, alertID string, limit int) ([]event.Event, error) {
 	rows, err := q.QueryContext(ctx, alertEventsQuery, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), event.High)
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)

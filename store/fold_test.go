@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/alerting"
 	"garrison/event"
 )
 
@@ -79,7 +80,7 @@ func derived(t testing.TB, s *Store, org string) string {
 	t.Helper()
 	ctx := context.Background()
 	var b strings.Builder
-	alerts, total, err := s.Alerts(ctx, org, AlertFilter{Page: Page{Limit: 100}})
+	alerts, total, err := s.Alerts(ctx, org, alerting.Filter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func TestFoldUnderConcurrentIngest(t *testing.T) {
 				if _, err := s.Ingest(context.Background(), "org_a", batch, nil); err != nil {
 					t.Error(err)
 				}
-				if _, _, err := s.Alerts(context.Background(), "org_a", AlertFilter{Page: Page{Limit: 1}}); err != nil {
+				if _, _, err := s.Alerts(context.Background(), "org_a", alerting.Filter{Limit: 1}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -368,7 +369,7 @@ func TestFoldUnderConcurrentIngest(t *testing.T) {
 func eventsBehindAlerts(t *testing.T, s *Store, org string) int {
 	t.Helper()
 	ctx := context.Background()
-	alerts, _, err := s.Alerts(ctx, org, AlertFilter{Page: Page{Limit: 100}})
+	alerts, _, err := s.Alerts(ctx, org, alerting.Filter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

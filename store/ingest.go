@@ -197,7 +197,7 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 			added.add(windowStat{n: 1, first: ts, last: ts, sev: events[i].Severity})
 		}
 		p.windows[k] = added
-		if before.n+added.n < alerting.BurstThreshold {
+		if !alerting.BurstReached(before.n + added.n) {
 			continue
 		}
 		spec := alerting.Burst(k.typ, k.asset, added.sev)
@@ -206,9 +206,8 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 		if err != nil {
 			return p, err
 		}
-		if before.n >= alerting.BurstThreshold && !planned && !d.exists {
-			// Past the threshold already and no burst alert open (it was
-			// resolved): the window's stragglers raise nothing new.
+		joins, takeEarlier := alerting.BurstJoins(before.n, planned || d.exists)
+		if !joins {
 			delete(p.alerts, spec.Fingerprint)
 			continue
 		}
@@ -216,8 +215,7 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 			p.alertOf[i] = d
 			add(d, ms(events[i].Timestamp))
 		}
-		if before.n > 0 && before.n < alerting.BurstThreshold {
-			// Crossing now: the window's earlier events belong to the burst too.
+		if takeEarlier {
 			d.taken.add(before)
 			d.windows = append(d.windows, k)
 		}

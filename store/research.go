@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"garrison/alerting"
 	"garrison/event"
 )
 
@@ -20,7 +21,7 @@ const (
 // (case-insensitively). It reads at most the newest MaxScannedEvents of the
 // period, so one research run cannot hold a reader for long; scanned tells
 // how many it read.
-func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since time.Time) (events []Event, scanned int, err error) {
+func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since time.Time) (events []event.Event, scanned int, err error) {
 	err = s.read(ctx, func(tx querier) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events INDEXED BY events_org_ts
 			WHERE org_id = ? AND ts >= ? LIMIT ?)`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
@@ -43,7 +44,7 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 
 // AlertsMatching returns the organization's alerts, most recently active
 // first, whose asset is term or whose indicator or title contains it.
-func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit int) ([]Alert, error) {
+func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit int) ([]alerting.Alert, error) {
 	rows, err := s.reads().QueryContext(ctx, `SELECT `+alertColumns+` FROM alerts
 		WHERE org_id = ?1 AND (asset = ?2 COLLATE NOCASE OR instr(lower(indicator), lower(?2)) > 0
 			OR instr(lower(title), lower(?2)) > 0)
@@ -52,7 +53,7 @@ func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit in
 		return nil, fmt.Errorf("alerts matching: %w", err)
 	}
 	defer rows.Close()
-	var out []Alert
+	var out []alerting.Alert
 	for rows.Next() {
 		a, err := scanAlert(rows)
 		if err != nil {
