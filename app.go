@@ -103,7 +103,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 		if codec, err = newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, opts.now); err == nil {
 			a := &app{store: st, jwt: codec, log: log, now: opts.now, cfg: cfg,
 				limits: handlers.NewRateLimits(cfg.limits, cfg.trustedProxies, limiterOpts...)}
-			a.keyUse = account.NewKeyUse(st, log)
+			a.keyUse = account.NewKeyUse(account.KeyUseConfig{Store: st, Log: log})
 			a.metrics = metrics.New()
 			a.mailer = mail.New(mail.Config{BaseURL: cfg.baseURL, SMTPAddr: cfg.smtpAddr, From: cfg.smtpFrom,
 				Username: cfg.smtpUsername, Password: cfg.smtpPassword, Observe: func(outcome string) {
@@ -128,14 +128,13 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 				return nil, err
 			}
 			a.api = handlers.New(handlers.Deps{
-				Console:  pages,
-				Store:    st,
-				Log:      log,
-				Now:      opts.now,
-				Sessions: codec,
-				Accounts: account.New(st, credential.NewHasher(opts.passwordIterations), a.mailer, opts.now, log, cfg.defaultPlan).
-					WithRegistration(cfg.registration),
-				KeyUse:         a.keyUse,
+				Console: pages,
+				Store:   st,
+				Log:     log,
+				Now:     opts.now,
+				Accounts: account.New(account.Config{Store: st, Passwords: credential.NewHasher(opts.passwordIterations),
+					Sessions: codec, KeyUse: a.keyUse, Mailer: a.mailer, Now: opts.now, Log: log,
+					DefaultPlan: cfg.defaultPlan, Registration: cfg.registration}),
 				Limits:         a.limits,
 				Blocklist:      blocked,
 				OpenAPI:        openAPIDocument,

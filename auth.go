@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"garrison/handlers"
+	"garrison/account"
 	"garrison/store"
 )
 
@@ -86,8 +86,8 @@ func newJWTCodec(secret []byte, ttl, maxSession time.Duration, now func() time.T
 	return j, nil
 }
 
-// Issue signs a session token for u (handlers.SessionCodec).
-func (j *jwtCodec) Issue(u store.User, authTime time.Time) (handlers.SessionToken, error) {
+// Issue signs a session token for u (account.SessionCodec).
+func (j *jwtCodec) Issue(u store.User, authTime time.Time) (account.SessionToken, error) {
 	now := j.now()
 	exp := now.Add(j.ttl)
 	if limit := authTime.Add(j.maxSession); exp.After(limit) {
@@ -98,13 +98,13 @@ func (j *jwtCodec) Issue(u store.User, authTime time.Time) (handlers.SessionToke
 	payload, err := json.Marshal(claims{Sub: u.ID, Org: u.OrgID, Ver: u.TokenVersion, JTI: hex.EncodeToString(jti),
 		Iat: now.Unix(), Exp: exp.Unix(), AuthTime: authTime.Unix(), Purpose: sessionPurpose})
 	if err != nil {
-		return handlers.SessionToken{}, fmt.Errorf("encode claims: %w", err)
+		return account.SessionToken{}, fmt.Errorf("encode claims: %w", err)
 	}
 	signingInput := jwtHeader + "." + base64.RawURLEncoding.EncodeToString(payload)
-	return handlers.SessionToken{Token: signingInput + "." + j.sign(signingInput), ExpiresAt: time.Unix(exp.Unix(), 0).UTC()}, nil
+	return account.SessionToken{Token: signingInput + "." + j.sign(signingInput), ExpiresAt: time.Unix(exp.Unix(), 0).UTC()}, nil
 }
 
-// MaxSession implements handlers.SessionCodec.
+// MaxSession implements account.SessionCodec.
 func (j *jwtCodec) MaxSession() time.Duration { return j.maxSession }
 
 func (j *jwtCodec) sign(signingInput string) string {
@@ -116,13 +116,13 @@ func (j *jwtCodec) sign(signingInput string) string {
 var strictBase64 = base64.RawURLEncoding.Strict()
 
 // Verify checks a token's form, signature, purpose and lifetime, in that
-// order: nothing in an unsigned payload is looked at (handlers.SessionCodec).
-func (j *jwtCodec) Verify(token string) (handlers.SessionClaims, error) {
+// order: nothing in an unsigned payload is looked at (account.SessionCodec).
+func (j *jwtCodec) Verify(token string) (account.SessionClaims, error) {
 	c, err := j.verify(token)
 	if err != nil {
-		return handlers.SessionClaims{}, err
+		return account.SessionClaims{}, err
 	}
-	return handlers.SessionClaims{UserID: c.Sub, OrgID: c.Org, TokenID: c.JTI, Version: c.Ver,
+	return account.SessionClaims{UserID: c.Sub, OrgID: c.Org, TokenID: c.JTI, Version: c.Ver,
 		ExpiresAt: time.Unix(c.Exp, 0).UTC(), AuthTime: time.Unix(c.AuthTime, 0).UTC()}, nil
 }
 
@@ -175,7 +175,7 @@ func (j *jwtCodec) verify(token string) (claims, error) {
 		return claims{}, errTokenMalformed
 	}
 	if !now.Before(time.Unix(c.Exp, 0)) {
-		return claims{}, handlers.ErrSessionExpired
+		return claims{}, account.ErrSessionExpired
 	}
 	return c, nil
 }

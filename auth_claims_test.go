@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"garrison/account"
 	"garrison/handlers"
 	"garrison/handlers/apitest"
 )
@@ -51,7 +52,7 @@ func TestVerifyChecksEachClaim(t *testing.T) {
 		"exp as a string":           {header, edit(func(c map[string]any) { c["exp"] = "later" }), errTokenMalformed},
 		"no sub":                    {header, edit(func(c map[string]any) { delete(c, "sub") }), errTokenMalformed},
 		"no jti":                    {header, edit(func(c map[string]any) { delete(c, "jti") }), errTokenMalformed},
-		"expired":                   {header, edit(func(c map[string]any) { c["exp"] = now }), handlers.ErrSessionExpired},
+		"expired":                   {header, edit(func(c map[string]any) { c["exp"] = now }), account.ErrSessionExpired},
 		"iat within leeway is fine": {header, edit(func(c map[string]any) { c["iat"] = now + 30 }), nil},
 	}
 	for name, tc := range tests {

@@ -202,7 +202,8 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mailer := mail.New(mail.Config{BaseURL: *baseURL}, st, log, time.Now)
-	accounts := account.New(st, credential.NewHasher(credential.DefaultIterations), mailer, time.Now, log, account.PlanStarter)
+	accounts := account.New(account.Config{Store: st, Passwords: credential.NewHasher(credential.DefaultIterations), Mailer: mailer,
+		Now: time.Now, Log: log})
 	res, err := accounts.CreateOrg(ctx, account.NewOrg{Name: *name, AdminEmail: *email, AdminName: *adminName, Plan: *plan, Password: password})
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@
 package account
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -60,26 +61,44 @@ type Passwords interface {
 
 // Accounts applies the rules over the store.
 type Accounts struct {
-	store       *store.Store
-	passwords   Passwords
-	mail        *mail.Mailer
-	now         func() time.Time
-	log         *slog.Logger
+	store     *store.Store
+	passwords Passwords
+	sessions  SessionCodec
+	keyUse    *KeyUse
+	mail      *mail.Mailer
+	now       func() time.Time
+	log       *slog.Logger
+	// defaultPlan is new organizations' plan.
 	defaultPlan string
 	// registration is who may sign up: open, invite or closed.
 	registration string
 }
 
-// New builds the account rules; new organizations get defaultPlan.
-func New(st *store.Store, passwords Passwords, mailer *mail.Mailer, now func() time.Time, log *slog.Logger, defaultPlan string) *Accounts {
-	return &Accounts{store: st, passwords: passwords, mail: mailer, now: now, log: log, defaultPlan: defaultPlan,
-		registration: RegistrationOpen}
+// Config is what the account rules need.
+type Config struct {
+	Store     *store.Store
+	Passwords Passwords
+	// Sessions signs and verifies session tokens.
+	Sessions SessionCodec
+	// KeyUse remembers API keys' last use (default: a tracker of its own,
+	// which nothing writes down).
+	KeyUse *KeyUse
+	Mailer *mail.Mailer
+	Now    func() time.Time
+	Log    *slog.Logger
+	// DefaultPlan is new organizations' plan (default starter).
+	DefaultPlan string
+	// Registration is who may sign up (RegistrationModes; default open).
+	Registration string
 }
 
-// WithRegistration sets who may sign up (RegistrationModes).
-func (a *Accounts) WithRegistration(mode string) *Accounts {
-	a.registration = mode
-	return a
+// New builds the account rules.
+func New(c Config) *Accounts {
+	if c.KeyUse == nil {
+		c.KeyUse = NewKeyUse(KeyUseConfig{Store: c.Store, Log: c.Log})
+	}
+	return &Accounts{store: c.Store, passwords: c.Passwords, sessions: c.Sessions, keyUse: c.KeyUse, mail: c.Mailer,
+		now: c.Now, log: c.Log, defaultPlan: cmp.Or(c.DefaultPlan, PlanStarter), registration: cmp.Or(c.Registration, RegistrationOpen)}
 }
 
 // Registration is who may sign up: RegistrationOpen, RegistrationInvite

@@ -45,7 +45,7 @@ func (c *countingHasher) VerifyNobody(ctx context.Context, pw string) error {
 func newAccounts(t *testing.T, st *store.Store, h Passwords) *Accounts {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	m := mail.New(mail.Config{BaseURL: "https://garrison.test"}, st, log, time.Now)
-	return New(st, h, m, time.Now, log, PlanStarter)
+	return New(Config{Store: st, Passwords: h, Mailer: m, Now: time.Now, Log: log})
 }
 
 func TestLoginCostsTheSameForUnknownAddresses(t *testing.T) {
@@ -121,7 +121,7 @@ func TestKeyUseWrittenInTheBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uses := NewKeyUse(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	uses := NewKeyUse(KeyUseConfig{Store: st, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	uses.Seen(k.ID, at)
 	uses.Seen(k.ID, at.Add(-time.Hour)) // an older use changes nothing

@@ -50,13 +50,30 @@ func CreateKey(ctx context.Context, st *store.Store, req NewKey, now time.Time) 
 	return k, key, err
 }
 
-// KeyStatus is active, revoked or expired.
+// The states of an API key.
+const (
+	KeyActive  = "active"
+	KeyRevoked = "revoked"
+	KeyExpired = "expired"
+)
+
+// KeyStatus is whether a key works at now: revoked, expired or active.
 func KeyStatus(k store.APIKey, now time.Time) string {
 	switch {
 	case k.RevokedAt != nil:
-		return "revoked"
+		return KeyRevoked
 	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
-		return "expired"
+		return KeyExpired
 	}
-	return "active"
+	return KeyActive
 }
+
+// Key hygiene, for the score and the compliance checks: a key unused for
+// KeyDormantAfter is dormant; an admin key should expire within
+// KeyMaxLifetime (what remediation sets); a key expiring within
+// KeyExpiryNotice is about to stop working.
+const (
+	KeyDormantAfter = 90 * 24 * time.Hour
+	KeyMaxLifetime  = 90 * 24 * time.Hour
+	KeyExpiryNotice = 14 * 24 * time.Hour
+)

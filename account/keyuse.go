@@ -23,9 +23,15 @@ type KeyUse struct {
 	seen  map[string]time.Time // key id → last use not yet written
 }
 
+// KeyUseConfig is what the tracker needs.
+type KeyUseConfig struct {
+	Store *store.Store
+	Log   *slog.Logger
+}
+
 // NewKeyUse builds the tracker over the store.
-func NewKeyUse(st *store.Store, log *slog.Logger) *KeyUse {
-	return &KeyUse{store: st, log: log, seen: map[string]time.Time{}}
+func NewKeyUse(c KeyUseConfig) *KeyUse {
+	return &KeyUse{store: c.Store, log: c.Log, seen: map[string]time.Time{}}
 }
 
 // Seen records a use of the key at the given time.
@@ -92,3 +98,11 @@ func (k *KeyUse) Keys(ctx context.Context, orgID string, p store.Page) ([]store.
 	}
 	return keys, total, err
 }
+
+// Keys lists an organization's API keys with their last use as remembered.
+func (a *Accounts) Keys(ctx context.Context, orgID string, p store.Page) ([]store.APIKey, int, error) {
+	return a.keyUse.Keys(ctx, orgID, p)
+}
+
+// KeyUse is the tracker of API keys' last use, for the app to run.
+func (a *Accounts) KeyUse() *KeyUse { return a.keyUse }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/account"
 	"garrison/actor"
 	"garrison/event"
 	"garrison/intel"
@@ -102,7 +103,7 @@ func keysWithoutExpiry(f *Facts) []store.APIKey {
 	return out
 }
 
-// dormantKeys are the active keys not used for keyDormancy (a key never
+// dormantKeys are the active keys not used for account.KeyDormantAfter (a key never
 // used counts from its creation).
 func dormantKeys(f *Facts) []store.APIKey {
 	var out []store.APIKey
@@ -111,7 +112,7 @@ func dormantKeys(f *Facts) []store.APIKey {
 		if k.LastUsedAt != nil {
 			last = *k.LastUsedAt
 		}
-		if f.Now.Sub(last) > keyDormancy {
+		if f.Now.Sub(last) > account.KeyDormantAfter {
 			out = append(out, k)
 		}
 	}
@@ -119,22 +120,22 @@ func dormantKeys(f *Facts) []store.APIKey {
 }
 
 // longLivedAdminKeys are the active admin-scope keys that never expire or
-// expire more than keyLifetime from now.
+// expire more than account.KeyMaxLifetime from now.
 func longLivedAdminKeys(f *Facts) []store.APIKey {
 	var out []store.APIKey
 	for _, k := range f.Keys {
-		if k.Scope == actor.ScopeAdmin && (k.ExpiresAt == nil || k.ExpiresAt.Sub(f.Now) > keyLifetime) {
+		if k.Scope == actor.ScopeAdmin && (k.ExpiresAt == nil || k.ExpiresAt.Sub(f.Now) > account.KeyMaxLifetime) {
 			out = append(out, k)
 		}
 	}
 	return out
 }
 
-// expireKeys sets each key to expire keyLifetime from now.
+// expireKeys sets each key to expire account.KeyMaxLifetime from now.
 func expireKeys(f *Facts, keys []store.APIKey) []store.RemediationAction {
 	var out []store.RemediationAction
 	for _, k := range keys {
-		out = append(out, store.RemediationAction{Kind: store.ActionSetKeyExpiry, KeyID: k.ID, ExpiresAt: f.Now.Add(keyLifetime)})
+		out = append(out, store.RemediationAction{Kind: store.ActionSetKeyExpiry, KeyID: k.ID, ExpiresAt: f.Now.Add(account.KeyMaxLifetime)})
 	}
 	return out
 }
@@ -255,7 +256,7 @@ var dataChecks = []*Check{
 		fixNeedsAdmin: true,
 	},
 	{
-		ID: "dormant_keys", Title: "API keys unused for 90 days are revoked", Severity: event.Medium,
+		ID: "dormant_keys", Title: "API keys unused for " + wording.Days(account.KeyDormantAfter) + " are revoked", Severity: event.Medium,
 		Controls: map[string][]string{"soc2": {"CC6.2"}, "hipaa": {"164.308(a)(3)(ii)(C)"}, "nist": {"PR.AA-01"}, "cis": {"5.3"}},
 		Steps: []string{
 			"Confirm nothing still uses the keys listed (their last use is on GET /api/api-keys).",
@@ -264,7 +265,7 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			keys := dormantKeys(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%d of %s have not been used for 90 days.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys")),
+				fmt.Sprintf("%d of %s have not been used for %s.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys"), wording.Days(account.KeyDormantAfter)),
 				map[string]any{"active_keys": len(f.Keys), "dormant": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix: func(f *Facts) []store.RemediationAction {
@@ -281,12 +282,12 @@ var dataChecks = []*Check{
 		Controls: map[string][]string{"soc2": {"CC6.3"}, "hipaa": {"164.308(a)(4)(ii)(B)"}, "nist": {"PR.AA-05"}, "cis": {"5.4"}},
 		Steps: []string{
 			"Check whether each admin-scope key needs that scope; replace it with a write-scope key where it does not.",
-			"Give admin-scope keys an expiry at most 90 days away, or let Garrison set it (POST /api/compliance/remediate with auto_apply true).",
+			"Give admin-scope keys an expiry at most " + wording.Days(account.KeyMaxLifetime) + " away, or let Garrison set it (POST /api/compliance/remediate with auto_apply true).",
 		},
 		evaluate: func(f *Facts) outcome {
 			keys := longLivedAdminKeys(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%s never expire or expire more than 90 days from now.", wording.Count(len(keys), "admin-scope key", "admin-scope keys")),
+				fmt.Sprintf("%s never expire or expire more than %s from now.", wording.Count(len(keys), "admin-scope key", "admin-scope keys"), wording.Days(account.KeyMaxLifetime)),
 				map[string]any{"long_lived_admin_keys": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix:           func(f *Facts) []store.RemediationAction { return expireKeys(f, longLivedAdminKeys(f)) },
@@ -432,9 +433,9 @@ var dataChecks = []*Check{
 		},
 	},
 	{
-		ID: "log_retention", Title: "Security events are kept at least 90 days", Severity: event.Medium,
+		ID: "log_retention", Title: "Security events are kept at least " + wording.Days(minLogRetention), Severity: event.Medium,
 		Controls: map[string][]string{"soc2": {"CC7.2"}, "hipaa": {"164.312(b)"}, "nist": {"PR.PS-04"}, "cis": {"8.10"}},
-		Steps:    []string{"Set the event retention to 90 days or more (or keep events without a limit)."},
+		Steps:    []string{"Set the event retention to " + wording.Days(minLogRetention) + " or more (or keep events without a limit)."},
 		evaluate: func(f *Facts) outcome {
 			r := f.Settings.EventRetention
 			text := "Events are kept without a time limit."

@@ -33,8 +33,6 @@ const (
 	criticalAlertSLA = 24 * time.Hour
 	highAlertSLA     = 72 * time.Hour
 	incidentSLA      = 72 * time.Hour
-	keyDormancy      = 90 * 24 * time.Hour
-	keyLifetime      = 90 * 24 * time.Hour
 	sourceSilence    = 24 * time.Hour
 	dnsWindow        = 7 * 24 * time.Hour
 	reviewWindow     = 30 * 24 * time.Hour

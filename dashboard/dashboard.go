@@ -98,8 +98,8 @@ type Overview struct {
 	Day, Week    Counts
 	OpenAlerts   int
 	Recent       []alerting.Alert // the newest open alerts
-	AgentsActive int           // agents with a run in progress
-	AgentsQueued int           // runs waiting
+	AgentsActive int              // agents with a run in progress
+	AgentsQueued int              // runs waiting
 }
 
 // Overview reads the aggregated overview.

@@ -2,12 +2,9 @@ package handlers
 
 import (
 	"context"
-	"net/http"
-	"strings"
-	"time"
 
+	"garrison/account"
 	"garrison/actor"
-	"garrison/store"
 )
 
 // Access is what a route demands of its caller.
@@ -26,18 +23,11 @@ func (a Access) String() string {
 	return [...]string{"public", "read", "write", "admin", "session", "write"}[a]
 }
 
-// Principal is the authenticated caller of a request: the actor (a person
-// with a session or an API key) and what its credential carries.
+// Principal is the authenticated caller of a request: who its credential
+// speaks for, and whether it came as the console's cookie.
 type Principal struct {
-	actor.Actor
-	Plan string
-
-	// Sessions only.
+	account.Credential
 	ViaCookie bool // the console's session cookie, not a bearer token
-	User      store.User
-	TokenID   string
-	ExpiresAt time.Time
-	AuthTime  time.Time
 }
 
 // level is the highest Access the principal holds.
@@ -62,20 +52,6 @@ func principalFrom(ctx context.Context) Principal {
 		return *st.principal
 	}
 	return Principal{}
-}
-
-// bearer extracts the credential of an Authorization header. Credentials in
-// the query string are never looked at.
-func bearer(r *http.Request) (string, error) {
-	h := r.Header.Values("Authorization")
-	if len(h) == 0 || (len(h) == 1 && strings.TrimSpace(h[0]) == "") {
-		return "", Unauthorized(MsgNoToken)
-	}
-	scheme, value, ok := strings.Cut(h[0], " ")
-	if len(h) > 1 || !ok || !strings.EqualFold(scheme, "Bearer") || value == "" || strings.ContainsAny(value, " \t") {
-		return "", Unauthorized(MsgBadTokenFormat)
-	}
-	return value, nil
 }
 
 // authorize checks that p may do what a route with access a demands.

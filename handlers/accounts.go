@@ -28,10 +28,16 @@ type sessionBody struct {
 // writeSession answers with a new session: its token in the body, or, for
 // the console, in the session cookie page scripts cannot read.
 func (a *API) writeSession(w http.ResponseWriter, r *http.Request, status int, u store.User, authTime time.Time) error {
-	s, err := a.Sessions.Issue(u, authTime)
+	s, err := a.Accounts.IssueSession(u, authTime)
 	if err != nil {
 		return err
 	}
+	return a.writeToken(w, r, status, u, s)
+}
+
+// writeToken answers a session token: in the body, or as the console's
+// cookie when the console asked.
+func (a *API) writeToken(w http.ResponseWriter, r *http.Request, status int, u store.User, s account.SessionToken) error {
 	p := sessionPayload{Token: s.Token, ExpiresAt: timestamp.Format(s.ExpiresAt), User: newUserView(u)}
 	if fromConsole(r) {
 		setSessionCookie(w, s.Token, s.ExpiresAt, a.Now())
@@ -104,8 +110,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) logout(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	// Logging out twice is still logged out.
-	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil && !errors.Is(err, store.ErrSessionEnded) {
+	if err := a.Accounts.Logout(r.Context(), p.Credential); err != nil {
 		return err
 	}
 	if p.ViaCookie {
@@ -117,7 +122,7 @@ func (a *API) logout(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) logoutAll(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	if err := a.Store.EndSessions(r.Context(), p.User.ID); err != nil {
+	if err := a.Accounts.LogoutAll(r.Context(), p.Credential); err != nil {
 		return err
 	}
 	if p.ViaCookie {
@@ -127,17 +132,14 @@ func (a *API) logoutAll(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// refresh trades a valid token for a new one and retires the old one. The
-// chain of refreshes ends MaxSession after the password was last given.
+// refresh trades a valid token for a new one and retires the old one.
 func (a *API) refresh(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	if a.Now().After(p.AuthTime.Add(a.Sessions.MaxSession())) {
-		return Unauthorized(MsgTokenExpired)
+	s, err := a.Accounts.Refresh(r.Context(), p.Credential)
+	if err != nil {
+		return err
 	}
-	if err := a.Store.RevokeSession(r.Context(), p.TokenID, p.ExpiresAt); err != nil {
-		return err // ErrSessionEnded when refreshed concurrently
-	}
-	return a.writeSession(w, r, http.StatusOK, p.User, p.AuthTime)
+	return a.writeToken(w, r, http.StatusOK, p.User, s)
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {

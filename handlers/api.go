@@ -3,7 +3,6 @@
 package handlers
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -16,7 +15,6 @@ import (
 	"garrison/account"
 	"garrison/blocklist"
 	"garrison/compliance"
-	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/fault"
 	"garrison/ingest"
@@ -31,13 +29,9 @@ type Deps struct {
 	Store *store.Store
 	Log   *slog.Logger
 	Now   func() time.Time
-	// Sessions issues and verifies session tokens (the JWT of auth.go).
-	Sessions SessionCodec
 	// Accounts holds the rules of identity.
 	Accounts *account.Accounts
-	// KeyUse remembers API-key uses for the background to write down.
-	KeyUse *account.KeyUse
-	Limits *RateLimits
+	Limits   *RateLimits
 	// Blocklist classifies DNS queries; nil means the embedded lists.
 	Blocklist *blocklist.List
 	// OpenAPI is the OpenAPI 3.1 document served at GET /api/openapi.json.
@@ -75,7 +69,6 @@ type API struct {
 	healthyBody  []byte // the healthy answer, encoded once
 	routes       []Route
 	ingestBudget inflight
-	auth         authenticator
 }
 
 // Route is one method and path of the API with the access it demands.
@@ -106,17 +99,12 @@ func New(d Deps) *API {
 	if d.IngestInflight <= 0 {
 		d.IngestInflight = DefaultIngestInflight
 	}
+	if d.Accounts == nil { // API keys only: no session codec
+		d.Accounts = account.New(account.Config{Store: d.Store, Now: d.Now, Log: d.Log})
+	}
 	a := &API{Deps: d, ingestBudget: newInflight(d.IngestInflight)}
-	if d.KeyUse == nil {
-		a.KeyUse = account.NewKeyUse(d.Store, d.Log)
-	}
-	a.auth = authenticator{store: d.Store, sessions: d.Sessions, keyUse: a.KeyUse, now: d.Now}
 	a.routes = a.table()
-	registration := account.RegistrationOpen
-	if d.Accounts != nil {
-		registration = d.Accounts.Registration()
-	}
-	a.healthyBody = healthyBody(d.Version, registration)
+	a.healthyBody = healthyBody(d.Version, d.Accounts.Registration())
 	return a
 }
 
@@ -284,7 +272,7 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) error {
 	if rt.Access == Public {
 		return nil
 	}
-	p, err := a.authenticate(r.Context(), r)
+	p, err := a.authenticate(r)
 	if err != nil {
 		if fault.Has(err, fault.Unauthorized) {
 			if p.ViaCookie {
@@ -306,23 +294,4 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) error {
 		st.principal = &p
 	}
 	return nil
-}
-
-func (a *API) authenticate(ctx context.Context, r *http.Request) (Principal, error) {
-	if value, ok := sessionCookie(r); ok {
-		if err := sameSite(r); err != nil {
-			return Principal{}, err
-		}
-		if credential.LooksLikeAPIKey(value) { // the cookie is only ever a session
-			return Principal{ViaCookie: true}, Unauthorized(MsgInvalidToken)
-		}
-		p, err := a.auth.authenticate(ctx, value)
-		p.ViaCookie = true
-		return p, err
-	}
-	value, err := bearer(r)
-	if err != nil {
-		return Principal{}, err
-	}
-	return a.auth.authenticate(ctx, value)
 }

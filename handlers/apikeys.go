@@ -32,7 +32,7 @@ func (a *API) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	keys, total, err := a.KeyUse.Keys(r.Context(), principalFrom(r.Context()).OrgID, page)
+	keys, total, err := a.Accounts.Keys(r.Context(), principalFrom(r.Context()).OrgID, page)
 	if err != nil {
 		return err
 	}

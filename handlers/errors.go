@@ -11,15 +11,11 @@ import (
 	"garrison/fault"
 )
 
-// The exact 401 messages the API promises (docs/api.md).
+// The 401 messages of a missing or malformed Authorization header
+// (docs/api.md); a credential's own refusals are account's.
 const (
-	MsgNoToken          = "No authorization token provided"
-	MsgBadTokenFormat   = "Invalid token format"
-	MsgTokenExpired     = "Token expired. Please log in again."
-	MsgTokenInvalidated = "Token invalidated. Please log in again."
-	MsgInvalidToken     = "Invalid token"
-	MsgInvalidAPIKey    = "Invalid API key"
-	MsgAPIKeyExpired    = "API key expired"
+	MsgNoToken        = "No authorization token provided"
+	MsgBadTokenFormat = "Invalid token format"
 )
 
 // unavailableRetryAfter is the Retry-After, in seconds, of a write the

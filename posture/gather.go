@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"garrison/account"
 	"garrison/compliance"
 	"garrison/intel"
 	"garrison/store"
@@ -25,7 +26,7 @@ func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (
 		return f, err
 	}
 	f.HighEvents7d = f.Week.BySeverity.AtLeast(event.High)
-	if f.Identity, err = st.IdentityFacts(ctx, orgID, now); err != nil {
+	if f.Identity, err = st.IdentityFacts(ctx, orgID, now, now.Add(-account.KeyDormantAfter), now.Add(account.KeyExpiryNotice)); err != nil {
 		return f, err
 	}
 	if f.Sources, err = st.Sources(ctx, orgID); err != nil {

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"garrison/account"
 	"garrison/blocklist"
 	"garrison/compliance"
 	"garrison/intel"
 	"garrison/store"
+	"garrison/wording"
 
 	"garrison/event"
 	"garrison/timestamp"
@@ -110,7 +112,7 @@ func Compute(f Facts) Score {
 	id := &SubScore{}
 	id.penalise("unverified_users", f.Identity.Unverified, min(20, f.Identity.Unverified*5), "each user with an unconfirmed e-mail address costs 5")
 	id.penalise("admin_keys_without_expiry", f.Identity.AdminKeysNoExpiry, min(30, f.Identity.AdminKeysNoExpiry*10), "each admin-scope API key that never expires costs 10")
-	id.penalise("keys_unused_90_days", f.Identity.KeysUnused90Days, min(20, f.Identity.KeysUnused90Days*5), "each active API key unused for 90 days costs 5")
+	id.penalise("keys_unused_90_days", f.Identity.KeysDormant, min(20, f.Identity.KeysDormant*5), "each active API key unused for "+wording.Days(account.KeyDormantAfter)+" costs 5")
 	tooManyAdmins := 0
 	if f.Identity.Members >= 4 && f.Identity.Admins*2 > f.Identity.Members {
 		tooManyAdmins = 10

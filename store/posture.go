@@ -9,17 +9,18 @@ import (
 
 // IdentityFacts are the account hygiene numbers behind the identity score.
 type IdentityFacts struct {
-	Members              int
-	Admins               int
-	Unverified           int
-	ActiveKeys           int
-	AdminKeysNoExpiry    int
-	KeysUnused90Days     int
-	KeysExpiringIn14Days int
+	Members           int
+	Admins            int
+	Unverified        int
+	ActiveKeys        int
+	AdminKeysNoExpiry int
+	KeysDormant       int // active keys unused since the dormancy cut-off
+	KeysExpiringSoon  int // active keys expiring before the notice cut-off
 }
 
-// IdentityFacts counts an organization's users and API keys by hygiene.
-func (s *Store) IdentityFacts(ctx context.Context, orgID string, now time.Time) (IdentityFacts, error) {
+// IdentityFacts counts an organization's users and API keys by hygiene:
+// keys unused since dormantSince, and keys expiring by expiringBy.
+func (s *Store) IdentityFacts(ctx context.Context, orgID string, now, dormantSince, expiringBy time.Time) (IdentityFacts, error) {
 	var f IdentityFacts
 	n := ms(now)
 	err := s.reads().QueryRowContext(ctx, `SELECT
@@ -31,8 +32,8 @@ func (s *Store) IdentityFacts(ctx context.Context, orgID string, now time.Time) 
 		(SELECT COUNT(*) FROM api_keys WHERE org_id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)
 			AND COALESCE(last_used_at, created_at) < ?3),
 		(SELECT COUNT(*) FROM api_keys WHERE org_id = ?1 AND revoked_at IS NULL AND expires_at > ?2 AND expires_at <= ?4)`,
-		orgID, n, n-90*dayMS, n+14*dayMS).Scan(&f.Members, &f.Admins, &f.Unverified, &f.ActiveKeys, &f.AdminKeysNoExpiry,
-		&f.KeysUnused90Days, &f.KeysExpiringIn14Days)
+		orgID, n, ms(dormantSince), ms(expiringBy)).Scan(&f.Members, &f.Admins, &f.Unverified, &f.ActiveKeys, &f.AdminKeysNoExpiry,
+		&f.KeysDormant, &f.KeysExpiringSoon)
 	if err != nil {
 		return f, fmt.Errorf("identity facts: %w", err)
 	}

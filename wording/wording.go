@@ -2,7 +2,10 @@
 // and agents put numbers into, so every sentence counts alike.
 package wording
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // Count writes "1 event" or "3 events"; empty words give just the number.
 func Count(n int, one, many string) string {
@@ -29,3 +32,6 @@ func Thousands(n int) string {
 	}
 	return sign + s
 }
+
+// Days writes a whole number of days: "90 days", "1 day".
+func Days(d time.Duration) string { return Count(int(d/(24*time.Hour)), "day", "days") }

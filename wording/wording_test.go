@@ -1,6 +1,9 @@
 package wording
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestCount(t *testing.T) {
 	for _, tc := range []struct {
@@ -24,6 +27,14 @@ func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 100000: "100,000", 1234567: "1,234,567", -2500: "-2,500"} {
 		if got := Thousands(n); got != want {
 			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestDays(t *testing.T) {
+	for d, want := range map[time.Duration]string{24 * time.Hour: "1 day", 90 * 24 * time.Hour: "90 days", 36 * time.Hour: "1 day"} {
+		if got := Days(d); got != want {
+			t.Errorf("Days(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -7,7 +7,6 @@
 package apitest
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -126,13 +125,13 @@ func New(t testing.TB, opts ...Option) *Env {
 		t.Fatal(err)
 	}
 	e.API = handlers.New(handlers.Deps{
-		Console:  pages,
-		Store:    st,
-		Log:      log,
-		Now:      clock.Now,
-		Sessions: newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax),
-		Accounts: account.New(st, credential.NewHasher(Iterations), mailer, clock.Now, log, cfg.DefaultPlan).
-			WithRegistration(cmp.Or(cfg.Registration, account.RegistrationOpen)),
+		Console: pages,
+		Store:   st,
+		Log:     log,
+		Now:     clock.Now,
+		Accounts: account.New(account.Config{Store: st, Passwords: credential.NewHasher(Iterations), Mailer: mailer, Now: clock.Now,
+			Log: log, DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration,
+			Sessions: newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax)}),
 		Limits:         e.limits,
 		Blocklist:      blocked,
 		OpenAPI:        openAPIDocument(t),

@@ -7,11 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"garrison/handlers"
+	"garrison/account"
 	"garrison/store"
 )
 
-// sessions is an in-memory handlers.SessionCodec: a token is an opaque
+// sessions is an in-memory account.SessionCodec: a token is an opaque
 // random name for its claims. The claims and their checks (lifetime,
 // token_version, denylist, refresh limit) are the real ones. Tokens are
 // kept for the whole test binary, so they outlive a restart as signed
@@ -23,8 +23,8 @@ type sessions struct {
 
 var issued = struct {
 	mu      sync.Mutex
-	byToken map[string]handlers.SessionClaims
-}{byToken: map[string]handlers.SessionClaims{}}
+	byToken map[string]account.SessionClaims
+}{byToken: map[string]account.SessionClaims{}}
 
 func newSessions(now func() time.Time, ttl, max time.Duration) *sessions {
 	return &sessions{now: now, ttl: ttl, max: max}
@@ -36,7 +36,7 @@ func random() string {
 	return hex.EncodeToString(b)
 }
 
-func (s *sessions) Issue(u store.User, authTime time.Time) (handlers.SessionToken, error) {
+func (s *sessions) Issue(u store.User, authTime time.Time) (account.SessionToken, error) {
 	now := s.now()
 	exp := now.Add(s.ttl)
 	if limit := authTime.Add(s.max); exp.After(limit) {
@@ -46,14 +46,14 @@ func (s *sessions) Issue(u store.User, authTime time.Time) (handlers.SessionToke
 	token := "session-" + random()
 	issued.mu.Lock()
 	defer issued.mu.Unlock()
-	issued.byToken[token] = handlers.SessionClaims{UserID: u.ID, OrgID: u.OrgID, TokenID: random(), Version: u.TokenVersion,
+	issued.byToken[token] = account.SessionClaims{UserID: u.ID, OrgID: u.OrgID, TokenID: random(), Version: u.TokenVersion,
 		ExpiresAt: exp, AuthTime: time.Unix(authTime.Unix(), 0).UTC()}
-	return handlers.SessionToken{Token: token, ExpiresAt: exp}, nil
+	return account.SessionToken{Token: token, ExpiresAt: exp}, nil
 }
 
 var errUnknownToken = errors.New("unknown session token")
 
-func (s *sessions) Verify(token string) (handlers.SessionClaims, error) {
+func (s *sessions) Verify(token string) (account.SessionClaims, error) {
 	issued.mu.Lock()
 	c, ok := issued.byToken[token]
 	issued.mu.Unlock()
@@ -61,7 +61,7 @@ func (s *sessions) Verify(token string) (handlers.SessionClaims, error) {
 	case !ok:
 		return c, errUnknownToken
 	case !s.now().Before(c.ExpiresAt):
-		return c, handlers.ErrSessionExpired
+		return c, account.ErrSessionExpired
 	}
 	return c, nil
 }
