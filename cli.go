@@ -10,15 +10,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"garrison/account"
-	"garrison/actor"
+	"garrison/audit"
 	"garrison/blocklist"
 	"garrison/credential"
 	"garrison/demo"
+	"garrison/fault"
 	"garrison/mail"
 	"garrison/store"
 )
@@ -38,8 +38,9 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer st.Close()
-	admin, err := st.UserByEmail(ctx, *email)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && admin.Role != actor.RoleAdmin) {
+	accounts := cliAccounts(st)
+	admin, err := accounts.AdminByEmail(ctx, *email)
+	if errors.Is(err, account.ErrNoSuchAdmin) {
 		return fmt.Errorf("no admin with e-mail %q", *email)
 	}
 	if err != nil {
@@ -80,17 +81,16 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	defer st.Close()
-	if !slices.Contains(account.Plans, *plan) {
+	org, err := cliAccounts(st).SetPlanByAdmin(ctx, *email, *plan)
+	switch {
+	case fault.Has(err, fault.Invalid):
 		return fmt.Errorf("--plan must be starter, pro or ultimate, not %q", *plan)
-	}
-	org, err := st.SetPlanByAdmin(ctx, *email, *plan)
-	if errors.Is(err, store.ErrNotFound) {
+	case errors.Is(err, account.ErrNoSuchAdmin):
 		return fmt.Errorf("no admin with e-mail %q", *email)
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
-	if err := st.AppendAudit(ctx, store.AuditEntry{OrgID: org.ID, Actor: "cli:" + currentUser(), Action: store.AuditPlanChange,
+	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: org.ID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgPlan,
 		Detail: map[string]string{"plan": org.Plan}}); err != nil {
 		return err
 	}
@@ -216,6 +216,12 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	return nil
 }
 
+// cliAccounts is the account rules over a CLI's store: the admin commands
+// call the same rules as the API.
+func cliAccounts(st *store.Store) *account.Accounts {
+	return account.New(account.Config{Store: st, Now: time.Now, Log: slog.New(slog.DiscardHandler)})
+}
+
 // usageOf answers a command given no subcommand it knows: asked for help
 // (-h, --help, help), the usage on stdout and success; otherwise the usage
 // as the error.
@@ -240,25 +246,28 @@ func runOrgDelete(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	defer st.Close()
-	admin, err := st.UserByEmail(ctx, *email)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && admin.Role != actor.RoleAdmin) {
+	accounts := cliAccounts(st)
+	admin, err := accounts.AdminByEmail(ctx, *email)
+	if errors.Is(err, account.ErrNoSuchAdmin) {
 		return fmt.Errorf("no admin with e-mail %q", *email)
 	}
 	if err != nil {
 		return err
 	}
+	confirm := admin.OrgName // --yes: confirmed on the command line
 	if !*yes {
 		fmt.Fprintf(stderr, "This deletes %q (%s) and everything it owns. Type its name to confirm: ", admin.OrgName, admin.OrgID)
 		line, _ := bufio.NewReader(stdin).ReadString('\n')
-		if strings.TrimRight(line, "\r\n") != admin.OrgName {
-			return errors.New("not confirmed: nothing was deleted")
-		}
+		confirm = strings.TrimRight(line, "\r\n")
 	}
-	org, err := st.DeleteOrg(ctx, admin.OrgID)
+	org, err := accounts.DeleteOrg(ctx, admin.OrgID, &confirm)
+	if fault.Has(err, fault.Invalid) {
+		return errors.New("not confirmed: nothing was deleted")
+	}
 	if err != nil {
 		return err
 	}
-	if err := st.AppendAudit(ctx, store.AuditEntry{OrgID: org.ID, Actor: "cli:" + currentUser(), Action: "org.delete"}); err != nil {
+	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: org.ID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgDelete}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Deleted %s (%s) and everything it owned.\n", org.Name, org.ID)

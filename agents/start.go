@@ -105,10 +105,15 @@ func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Ac
 	return Accepted{Run: run, EstimatedCompletionSeconds: estimate}, nil
 }
 
-// CancelRun cancels a queued or running run in scope, stopping it if a
-// worker holds it; a run that already ended is store.ErrRunEnded.
-func (r *Runner) CancelRun(ctx context.Context, sc store.RunScope, id string) (store.AgentRun, error) {
-	run, err := r.cfg.Store.CancelRun(ctx, sc, id)
+// CancelRun cancels a queued or running run of an agent that who sees,
+// stopping it if a worker holds it; a run that already ended is
+// store.ErrRunEnded.
+func (r *Runner) CancelRun(ctx context.Context, who actor.Actor, slug, slugField, id string) (store.AgentRun, error) {
+	ag, err := Find(slug, slugField)
+	if err != nil {
+		return store.AgentRun{}, err
+	}
+	run, err := r.cfg.Store.CancelRun(ctx, store.RunScope{Who: who, Agent: ag.Slug}, id)
 	if err != nil {
 		return run, err
 	}

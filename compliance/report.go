@@ -205,3 +205,16 @@ func (e *Engine) requesterLabel(ctx context.Context, orgID, actor string) string
 	}
 	return fmt.Sprintf("%s <%s> (%s)", u.Name, u.Email, actor)
 }
+
+// AuditDocument is an audit as the API shows it, its organization named.
+func (e *Engine) AuditDocument(ctx context.Context, orgID, id string) (AuditDocument, error) {
+	r, err := e.Audit(ctx, orgID, id)
+	if err != nil {
+		return AuditDocument{}, err
+	}
+	org, err := e.store.Org(ctx, orgID)
+	if err != nil {
+		return AuditDocument{}, err
+	}
+	return r.Document(org.Name), nil
+}

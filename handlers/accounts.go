@@ -144,7 +144,7 @@ func (a *API) refresh(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	org, err := a.Store.Org(r.Context(), p.OrgID)
+	org, err := a.Accounts.Org(r.Context(), p.OrgID)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"garrison/actor"
 	"garrison/agents"
 	"garrison/store"
 	"garrison/timestamp"
@@ -17,7 +18,11 @@ type AgentRuntime interface {
 	Start(ctx context.Context, req agents.Request, spend func() error) (agents.Accepted, error)
 	// StartAudit starts a run of the compliance agent and returns its audit.
 	StartAudit(ctx context.Context, req agents.Request, spend func() error) (agents.AuditAccepted, error)
-	CancelRun(ctx context.Context, sc store.RunScope, id string) (store.AgentRun, error)
+	CancelRun(ctx context.Context, who actor.Actor, slug, slugField, id string) (store.AgentRun, error)
+	// Statuses lists every agent for an organization on plan.
+	Statuses(ctx context.Context, orgID, plan string) ([]agents.Status, error)
+	Runs(ctx context.Context, who actor.Actor, slug, slugField string, p store.Page) ([]store.AgentRun, int, error)
+	RunOf(ctx context.Context, who actor.Actor, slug, slugField, id string) (store.AgentRun, error)
 	// Notify wakes the workers after a run was queued.
 	Notify()
 }
@@ -37,20 +42,19 @@ type agentView struct {
 
 func (a *API) listAgents(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	activity, err := a.Store.AgentActivities(r.Context(), p.OrgID, agents.Slugs())
+	statuses, err := a.Agents.Statuses(r.Context(), p.OrgID, p.Plan)
 	if err != nil {
 		return err
 	}
 	var views []agentView
-	for _, ag := range agents.All() {
-		act := activity[ag.Slug]
+	for _, ag := range statuses {
 		v := agentView{Slug: ag.Slug, Name: ag.Name, Description: ag.Description, PlanTier: ag.Plan,
-			Available: ag.AllowedOn(p.Plan), Status: "idle", Queued: act.Queued, Running: act.Running,
-			LastExecutionAt: timestamp.Optional(act.LastRunAt), LastStatus: optString(act.LastStatus)}
+			Available: ag.Available, Status: "idle", Queued: ag.Queued, Running: ag.Running,
+			LastExecutionAt: timestamp.Optional(ag.LastRunAt), LastStatus: optString(ag.LastStatus)}
 		switch {
-		case act.Running > 0:
+		case ag.Running > 0:
 			v.Status = store.RunRunning
-		case act.Queued > 0:
+		case ag.Queued > 0:
 			v.Status = store.RunQueued
 		}
 		views = append(views, v)
@@ -143,21 +147,12 @@ func newRunView(r store.AgentRun, withOutput bool) runView {
 	return v
 }
 
-// runScope is the runs of an agent the caller sees.
-func runScope(p Principal, agent string) store.RunScope {
-	return store.RunScope{Who: p.Actor, Agent: agent}
-}
-
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agents.Find(r.PathValue("id"), "id")
-	if err != nil {
-		return err
-	}
 	page, err := parsePage(r)
 	if err != nil {
 		return err
 	}
-	runs, total, err := a.Store.Runs(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), page)
+	runs, total, err := a.Agents.Runs(r.Context(), principalFrom(r.Context()).Actor, r.PathValue("id"), "id", page)
 	if err != nil {
 		return err
 	}
@@ -170,11 +165,7 @@ func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agents.Find(r.PathValue("id"), "id")
-	if err != nil {
-		return err
-	}
-	run, err := a.Store.Run(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), r.PathValue("run_id"))
+	run, err := a.Agents.RunOf(r.Context(), principalFrom(r.Context()).Actor, r.PathValue("id"), "id", r.PathValue("run_id"))
 	if err != nil {
 		return err
 	}
@@ -183,11 +174,7 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) cancelRun(w http.ResponseWriter, r *http.Request) error {
-	ag, err := agents.Find(r.PathValue("id"), "id")
-	if err != nil {
-		return err
-	}
-	run, err := a.Agents.CancelRun(r.Context(), runScope(principalFrom(r.Context()), ag.Slug), r.PathValue("run_id"))
+	run, err := a.Agents.CancelRun(r.Context(), principalFrom(r.Context()).Actor, r.PathValue("id"), "id", r.PathValue("run_id"))
 	if err != nil {
 		return err
 	}

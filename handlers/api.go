@@ -71,14 +71,6 @@ type API struct {
 	ingestBudget inflight
 }
 
-// Route is one method and path of the API with the access it demands.
-type Route struct {
-	Method string
-	Path   string
-	Access Access
-	handle func(http.ResponseWriter, *http.Request) error
-}
-
 // New builds the API handler.
 func New(d Deps) *API {
 	if d.Version == "" {
@@ -115,29 +107,12 @@ func (a *API) Routes() []Route { return a.routes }
 func (a *API) Handler() http.Handler {
 	mux := http.NewServeMux()
 	methods := map[string][]string{}
-	// Paths without a wildcard are found by a map first: the most frequent
-	// requests (health, stats, events) then skip the mux's pattern walk. A
-	// path the map lacks, a method it lacks there (HEAD), or a path written
-	// with escapes (which the mux matches as written) goes to the mux.
-	static := map[string]*[len(staticMethods)]http.Handler{}
-	routed := map[string]bool{}
+	static := staticRoutes{}
 	for _, rt := range a.routes {
-		routed[rt.Method+" "+rt.Path] = true
 		h := a.endpoint(rt)
 		mux.Handle(rt.Method+" "+rt.Path, h)
 		methods[rt.Path] = append(methods[rt.Path], rt.Method)
-		if i := staticMethod(rt.Method); i >= 0 && !strings.Contains(rt.Path, "{") {
-			if static[rt.Path] == nil {
-				static[rt.Path] = new([len(staticMethods)]http.Handler)
-			}
-			static[rt.Path][i] = h
-		}
-	}
-	// A misspelt audited route would stop its auditing without a word.
-	for k := range auditedRoutes {
-		if !routed[k] {
-			panic("handlers: audited route " + k + " is not in the route table")
-		}
+		static.add(rt.Method, rt.Path, h)
 	}
 	// Every other standard method of a routed path is a JSON 405. (A pattern
 	// without a method would conflict with overlapping wildcard routes, such
@@ -178,32 +153,17 @@ func (a *API) Handler() http.Handler {
 	// The mux would answer unclean paths (/api//org, /api/v1/../org) with a
 	// bodiless redirect; they name no resource, so they are a JSON 404.
 	clean := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if hs, i := static[p], staticMethod(r.Method); hs != nil && i >= 0 && hs[i] != nil && r.URL.RawPath == "" {
-			hs[i].ServeHTTP(w, r)
+		if h := static.find(r); h != nil {
+			h.ServeHTTP(w, r)
 			return
 		}
-		if p == "" || path.Clean(p) != p {
+		if p := r.URL.Path; p == "" || path.Clean(p) != p {
 			notFoundHandler.ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
 	return base(clean, a.Log, func() []netip.Prefix { return a.Limits.trusted })
-}
-
-// staticMethods are the methods routes use, in the order of a static
-// path's handlers: one map lookup finds a request's handler.
-var staticMethods = [...]string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
-
-// staticMethod is m's index in staticMethods, -1 for any other method.
-func staticMethod(m string) int {
-	for i, sm := range staticMethods {
-		if m == sm {
-			return i
-		}
-	}
-	return -1
 }
 
 var standardMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
@@ -228,20 +188,12 @@ func (a *API) endpoint(rt Route) http.Handler {
 	if a.Metrics != nil {
 		counted = a.Metrics.Route(rt.Method + " " + rt.Path)
 	}
-	bodyLimit := int64(MaxBodyBytes)
-	switch {
-	case ingestRoutes[rt.Path]:
-		bodyLimit = MaxIngestBodyBytes
-	case rt.Path == "/api/intel/import":
-		bodyLimit = intel.MaxImportBytes
-	}
-	_, audited := auditedRoutes[rt.Method+" "+rt.Path]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if st := stateOf(r.Context()); st != nil {
 			st.route = counted // base counts the answer, once it is written
 		}
 		if r.Body != http.NoBody { // a GET has none to cap
-			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit)
+			r.Body = http.MaxBytesReader(w, r.Body, rt.BodyCap)
 		}
 		err := a.admit(w, r, rt)
 		if err == nil {
@@ -250,7 +202,7 @@ func (a *API) endpoint(rt Route) http.Handler {
 		var note *auditNote
 		if err == nil {
 			noteWho(r, principalFrom(r.Context()))
-			if audited {
+			if rt.Audit != "" {
 				r, note = withAudit(r)
 			}
 			err = rt.handle(w, r)

@@ -67,7 +67,7 @@ func (a *API) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	k, err := a.Store.RevokeAPIKey(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"))
+	k, err := a.Accounts.RevokeKey(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -90,16 +90,11 @@ func (a *API) listAudits(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getAudit(w http.ResponseWriter, r *http.Request) error {
-	orgID := principalFrom(r.Context()).OrgID
-	report, err := a.Compliance.Audit(r.Context(), orgID, r.PathValue("id"))
+	doc, err := a.Compliance.AuditDocument(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	org, err := a.Store.Org(r.Context(), orgID)
-	if err != nil {
-		return err
-	}
-	writeData(w, http.StatusOK, report.Document(org.Name))
+	writeData(w, http.StatusOK, doc)
 	return nil
 }
 

@@ -11,11 +11,12 @@ import (
 // database (every second), since a server that cannot read its data is not
 // up; the check itself costs no query.
 func (a *API) health(w http.ResponseWriter, r *http.Request) error {
-	if a.Store.Healthy() != nil {
+	down, reason := a.Dashboard.Health()
+	if down {
 		return fault.New(fault.Unavailable, "Service unavailable")
 	}
 	// Reads answer, writes do not: degraded, with why.
-	if reason := a.Store.WriteFailure(); reason != "" {
+	if reason != "" {
 		return &fault.Error{Code: fault.Unavailable, Message: "Degraded: " + reason + "; reads answer, writes are refused",
 			State: "degraded", Reason: reason}
 	}

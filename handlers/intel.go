@@ -308,7 +308,7 @@ func (a *API) listAssets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	assets, total, err := a.Store.Assets(r.Context(), principalFrom(r.Context()).OrgID, page)
+	assets, total, err := a.Intel.Assets(r.Context(), principalFrom(r.Context()).OrgID, page)
 	if err != nil {
 		return err
 	}
@@ -317,7 +317,7 @@ func (a *API) listAssets(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getAsset(w http.ResponseWriter, r *http.Request) error {
-	as, err := a.Store.AssetByID(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"))
+	as, err := a.Intel.Asset(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func (a *API) patchAsset(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) deleteAsset(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := a.Store.DeleteAsset(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
+	if err := a.Intel.DeleteAsset(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
 		return err
 	}
 	writeData(w, http.StatusOK, map[string]any{"id": id, "deleted": true})

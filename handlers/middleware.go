@@ -2,29 +2,18 @@ package handlers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"garrison/fault"
 	"garrison/metrics"
 	"garrison/ratelimit"
-)
-
-// Request body caps: 1 MiB for everything but ingest, whose 10,000-event
-// batches need more (a batch of small events is over 1 MiB).
-const (
-	MaxBodyBytes       = 1 << 20
-	MaxIngestBodyBytes = 16 << 20
 )
 
 type ctxKey int
@@ -103,20 +92,6 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// validRequestID accepts a caller's id only if it is short and plain, so it
-// cannot forge log lines.
-func validRequestID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
 // Header values every answer carries, made once.
 var (
 	nosniff  = []string{"nosniff"}
@@ -124,47 +99,6 @@ var (
 	jsonType = []string{"application/json; charset=utf-8"}
 	hsts     = []string{"max-age=63072000; includeSubDomains"}
 )
-
-// requestIDs are this process's random prefix and counters: unique, and
-// cheaper than reading the system's randomness on every request. Requests
-// take a number from the counter their hint picks (as route counters do,
-// see metrics.Route.Observe), whose index goes into the id.
-var requestIDs = struct {
-	prefix string
-	_      [64]byte // the prefix, read by every request, off the first counter's line
-	n      [idCounters]paddedCounter
-}{prefix: func() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}()}
-
-const idCounters = 16 // one hex digit in the id
-
-// paddedCounter keeps a counter off its neighbours' cache line.
-type paddedCounter struct {
-	atomic.Uint64
-	_ [56]byte
-}
-
-func newRequestID(hint uint) string {
-	var buf [16 + 1 + 13]byte // the prefix, the counter's index and a base-36 uint64
-	i := hint % idCounters
-	b := append(append(buf[:0], requestIDs.prefix...), "0123456789abcdef"[i])
-	return string(strconv.AppendUint(b, requestIDs.n[i].Add(1), 36))
-}
-
-// connHint tells apart the connections requests arrive on, cheaply: the
-// last characters of the peer's address are its port's. Requests served
-// at the same moment come on different connections, so per-request
-// counters indexed by it are rarely touched by two cores at once.
-func connHint(remoteAddr string) uint {
-	var h uint
-	for i := max(0, len(remoteAddr)-3); i < len(remoteAddr); i++ {
-		h = h*31 + uint(remoteAddr[i])
-	}
-	return h
-}
 
 // sinceStart is the monotonic time since the process started: one clock
 // reading, where time.Now takes two (the wall clock too).

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"garrison/actor"
-	"garrison/valid"
 
 	"garrison/account"
 	"garrison/store"
@@ -12,7 +11,7 @@ import (
 )
 
 func (a *API) getOrg(w http.ResponseWriter, r *http.Request) error {
-	org, err := a.Store.Org(r.Context(), principalFrom(r.Context()).OrgID)
+	org, err := a.Accounts.Org(r.Context(), principalFrom(r.Context()).OrgID)
 	if err != nil {
 		return err
 	}
@@ -69,7 +68,7 @@ func (a *API) listInvites(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	invites, total, err := a.Store.Invites(r.Context(), principalFrom(r.Context()).OrgID, page)
+	invites, total, err := a.Accounts.Invites(r.Context(), principalFrom(r.Context()).OrgID, page)
 	if err != nil {
 		return err
 	}
@@ -82,7 +81,7 @@ func (a *API) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	members, total, err := a.Store.Members(r.Context(), principalFrom(r.Context()).OrgID, page)
+	members, total, err := a.Accounts.Members(r.Context(), principalFrom(r.Context()).OrgID, page)
 	if err != nil {
 		return err
 	}
@@ -109,7 +108,7 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := a.Store.DeleteMember(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
+	if err := a.Accounts.RemoveMember(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
 		return err
 	}
 	writeData(w, http.StatusOK, struct {
@@ -135,14 +134,7 @@ func (a *API) deleteOrg(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	org, err := a.Store.Org(r.Context(), p.OrgID)
-	if err != nil {
-		return err
-	}
-	if req.Confirm == nil || *req.Confirm != org.Name {
-		return valid.Field("confirm", "must be the organization's exact name, to confirm that everything it owns is deleted")
-	}
-	deleted, err := a.Store.DeleteOrg(r.Context(), p.OrgID)
+	deleted, err := a.Accounts.DeleteOrg(r.Context(), p.OrgID, req.Confirm)
 	if err != nil {
 		return err
 	}

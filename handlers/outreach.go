@@ -79,7 +79,7 @@ func (a *API) listProspects(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, total, err := a.Store.Prospects(r.Context(), p.OrgID, page)
+	list, total, err := outreach.Prospects(r.Context(), a.Store, p.OrgID, page)
 	if err != nil {
 		return err
 	}
@@ -146,11 +146,8 @@ func (a *API) listLeads(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	get := func(name string) string { v, _ := queryValue(r, name); return v }
-	q, err := outreach.ParseLeadQuery(get("status"), get("min_score"), get("vertical"), get("region"), get("q"), get("sort"))
-	if err != nil {
-		return err
-	}
-	list, total, err := a.Store.Leads(r.Context(), p.OrgID, q, page)
+	list, total, err := outreach.Leads(r.Context(), a.Store, p.OrgID, outreach.LeadFilter{Status: get("status"), MinScore: get("min_score"),
+		Vertical: get("vertical"), Region: get("region"), Q: get("q"), Sort: get("sort")}, page)
 	if err != nil {
 		return err
 	}
@@ -163,7 +160,7 @@ func (a *API) getLead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := a.Store.LeadByID(r.Context(), p.OrgID, r.PathValue("id"))
+	l, err := outreach.Lead(r.Context(), a.Store, p.OrgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
 
 	"garrison/actor"
 	"garrison/fault"
@@ -45,14 +44,14 @@ func (rl *RateLimits) Limiters() []*ratelimit.Limiter {
 	return []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.apiKey, rl.agentRuns}
 }
 
-// authPathLimiter is the per-path bucket of an /auth/* path, if it has one.
-func (rl *RateLimits) authPathLimiter(path string) *ratelimit.Limiter {
-	switch path {
-	case "/api/auth/login":
+// signInLimiter is the second bucket of a sign-in route, if it has one.
+func (rl *RateLimits) signInLimiter(b Buckets) *ratelimit.Limiter {
+	switch b {
+	case LoginBuckets:
 		return rl.login
-	case "/api/auth/register":
+	case RegisterBuckets:
 		return rl.register
-	case "/api/auth/reset-request", "/api/auth/reset-password":
+	case ResetBuckets:
 		return rl.reset
 	}
 	return nil
@@ -129,11 +128,11 @@ func (a *API) ChargeAgentRun(w http.ResponseWriter, r *http.Request, orgID strin
 // buckets, the per-IP bucket of public routes, and a refusal for an address
 // whose failed-credential bucket is empty, before any credential is checked.
 func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, ip string) error {
-	if strings.HasPrefix(rt.Path, "/api/auth/") {
+	if rt.Buckets != ByCredential {
 		if err := a.charge(w, r, a.Limits.auth, ip); err != nil {
 			return err
 		}
-		if l := a.Limits.authPathLimiter(rt.Path); l != nil {
+		if l := a.Limits.signInLimiter(rt.Buckets); l != nil {
 			return a.charge(w, r, l, ip)
 		}
 		return nil
@@ -154,7 +153,7 @@ func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, 
 // JWT traffic per IP, API-key traffic per organization. /auth/* paths were
 // charged already.
 func (a *API) limitAfterAuth(w http.ResponseWriter, r *http.Request, rt Route, p Principal, ip string) error {
-	if strings.HasPrefix(rt.Path, "/api/auth/") || rt.Access == Webhook {
+	if rt.Buckets != ByCredential || rt.Access == Webhook {
 		return nil
 	}
 	if p.Kind == actor.Key {
@@ -165,7 +164,7 @@ func (a *API) limitAfterAuth(w http.ResponseWriter, r *http.Request, rt Route, p
 
 // limitFailedAuth counts an invalid credential against the client's address.
 func (a *API) limitFailedAuth(w http.ResponseWriter, r *http.Request, rt Route, ip string) error {
-	if strings.HasPrefix(rt.Path, "/api/auth/") {
+	if rt.Buckets != ByCredential {
 		return nil
 	}
 	return a.charge(w, r, a.Limits.failures, ip)

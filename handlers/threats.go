@@ -21,7 +21,7 @@ func (a *API) listThreats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	threats, total, err := a.Store.Threats(r.Context(), principalFrom(r.Context()).OrgID, page)
+	threats, total, err := a.Dashboard.Threats(r.Context(), principalFrom(r.Context()).OrgID, page)
 	if err != nil {
 		return err
 	}

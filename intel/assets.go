@@ -153,3 +153,18 @@ func (s *Service) UpdateAsset(ctx context.Context, orgID, id string, patch Asset
 	a.ID = id
 	return s.cfg.Store.UpdateAsset(ctx, a)
 }
+
+// Assets is a page of the organization's inventory.
+func (s *Service) Assets(ctx context.Context, orgID string, p store.Page) ([]store.Asset, int, error) {
+	return s.cfg.Store.Assets(ctx, orgID, p)
+}
+
+// Asset is one asset of the organization.
+func (s *Service) Asset(ctx context.Context, orgID, id string) (store.Asset, error) {
+	return s.cfg.Store.AssetByID(ctx, orgID, id)
+}
+
+// DeleteAsset removes an asset from the inventory.
+func (s *Service) DeleteAsset(ctx context.Context, orgID, id string) error {
+	return s.cfg.Store.DeleteAsset(ctx, orgID, id)
+}

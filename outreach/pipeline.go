@@ -2,6 +2,7 @@ package outreach
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,4 +42,28 @@ func ParseLeadQuery(status, minScore, vertical, region, q, sort string) (store.L
 	p.Check(len(lq.Q) <= 200, "q", "must be at most 200 bytes")
 	p.Check(lq.Sort == "score" || lq.Sort == "updated", "sort", "must be score or updated")
 	return lq, p.Err()
+}
+
+// LeadFilter is the leads list's filters as given; empty ones filter nothing.
+type LeadFilter struct {
+	Status, MinScore, Vertical, Region, Q, Sort string
+}
+
+// Leads is a page of the organization's leads, after judging the filters.
+func Leads(ctx context.Context, st *store.Store, orgID string, f LeadFilter, p store.Page) ([]store.Lead, int, error) {
+	q, err := ParseLeadQuery(f.Status, f.MinScore, f.Vertical, f.Region, f.Q, f.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	return st.Leads(ctx, orgID, q, p)
+}
+
+// Lead is one of the organization's leads.
+func Lead(ctx context.Context, st *store.Store, orgID, id string) (store.Lead, error) {
+	return st.LeadByID(ctx, orgID, id)
+}
+
+// Prospects is a page of the organization's prospects.
+func Prospects(ctx context.Context, st *store.Store, orgID string, p store.Page) ([]store.Prospect, int, error) {
+	return st.Prospects(ctx, orgID, p)
 }

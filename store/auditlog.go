@@ -8,13 +8,6 @@ import (
 	"time"
 )
 
-// Audit actions written outside the audited routes' table (handlers'
-// auditedRoutes), named once for their writers and the audit log's filter.
-const (
-	AuditLoginFailed = "auth.login_failed" // a sign-in refused (handlers)
-	AuditPlanChange  = "org.plan"          // garrison org set-plan (the CLI)
-)
-
 // AuditEntry is one security-relevant change.
 type AuditEntry struct {
 	ID        int64
@@ -23,7 +16,7 @@ type AuditEntry struct {
 	Actor     string // user id, API key id, "cli" or "" (an unknown caller)
 	IP        string
 	RequestID string
-	Action    string // e.g. "auth.login", "api_key.create"
+	Action    string // one of audit.Actions
 	Target    string // the id acted on, when there is one
 	Detail    map[string]string
 }

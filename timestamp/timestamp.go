@@ -4,6 +4,8 @@ package timestamp
 
 import (
 	"time"
+
+	"garrison/valid"
 )
 
 // Format writes t in the API's format.
@@ -22,4 +24,31 @@ func Optional(t *time.Time) *string {
 func Parse(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t.UTC(), err
+}
+
+// ParseRange reads the from and to of a list into p's "from" and "to"
+// fields: RFC 3339, to given in whole seconds covering that second (times
+// are shown to the second), and from not after to. Empty is open.
+func ParseRange(p *valid.Problems, from, to string) (*time.Time, *time.Time) {
+	f, t := parseOptional(p, "from", from), parseOptional(p, "to", to)
+	if t != nil && t.Nanosecond() == 0 {
+		end := t.Add(time.Second - time.Millisecond)
+		t = &end
+	}
+	if f != nil && t != nil && f.After(*t) {
+		p.Add("from", "must not be after to")
+	}
+	return f, t
+}
+
+func parseOptional(p *valid.Problems, field, v string) *time.Time {
+	if v == "" {
+		return nil
+	}
+	t, err := Parse(v)
+	if err != nil {
+		p.Add(field, "must be an RFC 3339 timestamp")
+		return nil
+	}
+	return &t
 }

@@ -1,0 +1,78 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"garrison/actor"
+	"garrison/store"
+	"garrison/valid"
+)
+
+// Org is an organization.
+func (a *Accounts) Org(ctx context.Context, orgID string) (store.Org, error) {
+	return a.store.Org(ctx, orgID)
+}
+
+// Members is a page of an organization's users, oldest first.
+func (a *Accounts) Members(ctx context.Context, orgID string, p store.Page) ([]store.User, int, error) {
+	return a.store.Members(ctx, orgID, p)
+}
+
+// Invites is a page of an organization's invitations.
+func (a *Accounts) Invites(ctx context.Context, orgID string, p store.Page) ([]store.Invite, int, error) {
+	return a.store.Invites(ctx, orgID, p)
+}
+
+// RemoveMember removes a user from the organization; the last admin stays
+// (store.ErrLastAdmin).
+func (a *Accounts) RemoveMember(ctx context.Context, orgID, userID string) error {
+	return a.store.DeleteMember(ctx, orgID, userID)
+}
+
+// RevokeKey revokes one of the organization's API keys from the next
+// request on.
+func (a *Accounts) RevokeKey(ctx context.Context, orgID, keyID string) (store.APIKey, error) {
+	return a.store.RevokeAPIKey(ctx, orgID, keyID)
+}
+
+// ErrNoSuchAdmin: the admin CLI named an address that is no admin's.
+var ErrNoSuchAdmin = errors.New("no admin with that e-mail address")
+
+// AdminByEmail is the admin with the address: how the admin CLI names an
+// organization.
+func (a *Accounts) AdminByEmail(ctx context.Context, email string) (store.User, error) {
+	u, err := a.store.UserByEmail(ctx, email)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && u.Role != actor.RoleAdmin) {
+		return store.User{}, ErrNoSuchAdmin
+	}
+	return u, err
+}
+
+// SetPlanByAdmin moves the organization of the admin with the address to
+// another plan; a running server applies it from the next request.
+func (a *Accounts) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) (store.Org, error) {
+	if !ValidPlan(plan) {
+		return store.Org{}, valid.Field("plan", "must be "+strings.Join(Plans, ", "))
+	}
+	org, err := a.store.SetPlanByAdmin(ctx, adminEmail, plan)
+	if errors.Is(err, store.ErrNotFound) {
+		return org, ErrNoSuchAdmin
+	}
+	return org, err
+}
+
+// DeleteOrg removes an organization and everything it owns, confirmed by
+// its exact name (confirm): the one confirmation rule of the API and the
+// admin CLI. Its sessions and keys stop working at once.
+func (a *Accounts) DeleteOrg(ctx context.Context, orgID string, confirm *string) (store.Org, error) {
+	org, err := a.store.Org(ctx, orgID)
+	if err != nil {
+		return org, err
+	}
+	if confirm == nil || *confirm != org.Name {
+		return store.Org{}, valid.Field("confirm", "must be the organization's exact name, to confirm that everything it owns is deleted")
+	}
+	return a.store.DeleteOrg(ctx, orgID)
+}

@@ -1,0 +1,89 @@
+// Package audit is the audit log: the actions it names, the one path an
+// entry takes into it (from the API and the admin CLI alike), and reading
+// it with its filters judged.
+package audit
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"garrison/store"
+	"garrison/timestamp"
+	"garrison/valid"
+)
+
+// The actions the audit log holds (docs/api.md lists them).
+const (
+	Register       = "auth.register"
+	Login          = "auth.login"
+	LoginFailed    = "auth.login_failed" // a sign-in refused for a known account
+	Logout         = "auth.logout"
+	LogoutAll      = "auth.logout_all"
+	ChangePassword = "auth.change_password"
+	ResetPassword  = "auth.reset_password"
+	VerifyEmail    = "auth.verify_email"
+
+	KeyCreate    = "api_key.create"
+	KeyRevoke    = "api_key.revoke"
+	OrgInvite    = "org.invite"
+	MemberUpdate = "org.member_update"
+	MemberRemove = "org.member_remove"
+	OrgDelete    = "org.delete"
+	OrgPlan      = "org.plan" // garrison org set-plan
+
+	AlertUpdate         = "alert.update"
+	TicketUpdate        = "ticket.update"
+	RunStart            = "agent_run.start"
+	RunCancel           = "agent_run.cancel"
+	ComplianceAudit     = "compliance.audit"
+	ComplianceAttest    = "compliance.attest"
+	ComplianceRemediate = "compliance.remediate"
+	IntelImport         = "intel.import"
+	LeadStatus          = "lead.status"
+)
+
+// Actions lists every action, for the log's filter and its documentation.
+var Actions = []string{Register, Login, LoginFailed, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail,
+	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan,
+	AlertUpdate, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, IntelImport, LeadStatus}
+
+// writeTimeout bounds writing an entry after its request or command ended.
+const writeTimeout = 10 * time.Second
+
+// Record writes an entry. It is written after the change it records
+// committed, even when ctx's request or command is ending: the log says
+// what happened.
+func Record(ctx context.Context, st *store.Store, e store.AuditEntry) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return st.AppendAudit(ctx, e)
+}
+
+// CLIActor names the operator at the appliance's shell in the log.
+func CLIActor(user string) string { return "cli:" + user }
+
+// maxActor bounds the actor filter: a user or API key id.
+const maxActor = 64
+
+// Query is the log's filters as given; empty ones filter nothing.
+type Query struct {
+	Action, Actor string
+	From, To      string // RFC 3339
+}
+
+// List is a page of the organization's entries, newest first, after judging
+// the filters: an action the log holds, an actor of at most maxActor
+// characters, a time range.
+func List(ctx context.Context, st *store.Store, orgID string, q Query, p store.Page) ([]store.AuditEntry, int, error) {
+	var problems valid.Problems
+	problems.Check(q.Action == "" || slices.Contains(Actions, q.Action), "action", "must be one of the audit log's actions, such as auth.login or api_key.create")
+	problems.Check(len(q.Actor) <= maxActor, "actor", fmt.Sprintf("must be at most %d characters: a user or API key id", maxActor))
+	f := store.AuditQuery{Action: q.Action, Actor: q.Actor}
+	f.From, f.To = timestamp.ParseRange(&problems, q.From, q.To)
+	if err := problems.Err(); err != nil {
+		return nil, 0, err
+	}
+	return st.AuditLog(ctx, orgID, f, p)
+}
