@@ -76,7 +76,7 @@ func TestTokenOfAnotherOrganizationRefused(t *testing.T) {
 	e := newTestEnv(t)
 	a := e.Register("ann@acme.test", "Acme")
 	now := e.clock.Now().Unix()
-	tok := signed(e.app.jwt, `{"alg":"HS256","typ":"JWT"}`, map[string]any{"sub": a.ID, "org": "org_other", "ver": 0,
+	tok := signed(e.jwt, `{"alg":"HS256","typ":"JWT"}`, map[string]any{"sub": a.ID, "org": "org_other", "ver": 0,
 		"jti": "j1", "iat": now, "exp": now + 60, "auth_time": now, "pur": "session"})
 	e.Do("GET", "/api/auth/me", tok, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Invalid token")
 }

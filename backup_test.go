@@ -20,7 +20,7 @@ func TestBackupRestoreUnderLoad(t *testing.T) {
 	e := newTestEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
 	key := e.APIKey(admin, "write")
-	dataDir := e.app.dataDir(t)
+	dataDir := dataDirOf(t, e.app)
 	at := e.clock.Now().Add(-time.Hour).Format(time.RFC3339)
 	batch := func(i int) []byte {
 		var b strings.Builder

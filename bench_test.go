@@ -48,8 +48,8 @@ func benchmarkLogin(b *testing.B, email string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer a.store.Close()
-	srv := httptest.NewServer(a.handler)
+	defer a.Close()
+	srv := httptest.NewServer(a.Handler)
 	defer srv.Close()
 	post := func(path, body string) int {
 		res, err := srv.Client().Post(srv.URL+path, "application/json", strings.NewReader(body))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"garrison/account"
+	"garrison/app"
 	"garrison/audit"
 	"garrison/blocklist"
 	"garrison/credential"
@@ -126,7 +127,7 @@ func cliStoreAt(ctx context.Context, fs *flag.FlagSet, args []string, getenv fun
 	if err := existingData(*dataDir, create); err != nil {
 		return nil, err
 	}
-	return openStore(ctx, *dataDir, time.Now)
+	return app.OpenStore(ctx, *dataDir, schemaSQL, time.Now)
 }
 
 // existingData refuses a data directory without a Garrison database,
@@ -201,7 +202,7 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 		}
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mailer := mail.New(mail.Config{BaseURL: *baseURL}, st, log, time.Now)
+	mailer := mail.New(mail.Config{Store: st, Log: log, Now: time.Now, BaseURL: *baseURL})
 	accounts := account.New(account.Config{Store: st, Passwords: credential.NewHasher(credential.DefaultIterations), Mailer: mailer,
 		Now: time.Now, Log: log})
 	res, err := accounts.CreateOrg(ctx, account.NewOrg{Name: *name, AdminEmail: *email, AdminName: *adminName, Plan: *plan, Password: password})

@@ -20,7 +20,7 @@ func TestAPIKeyCLI(t *testing.T) {
 	e := newTestEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
 	member := e.Member(admin, "bob@acme.test", "member")
-	dataDir := e.app.dataDir(t)
+	dataDir := dataDirOf(t, e.app)
 	run := func(args ...string) (string, error) {
 		var out, errOut bytes.Buffer
 		err := runCLI(t, append([]string{"apikey", "create", "--data", dataDir}, args...), &out, &errOut)
@@ -61,7 +61,7 @@ func TestOrgAndPlanCLI(t *testing.T) {
 	key := e.APIKey(admin, "write")
 	e.Do("POST", "/api/agents/msp-hunter/execute", key, hunt).Must(t, http.StatusForbidden)
 	var out bytes.Buffer
-	if err := runCLI(t, []string{"org", "set-plan", "--data", e.app.dataDir(t), "--email", admin.Email, "--plan", "pro"}, &out, &out); err != nil {
+	if err := runCLI(t, []string{"org", "set-plan", "--data", dataDirOf(t, e.app), "--email", admin.Email, "--plan", "pro"}, &out, &out); err != nil {
 		t.Fatalf("set-plan: %v (%s)", err, out.String())
 	}
 	// The running server sees it on the very next request, sessions and
@@ -75,7 +75,7 @@ func TestOrgAndPlanCLI(t *testing.T) {
 		"member email": {"--email", member.Email, "--plan", "ultimate"},
 		"bad plan":     {"--email", admin.Email, "--plan", "gold"},
 	} {
-		if err := runCLI(t, append([]string{"org", "set-plan", "--data", e.app.dataDir(t)}, args...), &out, &out); err == nil {
+		if err := runCLI(t, append([]string{"org", "set-plan", "--data", dataDirOf(t, e.app)}, args...), &out, &out); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -127,7 +127,7 @@ func TestBlocklistImport(t *testing.T) {
 func TestIntelImportCLI(t *testing.T) {
 	e := newTestEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
-	dataDir := e.app.dataDir(t)
+	dataDir := dataDirOf(t, e.app)
 	e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2025-48384"}).Must(t, http.StatusCreated)
 	dir := t.TempDir()
 	kev, err := os.ReadFile("intel/testdata/kev_sample.json")
@@ -147,7 +147,7 @@ func TestIntelImportCLI(t *testing.T) {
 	if st["counts"].(map[string]any)["kev"] != 5.0 || st["last_imports"].(map[string]any)["kev"].(map[string]any)["via"] != "cli" {
 		t.Fatalf("status: %v", st)
 	}
-	e.app.runner.Notify()
+	e.app.Runner.Notify()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		list := e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, http.StatusOK).List()
@@ -170,7 +170,7 @@ func TestRegistrationModesAndOrgCreate(t *testing.T) {
 	for _, mode := range []string{"closed", "invite"} {
 		t.Run(mode, func(t *testing.T) {
 			e := newTestEnv(t, func(c *config) { c.registration = mode })
-			dataDir := e.app.dataDir(t)
+			dataDir := dataDirOf(t, e.app)
 			signup := map[string]any{"email": "eve@example.test", "password": "correct horse battery", "name": "Eve"}
 			want := map[string]string{"closed": "Registration is closed on this appliance; its operator creates organizations (garrison org create)",
 				"invite": "Registration on this appliance needs an invitation: send the invite_token an admin's invitation mail carries"}[mode]
@@ -279,7 +279,7 @@ func TestOrgDelete(t *testing.T) {
 	e.Do("GET", "/api/events", key, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
 	var left int
 	for _, table := range []string{"events", "alerts", "event_rollup", "event_counts", "users", "api_keys"} {
-		if err := e.app.store.DB().QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE org_id = ?`, admin.OrgID).Scan(&left); err != nil || left != 0 {
+		if err := e.app.Store.DB().QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE org_id = ?`, admin.OrgID).Scan(&left); err != nil || left != 0 {
 			t.Fatalf("%s: %d rows left (%v)", table, left, err)
 		}
 	}
@@ -290,7 +290,7 @@ func TestOrgDelete(t *testing.T) {
 	e.Register("ann@acme.test", "Acme again")
 
 	// The CLI asks for the name unless --yes.
-	dataDir := e.app.dataDir(t)
+	dataDir := dataDirOf(t, e.app)
 	defer func(r io.Reader) { stdin = r }(stdin)
 	stdin = strings.NewReader("not the name\n")
 	var out bytes.Buffer

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"garrison/agents"
+	"garrison/app"
 	"garrison/intel"
 )
 
@@ -48,7 +49,7 @@ func runIntel(ctx context.Context, args []string, getenv func(string) string, st
 	if len(paths) == 0 {
 		return errors.New(intelUsage)
 	}
-	st, err := openStore(ctx, *dataDir, time.Now)
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now)
 	if err != nil {
 		return err
 	}

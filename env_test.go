@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"garrison/app"
 	"garrison/handlers/apitest"
 )
 
@@ -26,7 +27,8 @@ func testConfig(t testing.TB) config {
 // behind httptest with a fake clock.
 type testEnv struct {
 	*apitest.Client
-	app   *app
+	app   *app.App
+	jwt   *jwtCodec // the app's session codec: same secret, same clock
 	srv   *httptest.Server
 	clock *apitest.Clock
 	logs  *apitest.LockedBuffer
@@ -47,41 +49,45 @@ func newTestEnv(t testing.TB, edit ...func(*config)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(a.handler)
+	secret, err := loadSecret(cfg.dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, err := newJWTCodec(secret, cfg.jwtTTL, cfg.sessionMax, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler)
 	var once sync.Once
 	stop := startRunner(a)
 	stopRunner := func() { once.Do(stop) }
 	t.Cleanup(func() {
 		srv.Close()
 		stopRunner()
-		a.store.Close()
+		a.Close()
 	})
-	e := &testEnv{Client: &apitest.Client{T: t, URL: srv.URL, HTTP: srv.Client(), Store: a.store, Mailer: a.mailer},
-		app: a, srv: srv, clock: clock, logs: logs, stopRunner: stopRunner}
+	e := &testEnv{Client: &apitest.Client{T: t, URL: srv.URL, HTTP: srv.Client(), Store: a.Store, Mailer: a.Mailer},
+		app: a, jwt: codec, srv: srv, clock: clock, logs: logs, stopRunner: stopRunner}
 	e.CheckOpenAPI() // the real app's answers hold to the document too
 	return e
 }
 
 // startRunner runs the app's agent runtime until the returned stop is
 // called; stop waits for it to finish.
-func startRunner(a *app) (stop func()) {
+func startRunner(a *app.App) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		a.runner.Run(ctx)
-	}()
+	wait := a.Start(ctx, app.Agents)
 	return func() {
 		cancel()
-		<-done
+		wait()
 	}
 }
 
-// dataDir returns the app's data directory (the database's folder).
-func (a *app) dataDir(t testing.TB) string {
+// dataDirOf returns the app's data directory (the database's folder).
+func dataDirOf(t testing.TB, a *app.App) string {
 	t.Helper()
 	var file string
-	if err := a.store.DB().QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file); err != nil {
+	if err := a.Store.DB().QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Dir(file)

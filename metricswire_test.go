@@ -32,7 +32,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	srv := httptest.NewServer(metricsServer("", e.app.metrics).Handler)
+	srv := httptest.NewServer(metricsServer("", e.app.Metrics).Handler)
 	defer srv.Close()
 	res, err := srv.Client().Get(srv.URL + "/metrics")
 	if err != nil {
@@ -87,7 +87,7 @@ func TestRateLimitRefusalsCounted(t *testing.T) {
 		t.Fatalf("statuses %v: want 401s, then 429s", statuses)
 	}
 	var b strings.Builder
-	e.app.metrics.WriteTo(&b)
+	e.app.Metrics.WriteTo(&b)
 	if !strings.Contains(b.String(), `garrison_ratelimit_refusals_total{bucket="failures"} `) {
 		t.Fatalf("the failed-credential refusals are not counted:\n%s", b.String())
 	}

@@ -49,13 +49,13 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	if err != nil {
 		return err
 	}
-	defer a.store.Close()
+	defer a.Close()
 	if cfg.demo {
-		if err := demo.Create(ctx, a.store, a.now(), stderr); err != nil {
+		if err := demo.Create(ctx, a.Store, a.Now(), stderr); err != nil {
 			return err
 		}
 	}
-	tlsConfig, err := loadTLS(cfg, a.now)
+	tlsConfig, err := loadTLS(cfg, a.Now)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.addr, err)
 	}
-	servers := []*http.Server{newHTTPServer(a.handler, tlsConfig, log)}
+	servers := []*http.Server{newHTTPServer(a.Handler, tlsConfig, log)}
 	listeners := []net.Listener{tls.NewListener(httpsLn, tlsConfig)}
 	httpAddr := ""
 	if cfg.httpAddr != "" {
@@ -87,12 +87,12 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 			return fmt.Errorf("listen %s: %w", cfg.metricsAddr, err)
 		}
 		metricsAddr = ln.Addr().String()
-		servers = append(servers, metricsServer(cfg.metricsAddr, a.metrics))
+		servers = append(servers, metricsServer(cfg.metricsAddr, a.Metrics))
 		listeners = append(listeners, ln)
 	}
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	waitWork := a.runBackground(workCtx)
+	waitWork := a.Start(workCtx)
 	errs := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { errs <- srv.Serve(listeners[i]) }()

@@ -206,7 +206,7 @@ func TestGracefulShutdown(t *testing.T) {
 	stacks := make([]byte, 1<<22)
 	stacks = stacks[:runtime.Stack(stacks, true)]
 	for _, loop := range []string{"store.(*Store).foldLoop", "store.(*Store).checkpointLoop", "mail.(*Mailer).Run", "account.(*KeyUse).Run", "store.(*Store).probeLoop",
-		"agents.(*Runner).Run", "ratelimit.(*Limiter).Run", "main.(*app).runBackground"} {
+		"agents.(*Runner).Run", "ratelimit.(*Limiter).Run", "app.(*App).Start"} {
 		if bytes.Contains(stacks, []byte(loop)) {
 			t.Errorf("%s still runs after shutdown", loop)
 		}
@@ -313,8 +313,8 @@ func TestIngestInflightFlag(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if e.app.api.IngestInflight != 32<<20 {
-		t.Fatalf("the API holds %d bytes", e.app.api.IngestInflight)
+	if e.app.API.IngestInflight != 32<<20 {
+		t.Fatalf("the API holds %d bytes", e.app.API.IngestInflight)
 	}
 	cfg := testConfig(t)
 	if cfg.ingestInflight != 64<<20 {

@@ -44,7 +44,7 @@ func (c *countingHasher) VerifyNobody(ctx context.Context, pw string) error {
 
 func newAccounts(t *testing.T, st *store.Store, h Passwords) *Accounts {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	m := mail.New(mail.Config{BaseURL: "https://garrison.test"}, st, log, time.Now)
+	m := mail.New(mail.Config{Store: st, Log: log, Now: time.Now, BaseURL: "https://garrison.test"})
 	return New(Config{Store: st, Passwords: h, Mailer: m, Now: time.Now, Log: log})
 }
 

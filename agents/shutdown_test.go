@@ -21,7 +21,7 @@ import (
 // count as a crash (two of which fail a run for good).
 func TestStopBetweenClaimAndStart(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "g.db"), storetest.Schema(t))
+	st, err := store.Open(ctx, store.Config{Path: filepath.Join(t.TempDir(), "g.db"), Schema: storetest.Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

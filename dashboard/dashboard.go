@@ -32,13 +32,23 @@ type Board struct {
 	summaries phrasings
 }
 
-// New builds a board; blocked is the DNS blocklist in force, model the
-// language model (nil for none).
-func New(st *store.Store, now func() time.Time, blocked *blocklist.List, model *llm.Client, log *slog.Logger) *Board {
-	if blocked == nil {
-		blocked = blocklist.New()
+// Config is what a board needs.
+type Config struct {
+	Store *store.Store
+	Now   func() time.Time
+	// Blocklist is the DNS blocklist in force (nil: the embedded lists).
+	Blocklist *blocklist.List
+	// Model is the language model (nil: plain sentences only).
+	Model *llm.Client
+	Log   *slog.Logger
+}
+
+// New builds a board.
+func New(c Config) *Board {
+	if c.Blocklist == nil {
+		c.Blocklist = blocklist.New()
 	}
-	return &Board{store: st, now: now, blocked: blocked, model: model, log: log}
+	return &Board{store: c.Store, now: c.Now, blocked: c.Blocklist, model: c.Model, log: c.Log}
 }
 
 // Counts is a count of events by severity and type, every name present.

@@ -20,7 +20,6 @@ import (
 	"garrison/ingest"
 	"garrison/intel"
 	"garrison/metrics"
-	"garrison/ratelimit"
 	"garrison/store"
 )
 
@@ -77,16 +76,16 @@ func New(d Deps) *API {
 		d.Version = "devel"
 	}
 	if d.Limits == nil {
-		d.Limits = NewRateLimits(ratelimit.Defaults(), nil)
+		d.Limits = NewRateLimits(LimitsConfig{})
 	}
 	if d.Blocklist == nil {
 		d.Blocklist = blocklist.New()
 	}
 	if d.Dashboard == nil {
-		d.Dashboard = dashboard.New(d.Store, d.Now, d.Blocklist, nil, d.Log)
+		d.Dashboard = dashboard.New(dashboard.Config{Store: d.Store, Now: d.Now, Blocklist: d.Blocklist, Log: d.Log})
 	}
 	if d.Ingest == nil {
-		d.Ingest = ingest.New(d.Store, d.Now, d.Blocklist)
+		d.Ingest = ingest.New(ingest.Config{Store: d.Store, Now: d.Now, Blocklist: d.Blocklist})
 	}
 	if d.IngestInflight <= 0 {
 		d.IngestInflight = DefaultIngestInflight

@@ -86,7 +86,7 @@ type rawTwin struct {
 // checkpoints in the commits that fill the WAL, its default.
 func newRawTwin(b *testing.B, storeSetUp bool) *rawTwin {
 	path := filepath.Join(b.TempDir(), "raw.db")
-	twin, err := store.Open(context.Background(), path, storetest.Schema(b))
+	twin, err := store.Open(context.Background(), store.Config{Path: path, Schema: storetest.Schema(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"time"
 
 	"garrison/actor"
 	"garrison/fault"
@@ -23,13 +24,25 @@ type RateLimits struct {
 	names                        map[*ratelimit.Limiter]string // as --limits and the metrics name them
 }
 
-// NewRateLimits builds the buckets from named limits (ratelimit.ParseLimits).
-// Invalid credentials are throttled at the JWT rate, failed logins per
-// address at the login rate.
-func NewRateLimits(limits map[string]ratelimit.Limit, trusted []netip.Prefix, opts ...ratelimit.Option) *RateLimits {
-	rl := &RateLimits{trusted: trusted, names: map[*ratelimit.Limiter]string{}}
+// LimitsConfig is what the buckets are built from.
+type LimitsConfig struct {
+	// Limits are the named limits (ratelimit.ParseLimits; nil: the defaults).
+	Limits map[string]ratelimit.Limit
+	// Trusted are the proxies whose X-Forwarded-For is believed.
+	Trusted []netip.Prefix
+	// Now is the buckets' clock (nil: the monotonic clock); tests drive it.
+	Now func() time.Time
+}
+
+// NewRateLimits builds the buckets. Invalid credentials are throttled at
+// the JWT rate, failed logins per address at the login rate.
+func NewRateLimits(c LimitsConfig) *RateLimits {
+	if c.Limits == nil {
+		c.Limits = ratelimit.Defaults()
+	}
+	rl := &RateLimits{trusted: c.Trusted, names: map[*ratelimit.Limiter]string{}}
 	l := func(limit, name string) *ratelimit.Limiter {
-		lim := ratelimit.New(limits[limit], opts...)
+		lim := ratelimit.New(c.Limits[limit], ratelimit.WithClock(c.Now))
 		rl.names[lim] = name
 		return lim
 	}

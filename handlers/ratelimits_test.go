@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"garrison/fault"
-	"garrison/ratelimit"
 )
 
 // TestChargeAgentRun: the agents' execute endpoints get 20 runs a minute per
@@ -16,7 +15,7 @@ import (
 func TestChargeAgentRun(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := New(Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return now },
-		Limits: NewRateLimits(ratelimit.Defaults(), nil, ratelimit.WithClock(func() time.Time { return now }))})
+		Limits: NewRateLimits(LimitsConfig{Now: func() time.Time { return now }})})
 	run := func(org string) (*httptest.ResponseRecorder, error) {
 		rec := httptest.NewRecorder()
 		return rec, a.ChargeAgentRun(rec, httptest.NewRequest("POST", "/api/agents/run", nil), org)

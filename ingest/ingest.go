@@ -67,12 +67,20 @@ type Ingester struct {
 	blocked *blocklist.List
 }
 
-// New builds an Ingester; blocked classifies DNS queries (nil: no lists).
-func New(st *store.Store, now func() time.Time, blocked *blocklist.List) *Ingester {
-	if blocked == nil {
-		blocked = blocklist.New()
+// Config is what an Ingester needs.
+type Config struct {
+	Store *store.Store
+	Now   func() time.Time
+	// Blocklist classifies DNS queries (nil: the embedded lists).
+	Blocklist *blocklist.List
+}
+
+// New builds an Ingester.
+func New(c Config) *Ingester {
+	if c.Blocklist == nil {
+		c.Blocklist = blocklist.New()
 	}
-	return &Ingester{store: st, now: now, blocked: blocked}
+	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist}
 }
 
 // Ingest parses a body of the kind and stores it for the organization.

@@ -57,7 +57,7 @@ func BenchmarkImportNVD(b *testing.B) {
 	const n = 5000
 	writeReplicated(b, path, n)
 	for i := 0; b.Loop(); i++ {
-		st, err := store.Open(context.Background(), filepath.Join(dir, fmt.Sprintf("g%d.db", i)), storetest.Schema(b))
+		st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, fmt.Sprintf("g%d.db", i)), Schema: storetest.Schema(b)})
 		if err != nil {
 			b.Fatal(err)
 		}

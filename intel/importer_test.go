@@ -55,7 +55,7 @@ func TestOlderRecordIsKept(t *testing.T) {
 // clockedStore opens a store in dir whose time is clock's.
 func clockedStore(t *testing.T, dir string, clock func() time.Time) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(dir, "g.db"), storetest.Schema(t), store.WithClock(clock))
+	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "g.db"), Schema: storetest.Schema(t), Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

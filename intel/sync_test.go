@@ -20,7 +20,7 @@ import (
 func testService(t *testing.T) *Service {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, "g.db"), storetest.Schema(t))
+	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "g.db"), Schema: storetest.Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

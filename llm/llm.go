@@ -30,6 +30,9 @@ type Config struct {
 	Model   string        // model name as the server knows it
 	APIKey  string        // sent as "Authorization: Bearer <key>" when non-empty
 	Timeout time.Duration // per request; 0 means 30s
+	// HTTP is the client requests go through (nil: a private one with no
+	// global timeout, since each request gets Timeout through its context).
+	HTTP *http.Client
 }
 
 // Message is one chat message.
@@ -48,10 +51,9 @@ type Client struct {
 }
 
 // New returns nil when cfg.URL is empty, meaning no model is configured, so
-// callers can keep a nil *Client and fall back to their own wording. hc may
-// be nil; the private client has no global timeout because each request gets
-// Config.Timeout through its context.
-func New(cfg Config, hc *http.Client) *Client {
+// callers can keep a nil *Client and fall back to their own wording.
+func New(cfg Config) *Client {
+	hc := cfg.HTTP
 	base := strings.TrimRight(strings.TrimSpace(cfg.URL), "/")
 	if base == "" {
 		return nil

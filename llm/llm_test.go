@@ -78,7 +78,7 @@ func TestComplete(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, got := fake(t, http.StatusOK, reply("  Hello.\n"))
-			c := New(Config{URL: srv.URL + tc.suffix, Model: "test-model", APIKey: tc.apiKey}, srv.Client())
+			c := New(Config{URL: srv.URL + tc.suffix, Model: "test-model", APIKey: tc.apiKey, HTTP: srv.Client()})
 			out, err := c.Complete(context.Background(), msgs)
 			if err != nil {
 				t.Fatalf("Complete: %v", err)
@@ -160,7 +160,7 @@ func TestCompleteErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := fake(t, tc.status, tc.body)
-			c := New(Config{URL: srv.URL + "/v1", Model: "m", APIKey: key}, srv.Client())
+			c := New(Config{URL: srv.URL + "/v1", Model: "m", APIKey: key, HTTP: srv.Client()})
 			out, err := c.Complete(context.Background(), []Message{{Role: "user", Content: "hi"}})
 			if err == nil {
 				t.Fatalf("Complete = %q, want an error", out)
@@ -192,7 +192,7 @@ func TestCompleteTimeout(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) }) // runs first: Close must never wait on the handler
-	c := New(Config{URL: srv.URL + "/v1", Model: "m", Timeout: 50 * time.Millisecond}, nil)
+	c := New(Config{URL: srv.URL + "/v1", Model: "m", Timeout: 50 * time.Millisecond})
 
 	start := time.Now()
 	_, err := c.Complete(context.Background(), []Message{{Role: "user", Content: "hi"}})
@@ -210,7 +210,7 @@ func TestCompleteTimeout(t *testing.T) {
 
 func TestNew(t *testing.T) {
 	for _, url := range []string{"", "  "} {
-		if c := New(Config{URL: url, Model: "m"}, nil); c != nil {
+		if c := New(Config{URL: url, Model: "m"}); c != nil {
 			t.Errorf("New(URL %q) = %+v, want nil", url, c)
 		}
 	}
@@ -224,7 +224,7 @@ func TestNew(t *testing.T) {
 	if _, err := c.Narrate(context.Background(), "x", nil); err == nil {
 		t.Error("nil Client Narrate succeeded")
 	}
-	if got := New(Config{URL: "http://h/v1", Model: "llama3"}, nil).Model(); got != "llama3" {
+	if got := New(Config{URL: "http://h/v1", Model: "llama3"}).Model(); got != "llama3" {
 		t.Errorf("Model() = %q, want llama3", got)
 	}
 }

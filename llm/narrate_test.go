@@ -42,7 +42,7 @@ func TestNarrate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, got := fake(t, http.StatusOK, reply(tc.answer))
-			c := New(Config{URL: srv.URL + "/v1", Model: "m"}, srv.Client())
+			c := New(Config{URL: srv.URL + "/v1", Model: "m", HTTP: srv.Client()})
 			out, err := c.Narrate(context.Background(), "a threat research report on example.com", facts)
 
 			switch {

@@ -28,8 +28,11 @@ const (
 	smtpTimeout     = 20 * time.Second
 )
 
-// Config is the mailer's own configuration.
+// Config is what the mailer needs.
 type Config struct {
+	Store *store.Store
+	Log   *slog.Logger
+	Now   func() time.Time
 	// BaseURL is the public URL of the server: links in mail are built on
 	// it, never on a request's Host header.
 	BaseURL string
@@ -55,8 +58,8 @@ type Mailer struct {
 }
 
 // New builds a mailer over the store's outbox.
-func New(cfg Config, st *store.Store, log *slog.Logger, now func() time.Time) *Mailer {
-	m := &Mailer{baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), store: st, log: log, now: now, wake: make(chan struct{}, 1), observe: cfg.Observe}
+func New(cfg Config) *Mailer {
+	m := &Mailer{baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), store: cfg.Store, log: cfg.Log, now: cfg.Now, wake: make(chan struct{}, 1), observe: cfg.Observe}
 	if cfg.SMTPAddr != "" {
 		m.smtp = &smtpSender{addr: cfg.SMTPAddr, from: cfg.From, username: cfg.Username, password: cfg.Password}
 	}

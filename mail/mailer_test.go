@@ -157,8 +157,8 @@ func TestMailTakenAtShutdownIsRecorded(t *testing.T) {
 	smtpServer.beforeQueued = cancel // the stop comes while the relay takes the message
 	smtpServer.mu.Unlock()
 	var logs apitest.LockedBuffer
-	m := mail.New(mail.Config{BaseURL: apitest.BaseURL, SMTPAddr: smtpServer.addr, From: "soc@msp.test"},
-		e.Store, slog.New(slog.NewTextHandler(&logs, nil)), time.Now)
+	m := mail.New(mail.Config{Store: e.Store, Log: slog.New(slog.NewTextHandler(&logs, nil)), Now: time.Now,
+		BaseURL: apitest.BaseURL, SMTPAddr: smtpServer.addr, From: "soc@msp.test"})
 	done := make(chan struct{})
 	go func() {
 		m.Run(ctx)

@@ -28,8 +28,7 @@ func newRunQueue(t *testing.T, orgs ...string) runQueue {
 		now = now.Add(time.Millisecond)
 		return now
 	}
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "runs.db"), realSchema(t),
-		WithFoldInterval(time.Hour), WithClock(tick))
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "runs.db"), Schema: realSchema(t), FoldInterval: time.Hour, Now: tick})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +185,7 @@ func TestClaimRunTurnsEdgeCases(t *testing.T) {
 //	go test -run XXX -bench ClaimRunLongQueue ./store
 func BenchmarkClaimRunLongQueue(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(b.TempDir(), "runs.db"), realSchema(b), WithFoldInterval(time.Hour))
+	s, err := Open(ctx, Config{Path: filepath.Join(b.TempDir(), "runs.db"), Schema: realSchema(b), FoldInterval: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}

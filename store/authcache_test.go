@@ -20,12 +20,12 @@ import (
 func TestAuthChangesOfAnotherProcessSeen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "g.db")
-	server, err := store.Open(ctx, path, storetest.Schema(t))
+	server, err := store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	cli, err := store.Open(ctx, path, storetest.Schema(t))
+	cli, err := store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,14 +65,14 @@ func TestAuthEpochFileOfAnOldVersion(t *testing.T) {
 			if err := os.WriteFile(path+"-auth", []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			server, err := store.Open(ctx, path, storetest.Schema(t))
+			server, err := store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer server.Close()
 			u := registerAnn(t, server)
 			server.SessionUser(ctx, u.ID, "jti")
-			cli, err := store.Open(ctx, path, storetest.Schema(t))
+			cli, err := store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ import (
 func TestOldAddressesRenormalised(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "g.db")
-	st, err := store.Open(ctx, path, storetest.Schema(t))
+	st, err := store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestOldAddressesRenormalised(t *testing.T) {
 	}
 	db.Close()
 
-	st, err = store.Open(ctx, path, storetest.Schema(t))
+	st, err = store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

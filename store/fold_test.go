@@ -31,13 +31,13 @@ var foldNow = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 // at Open and at Close.
 func openFolding(t testing.TB, path string, orgs ...string) *Store {
 	t.Helper()
-	return openFoldingWith(t, path, nil, orgs...)
+	return openFoldingWith(t, Config{Path: path}, orgs...)
 }
 
-func openFoldingWith(t testing.TB, path string, opts []Option, orgs ...string) *Store {
+func openFoldingWith(t testing.TB, c Config, orgs ...string) *Store {
 	t.Helper()
-	opts = append(opts, WithFoldInterval(time.Hour), WithClock(func() time.Time { return foldNow }))
-	s, err := Open(context.Background(), path, realSchema(t), opts...)
+	c.Schema, c.FoldInterval, c.Now = realSchema(t), time.Hour, func() time.Time { return foldNow }
+	s, err := Open(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestBurstWindowRecounted(t *testing.T) {
 		}
 	})
 	t.Run("evicted", func(t *testing.T) {
-		s := openFoldingWith(t, filepath.Join(t.TempDir(), "g.db"), []Option{WithAlertMemoryLimit(3)}, "org_a")
+		s := openFoldingWith(t, Config{Path: filepath.Join(t.TempDir(), "g.db"), AlertMemoryLimit: 3}, "org_a")
 		defer s.Close()
 		ingest(t, s, "org_a", lows(9, "ws-1", start)...)
 		for i := range 4 { // newer windows push ws-1's out of memory
@@ -319,8 +319,7 @@ func TestMigrationToFold(t *testing.T) {
 // Ingest, reads (which fold) and the background fold running at once keep
 // every derived number equal to a count of the stored events.
 func TestFoldUnderConcurrentIngest(t *testing.T) {
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "g.db"), realSchema(t),
-		WithFoldInterval(time.Millisecond), WithClock(func() time.Time { return foldNow }))
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "g.db"), Schema: realSchema(t), FoldInterval: time.Millisecond, Now: func() time.Time { return foldNow }})
 	if err != nil {
 		t.Fatal(err)
 	}

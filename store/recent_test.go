@@ -20,7 +20,7 @@ func TestRecentCountsStayExact(t *testing.T) {
 	now := foldNow
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "g.db"), realSchema(t), WithFoldInterval(time.Hour), WithClock(clock))
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "g.db"), Schema: realSchema(t), FoldInterval: time.Hour, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

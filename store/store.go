@@ -5,6 +5,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -46,36 +47,38 @@ type Store struct {
 // it stays small, rarely enough that an idle server does nothing.
 const checkpointInterval = 250 * time.Millisecond
 
-// Option configures Open.
-type Option func(*Store)
-
-// WithClock replaces the wall clock, for tests that drive time.
-func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
-
-// WithAlertMemoryLimit sets how many burst windows and open-alert
-// fingerprints ingest holds in memory per organization before it drops
-// them and recounts from the database (default 50,000).
-func WithAlertMemoryLimit(n int) Option { return func(s *Store) { s.alerts.limit = n } }
-
-// WithWALLimit sets the size past which the WAL is started over (default
-// 64 MiB).
-func WithWALLimit(bytes int64) Option { return func(s *Store) { s.walLimit = bytes } }
-
-// WithFoldInterval sets how often stored events are folded when nobody
-// reads (default foldInterval); tests that need events left unfolded
-// set it long.
-func WithFoldInterval(d time.Duration) Option { return func(s *Store) { s.foldEvery = d } }
+// Config is what Open needs: the database's path and the schema's
+// migrations; the rest have defaults.
+type Config struct {
+	Path   string
+	Schema string
+	// Now is the wall clock (default time.Now); tests drive time with it.
+	Now func() time.Time
+	// AlertMemoryLimit is how many burst windows and open-alert
+	// fingerprints ingest holds in memory per organization before it drops
+	// them and recounts from the database (default 50,000).
+	AlertMemoryLimit int
+	// WALLimit is the size past which the WAL is started over (default
+	// 64 MiB).
+	WALLimit int64
+	// FoldInterval is how often stored events are folded when nobody reads
+	// (default foldInterval); tests that need events left unfolded set it
+	// long.
+	FoldInterval time.Duration
+}
 
 // Open opens (creating if needed) the database at path, applies the
 // migrations in schema that are newer than the database, and folds the
 // events a crash left unfolded. It starts no goroutine: Maintain does the
 // background work, for as long as its caller wants.
-func Open(ctx context.Context, path, schema string, opts ...Option) (*Store, error) {
-	s := &Store{now: time.Now, foldEvery: foldInterval, alerts: alertMemory{limit: defaultMemoryLimit}, walLimit: defaultWALLimit}
-	s.auth.init()
-	for _, o := range opts {
-		o(s)
+func Open(ctx context.Context, c Config) (*Store, error) {
+	if c.Now == nil {
+		c.Now = time.Now
 	}
+	s := &Store{now: c.Now, foldEvery: cmp.Or(c.FoldInterval, foldInterval),
+		alerts: alertMemory{limit: cmp.Or(c.AlertMemoryLimit, defaultMemoryLimit)}, walLimit: cmp.Or(c.WALLimit, defaultWALLimit)}
+	s.auth.init()
+	path, schema := c.Path, c.Schema
 	// The writer's page cache holds the indexes' working set as the tables
 	// grow (at 400,000 events, 32 MiB made seeded ingest 1.45× faster than
 	// SQLite's 2 MiB default: bench/suite); an idle server gives it back

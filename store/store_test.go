@@ -30,13 +30,13 @@ func TestMigrationsApplyOnceAndResume(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t.db")
 	first, _, _ := strings.Cut(testSchema, "-- migration: 2")
-	s, err := Open(ctx, path, first)
+	s, err := Open(ctx, Config{Path: path, Schema: first})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	for range 2 { // the second Open applies migration 2; the third changes nothing
-		s, err = Open(ctx, path, testSchema)
+		s, err = Open(ctx, Config{Path: path, Schema: testSchema})
 		if err != nil {
 			t.Fatalf("re-open: %v", err)
 		}
@@ -47,7 +47,7 @@ func TestMigrationsApplyOnceAndResume(t *testing.T) {
 		}
 		s.Close()
 	}
-	if _, err := Open(ctx, path, first); err == nil || !strings.Contains(err.Error(), "newer") {
+	if _, err := Open(ctx, Config{Path: path, Schema: first}); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Fatalf("older binary on a newer database: %v", err)
 	}
 }
@@ -64,10 +64,10 @@ func TestFailedMigrationLeavesWholeVersion(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t.db")
 	broken := testSchema + "-- migration: 3\nCREATE TABLE c (id INTEGER PRIMARY KEY);\nTHIS IS NOT SQL;\n"
-	if _, err := Open(ctx, path, broken); err == nil {
+	if _, err := Open(ctx, Config{Path: path, Schema: broken}); err == nil {
 		t.Fatal("broken migration accepted")
 	}
-	s, err := Open(ctx, path, testSchema)
+	s, err := Open(ctx, Config{Path: path, Schema: testSchema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +95,8 @@ func TestIDsSortByTime(t *testing.T) {
 }
 
 func TestRevokeSessionOnce(t *testing.T) {
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), testSchema+
-		"-- migration: 3\nCREATE TABLE revoked_tokens (jti TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT;\n")
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "t.db"), Schema: testSchema +
+		"-- migration: 3\nCREATE TABLE revoked_tokens (jti TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT;\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestAlertCountsFollowEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), string(schema))
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "t.db"), Schema: string(schema)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestAlertCountsFollowEveryWrite(t *testing.T) {
 func TestCheckpointsOffTheWritePath(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t.db")
-	s, err := Open(ctx, path, testSchema)
+	s, err := Open(ctx, Config{Path: path, Schema: testSchema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestCheckpointsOffTheWritePath(t *testing.T) {
 // TestHealthyFollowsTheProbe: Healthy answers from the last probe, which
 // fails once the database cannot be read.
 func TestHealthyFollowsTheProbe(t *testing.T) {
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), testSchema)
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "t.db"), Schema: testSchema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestHealthyFollowsTheProbe(t *testing.T) {
 func TestWALStaysBounded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
 	const limit = 2 << 20
-	s, err := Open(context.Background(), path, testSchema+"\n-- migration: 3\nCREATE TABLE blobs (b BLOB) STRICT;\n", WithWALLimit(limit))
+	s, err := Open(context.Background(), Config{Path: path, Schema: testSchema + "\n-- migration: 3\nCREATE TABLE blobs (b BLOB) STRICT;\n", WALLimit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}

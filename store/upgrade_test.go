@@ -21,7 +21,7 @@ func TestUpgradeFromMigration8(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "g.db")
-	st, err := store.Open(context.Background(), path, string(old))
+	st, err := store.Open(context.Background(), store.Config{Path: path, Schema: string(old)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestUpgradeFromMigration8(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	st, err = store.Open(ctx, path, storetest.Schema(t))
+	st, err = store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

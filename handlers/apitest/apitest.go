@@ -21,18 +21,9 @@ import (
 
 	"garrison/account"
 	"garrison/agents"
-	"garrison/blocklist"
-	"garrison/compliance"
-	"garrison/console"
-	"garrison/credential"
-	"garrison/dashboard"
+	"garrison/app"
 	"garrison/handlers"
-	"garrison/ingest"
-	"garrison/intel"
-	"garrison/llm"
-	"garrison/mail"
 	"garrison/ratelimit"
-	"garrison/store"
 	"garrison/store/storetest"
 )
 
@@ -71,6 +62,8 @@ type Option func(*Config)
 // Env is a running API and what a test needs to look behind it.
 type Env struct {
 	*Client
+	// App is the whole app, as the server wires it.
+	App     *app.App
 	API     *handlers.API
 	Server  *httptest.Server
 	Clock   *Clock
@@ -97,73 +90,41 @@ func New(t testing.TB, opts ...Option) *Env {
 	clock := NewClock()
 	logs := &LockedBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	st, err := store.Open(context.Background(), filepath.Join(cfg.DataDir, "garrison.db"), storetest.Schema(t), store.WithClock(clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocked, err := blocklist.Load(cfg.DataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	limits, err := ratelimit.ParseLimits(GenerousLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mailer := mail.New(mail.Config{BaseURL: BaseURL, SMTPAddr: cfg.SMTPAddr, From: cfg.SMTPFrom}, st, log, clock.Now)
-	model := llm.New(llm.Config{URL: cfg.LLMURL, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout}, nil)
-	engine := compliance.New(compliance.Config{Store: st, Now: clock.Now,
-		Settings: compliance.ServerSettings(cfg.SessionTTL, Iterations, blocked, 0)})
-	var runner *agents.Runner
-	intelligence := intel.New(intel.Config{Store: st, Now: clock.Now, TempDir: cfg.DataDir, NotifyAgent: agents.IntelNotifier,
-		Queued: func() { runner.Notify() }})
-	runner = agents.NewRunner(agents.Config{Store: st, Log: log, Now: clock.Now, Workers: cfg.Workers, Timeout: cfg.AgentTimeout,
-		LLM: model, Compliance: engine, CVEs: agents.IntelCVEs(intelligence), Mailer: mailer})
-	e := &Env{Client: &Client{T: t, Store: st, Mailer: mailer}, Clock: clock, Logs: logs, Runner: runner, DataDir: cfg.DataDir, trusted: cfg.TrustedProxies,
-		limits: handlers.NewRateLimits(limits, cfg.TrustedProxies, ratelimit.WithClock(clock.Now))}
-	pages, err := console.New()
+	a, err := app.New(context.Background(), app.Settings{DataDir: cfg.DataDir, BaseURL: BaseURL, SessionTTL: cfg.SessionTTL,
+		DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration, SMTPAddr: cfg.SMTPAddr, SMTPFrom: cfg.SMTPFrom,
+		Limits: limits, TrustedProxies: cfg.TrustedProxies, AgentWorkers: cfg.Workers, AgentTimeout: cfg.AgentTimeout,
+		LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMTimeout: cfg.LLMTimeout, IngestInflight: cfg.IngestInflight},
+		app.Options{Schema: storetest.Schema(t), OpenAPI: openAPIDocument(t), Sessions: newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax),
+			Log: log, Now: clock.Now, PasswordIterations: Iterations})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.API = handlers.New(handlers.Deps{
-		Console: pages,
-		Store:   st,
-		Log:     log,
-		Now:     clock.Now,
-		Accounts: account.New(account.Config{Store: st, Passwords: credential.NewHasher(Iterations), Mailer: mailer, Now: clock.Now,
-			Log: log, DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration,
-			Sessions: newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax)}),
-		Limits:         e.limits,
-		Blocklist:      blocked,
-		OpenAPI:        openAPIDocument(t),
-		Agents:         runner,
-		Compliance:     engine,
-		Intel:          intelligence,
-		Dashboard:      dashboard.New(st, clock.Now, blocked, model, log),
-		Ingest:         ingest.New(st, clock.Now, blocked),
-		IngestInflight: cfg.IngestInflight,
-	})
+	st := a.Store
+	e := &Env{Client: &Client{T: t, Store: st, Mailer: a.Mailer}, App: a, API: a.API, Clock: clock, Logs: logs, Runner: a.Runner,
+		DataDir: cfg.DataDir, trusted: cfg.TrustedProxies, limits: a.Limits}
 	// Every answer this Env gets is checked against docs/openapi.json when
 	// the test ends (contract.go); Unchecked exempts one on purpose.
 	e.CheckOpenAPI()
-	e.Server = httptest.NewServer(e.API.Handler())
+	e.Server = httptest.NewServer(a.Handler)
 	e.URL, e.HTTP = e.Server.URL, e.Server.Client()
+	// The agents and the store's maintenance run as in a server; mail
+	// delivery only for the tests that ask (Background).
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runner.Run(ctx)
-	}()
+	waitRunner := a.Start(ctx, app.Agents)
 	var once sync.Once
-	e.StopRunner = func() { once.Do(func() { cancel(); <-done }) }
+	e.StopRunner = func() { once.Do(func() { cancel(); waitRunner() }) }
 	maintained, stopMaintaining := context.WithCancel(context.Background())
-	var maintaining sync.WaitGroup
-	maintaining.Go(func() { st.Maintain(maintained, log) })
+	waitMaintaining := a.Start(maintained, app.Maintenance)
 	t.Cleanup(func() {
 		e.Server.Close()
 		e.StopRunner()
 		stopMaintaining()
-		maintaining.Wait()
-		if err := st.Close(); err != nil {
+		waitMaintaining()
+		if err := a.Close(); err != nil {
 			t.Error(err)
 		}
 	})
@@ -179,7 +140,7 @@ func (e *Env) UseLimits(overrides string, trusted []netip.Prefix) {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	*e.limits = *handlers.NewRateLimits(limits, trusted, ratelimit.WithClock(e.Clock.Now))
+	*e.limits = *handlers.NewRateLimits(handlers.LimitsConfig{Limits: limits, Trusted: trusted, Now: e.Clock.Now})
 }
 
 // Background runs mail delivery, as the app does beside the API, until the
@@ -187,9 +148,8 @@ func (e *Env) UseLimits(overrides string, trusted []netip.Prefix) {
 // delivery is left to the tests that want it, as it blanks delivered mail.)
 func (e *Env) Background() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { e.Mailer.Run(ctx) })
-	return func() { cancel(); wg.Wait() }
+	wait := e.App.Start(ctx, app.Mail)
+	return func() { cancel(); wait() }
 }
 
 var (

@@ -38,9 +38,9 @@ func Schema(t testing.TB) string {
 
 // Open opens a store in t.TempDir, maintaining it in the background until
 // the test ends, then closing it.
-func Open(t testing.TB, opts ...store.Option) *store.Store {
+func Open(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "garrison.db"), Schema(t), opts...)
+	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "garrison.db"), Schema: Schema(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,212 @@
+// Package app is Garrison's composition root: it builds the store, the
+// rules, the API and the background loops from the settings, once, for
+// the server (the root package's serve) and the test harness
+// (handlers/apitest). A new dependency is wired here and nowhere else.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"time"
+
+	"garrison/account"
+	"garrison/agents"
+	"garrison/blocklist"
+	"garrison/compliance"
+	"garrison/console"
+	"garrison/credential"
+	"garrison/dashboard"
+	"garrison/demo"
+	"garrison/handlers"
+	"garrison/ingest"
+	"garrison/intel"
+	"garrison/llm"
+	"garrison/mail"
+	"garrison/metrics"
+	"garrison/ratelimit"
+	"garrison/store"
+)
+
+// Settings are what an operator tells the server (garrison serve's flags
+// and GARRISON_* variables) that the app itself uses; listeners, TLS and
+// logging are the root package's.
+type Settings struct {
+	DataDir string
+	// BaseURL is the public URL links in mail are built on.
+	BaseURL string
+	// SessionTTL is a session token's lifetime (shown to the compliance
+	// checks; the codec itself is Options.Sessions).
+	SessionTTL      time.Duration
+	DefaultPlan     string
+	Registration    string
+	SMTPAddr        string
+	SMTPFrom        string
+	SMTPUsername    string
+	SMTPPassword    string
+	Limits          map[string]ratelimit.Limit
+	TrustedProxies  []netip.Prefix
+	AgentWorkers    int
+	AgentTimeout    time.Duration
+	LLMURL          string
+	LLMModel        string
+	LLMAPIKey       string
+	LLMTimeout      time.Duration
+	IngestInflight  int64
+	IntelImportOrgs []string
+	Retention       time.Duration // events and DNS telemetry; 0 keeps them
+	AuditRetention  time.Duration
+	IntelSyncURLs   []string
+	IntelSyncEvery  time.Duration
+}
+
+// Options are what the process hands the app beside the settings: what
+// the binary embeds, the session codec, and the knobs only tests turn.
+type Options struct {
+	// Schema is schema.sql, the store's migrations.
+	Schema string
+	// OpenAPI is the document served at GET /api/openapi.json.
+	OpenAPI []byte
+	// Version is the build's, shown by the health check.
+	Version string
+	// Sessions signs and verifies session tokens.
+	Sessions account.SessionCodec
+	Log      *slog.Logger
+	// Now is the clock (nil: the system's); a test's clock also drives the
+	// rate-limit buckets.
+	Now func() time.Time
+	// PasswordIterations is PBKDF2's cost (0: credential.DefaultIterations).
+	PasswordIterations int
+}
+
+// App is Garrison without its listeners.
+type App struct {
+	Store      *store.Store
+	Accounts   *account.Accounts
+	KeyUse     *account.KeyUse
+	Mailer     *mail.Mailer
+	Runner     *agents.Runner
+	Intel      *intel.Service
+	Compliance *compliance.Engine
+	Limits     *handlers.RateLimits
+	Metrics    *metrics.Registry
+	API        *handlers.API
+	Handler    http.Handler
+
+	settings Settings
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New builds the app over the data directory's database, creating both
+// when needed. It starts no goroutine: Start does.
+func New(ctx context.Context, s Settings, o Options) (*App, error) {
+	var limiterClock func() time.Time // nil: the limiter's own monotonic clock
+	if o.Now == nil {
+		o.Now = time.Now
+	} else {
+		limiterClock = o.Now
+	}
+	if o.PasswordIterations == 0 {
+		o.PasswordIterations = credential.DefaultIterations
+	}
+	st, err := OpenStore(ctx, s.DataDir, o.Schema, o.Now)
+	if err != nil {
+		return nil, err
+	}
+	a, err := build(st, s, o, limiterClock)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time) (*App, error) {
+	blocked, err := blocklist.Load(s.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := console.New()
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Store: st, settings: s, log: o.Log, now: o.Now, Metrics: metrics.New()}
+	a.Limits = handlers.NewRateLimits(handlers.LimitsConfig{Limits: s.Limits, Trusted: s.TrustedProxies, Now: limiterClock})
+	a.KeyUse = account.NewKeyUse(account.KeyUseConfig{Store: st, Log: o.Log})
+	a.Mailer = mail.New(mail.Config{Store: st, Log: o.Log, Now: o.Now, BaseURL: s.BaseURL, SMTPAddr: s.SMTPAddr, From: s.SMTPFrom,
+		Username: s.SMTPUsername, Password: s.SMTPPassword, Observe: func(outcome string) {
+			a.Metrics.Add("garrison_mail_deliveries_total", "Outbox delivery attempts, by outcome.", 1, "outcome", outcome)
+		}})
+	model := llm.New(llm.Config{URL: s.LLMURL, Model: s.LLMModel, APIKey: s.LLMAPIKey, Timeout: s.LLMTimeout})
+	a.Compliance = compliance.New(compliance.Config{Store: st, Now: o.Now,
+		Settings: compliance.ServerSettings(s.SessionTTL, o.PasswordIterations, blocked, s.Retention)})
+	a.Intel = intel.New(intel.Config{Store: st, Now: o.Now, TempDir: s.DataDir, NotifyAgent: agents.IntelNotifier,
+		Queued: func() { a.Runner.Notify() }, ImportOrgs: s.IntelImportOrgs, NotOperator: demo.Addresses})
+	a.Runner = agents.NewRunner(agents.Config{Store: st, Log: o.Log, Now: o.Now, Workers: s.AgentWorkers,
+		Timeout: s.AgentTimeout, LLM: model, Compliance: a.Compliance, CVEs: agents.IntelCVEs(a.Intel), Mailer: a.Mailer,
+		Observe: func(agent, status string) {
+			a.Metrics.Add("garrison_agent_runs_total", "Agent runs ended, by agent and status.", 1, "agent", agent, "status", status)
+		}})
+	a.Accounts = account.New(account.Config{Store: st, Passwords: credential.NewHasher(o.PasswordIterations),
+		Sessions: o.Sessions, KeyUse: a.KeyUse, Mailer: a.Mailer, Now: o.Now, Log: o.Log,
+		DefaultPlan: s.DefaultPlan, Registration: s.Registration})
+	a.registerGauges()
+	a.API = handlers.New(handlers.Deps{
+		Console:        pages,
+		Store:          st,
+		Log:            o.Log,
+		Now:            o.Now,
+		Accounts:       a.Accounts,
+		Limits:         a.Limits,
+		Blocklist:      blocked,
+		OpenAPI:        o.OpenAPI,
+		Agents:         a.Runner,
+		Compliance:     a.Compliance,
+		Intel:          a.Intel,
+		Version:        o.Version,
+		Metrics:        a.Metrics,
+		Dashboard:      dashboard.New(dashboard.Config{Store: st, Now: o.Now, Blocklist: blocked, Model: model, Log: o.Log}),
+		Ingest:         ingest.New(ingest.Config{Store: st, Now: o.Now, Blocklist: blocked}),
+		IngestInflight: s.IngestInflight,
+	})
+	a.Handler = a.API.Handler()
+	return a, nil
+}
+
+// Now is the app's clock.
+func (a *App) Now() time.Time { return a.now() }
+
+// Close closes the store; the loops must have stopped.
+func (a *App) Close() error { return a.Store.Close() }
+
+// OpenStore opens the data directory's database, creating both when
+// needed, readable by the owner only.
+func OpenStore(ctx context.Context, dataDir, schema string, now func() time.Time) (*store.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	dbPath := filepath.Join(dataDir, "garrison.db")
+	s, err := store.Open(ctx, store.Config{Path: dbPath, Schema: schema, Now: now})
+	if store.IsUnavailable(err) {
+		return nil, fmt.Errorf("cannot open the database in %s: its disk is full or another process holds it locked; "+
+			"free space (or stop the other process) and start again: %w", dataDir, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	// SQLite creates its files as the umask allows: the database, its WAL
+	// and shared memory hold every tenant's data, for the owner only.
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Chmod(dbPath+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.Close()
+			return nil, fmt.Errorf("restrict %s: %w", dbPath+suffix, err)
+		}
+	}
+	return s, nil
+}
