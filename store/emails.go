@@ -17,24 +17,23 @@ import (
 // code's (valid.NormalEmail), which a release may refine, and the scan
 // reads only the two account tables.
 func renormalizeEmails(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("renormalise e-mail addresses: %w", err)
-	}
-	defer tx.Rollback()
+	// The scan is a plain read: an appliance whose addresses are all normal
+	// (the usual start, and every CLI command beside a busy server) takes
+	// no write lock.
+	type change struct{ table, id, from, to string }
+	var changes []change
 	for _, table := range []string{"users", "invites"} {
 		var exists bool
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&exists); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&exists); err != nil {
 			return fmt.Errorf("renormalise %s e-mail addresses: %w", table, err)
 		}
 		if !exists { // a schema under test without accounts
 			continue
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, email FROM `+table+` WHERE length(email) <> length(CAST(email AS BLOB))`)
+		rows, err := db.QueryContext(ctx, `SELECT id, email FROM `+table+` WHERE length(email) <> length(CAST(email AS BLOB))`)
 		if err != nil {
 			return fmt.Errorf("renormalise %s e-mail addresses: %w", table, err)
 		}
-		changed := map[string]string{}
 		for rows.Next() {
 			var id, email string
 			if err := rows.Scan(&id, &email); err != nil {
@@ -42,16 +41,26 @@ func renormalizeEmails(ctx context.Context, db *sql.DB) error {
 				return fmt.Errorf("renormalise %s e-mail addresses: %w", table, err)
 			}
 			if normal := valid.NormalEmail(email); normal != email {
-				changed[id] = normal
+				changes = append(changes, change{table, id, email, normal})
 			}
 		}
 		if err := rows.Close(); err != nil {
 			return fmt.Errorf("renormalise %s e-mail addresses: %w", table, err)
 		}
-		for id, email := range changed {
-			if _, err := tx.ExecContext(ctx, `UPDATE OR IGNORE `+table+` SET email = ? WHERE id = ?`, email, id); err != nil {
-				return fmt.Errorf("renormalise %s e-mail address %s: %w", table, id, err)
-			}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("renormalise e-mail addresses: %w", err)
+	}
+	defer tx.Rollback()
+	for _, c := range changes {
+		// Only a row still holding the address read: another process may
+		// have changed it since.
+		if _, err := tx.ExecContext(ctx, `UPDATE OR IGNORE `+c.table+` SET email = ? WHERE id = ? AND email = ?`, c.to, c.id, c.from); err != nil {
+			return fmt.Errorf("renormalise %s e-mail address %s: %w", c.table, c.id, err)
 		}
 	}
 	return tx.Commit()
