@@ -98,7 +98,8 @@ CREATE TABLE reset_requests (
 -- migration: 3
 -- Security events. Severity is stored as 0 (info) to 4 (critical) so it
 -- sorts; ts is the event's own time. Dashboard numbers come from the
--- rollups below, kept in the ingest transaction, never from scans.
+-- rollups below, never from scans (kept in the ingest transaction until
+-- migration 5 moved them behind ingest, into the fold).
 CREATE TABLE events (
     id           TEXT PRIMARY KEY,
     org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,

@@ -36,7 +36,7 @@ type Board struct {
 type Config struct {
 	Store *store.Store
 	Now   func() time.Time
-	// Blocklist is the DNS blocklist in force (nil: the embedded lists).
+	// Blocklist is the DNS blocklist in force (nil: no lists).
 	Blocklist *blocklist.List
 	// Model is the language model (nil: plain sentences only).
 	Model *llm.Client

@@ -31,7 +31,8 @@ type Deps struct {
 	// Accounts holds the rules of identity.
 	Accounts *account.Accounts
 	Limits   *RateLimits
-	// Blocklist classifies DNS queries; nil means the embedded lists.
+	// Blocklist classifies DNS queries (nil: no lists; the app passes the
+	// embedded lists and the data directory's, blocklist.Load).
 	Blocklist *blocklist.List
 	// OpenAPI is the OpenAPI 3.1 document served at GET /api/openapi.json.
 	OpenAPI []byte

@@ -71,7 +71,7 @@ type Ingester struct {
 type Config struct {
 	Store *store.Store
 	Now   func() time.Time
-	// Blocklist classifies DNS queries (nil: the embedded lists).
+	// Blocklist classifies DNS queries (nil: no lists).
 	Blocklist *blocklist.List
 }
 

@@ -15,8 +15,12 @@ import (
 	"garrison/event"
 )
 
-// The fold keeps the data derived from events (hourly, asset, indicator and
-// source rollups; the counters of alerts that events join) behind ingest.
+// The fold keeps the data derived from events behind ingest: the hourly
+// rollup and the whole-history counts beside it (event_counts), the asset,
+// indicator and source rollups, the threat indicators and their assets,
+// the counters of alerts that events join, and the in-memory recent
+// counts (recent.go). DNS telemetry's rollups are not the fold's: ingest
+// writes them with the queries.
 // Ingest only stores events and the alerts they raise; the fold reads the
 // events stored since its cursor and adds them up in one transaction with
 // the cursor, so a thousand events of one asset cost one upsert, and a

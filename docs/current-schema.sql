@@ -1,0 +1,607 @@
+-- Garrison's schema as a freshly migrated database holds it: generated from
+-- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
+-- schema.sql, at the root, is the migrations that build it.
+-- Schema version (PRAGMA user_version): 14
+
+CREATE TABLE agent_runs (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    id              TEXT NOT NULL UNIQUE,
+    org_id          TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    agent           TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled')),
+    params          TEXT NOT NULL,
+    requested_by    TEXT NOT NULL,
+    recoveries      INTEGER NOT NULL DEFAULT 0,
+    queued_at       INTEGER NOT NULL,
+    started_at      INTEGER,
+    finished_at     INTEGER,
+    duration_ms     INTEGER,
+    output          TEXT,
+    output_summary  TEXT NOT NULL DEFAULT '',
+    error           TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX agent_runs_durations ON agent_runs (agent, finished_at) WHERE status = 'completed';
+CREATE INDEX agent_runs_org_agent ON agent_runs (org_id, agent, seq);
+CREATE INDEX agent_runs_org_status ON agent_runs (org_id, status, agent);
+CREATE INDEX agent_runs_queued ON agent_runs (seq) WHERE status = 'queued';
+CREATE INDEX agent_runs_queued_org ON agent_runs (org_id, seq) WHERE status = 'queued';
+CREATE INDEX agent_runs_running ON agent_runs (seq) WHERE status = 'running';
+
+CREATE TABLE agent_turns (
+    org_id  TEXT PRIMARY KEY REFERENCES orgs(id) ON DELETE CASCADE,
+    turn    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX agent_turns_turn ON agent_turns (turn);
+
+CREATE TABLE alert_counts (
+    org_id    TEXT NOT NULL,
+    status    TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, status, severity)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE alert_history (
+    id          INTEGER PRIMARY KEY,
+    alert_id    TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    status      TEXT NOT NULL,
+    note        TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX alert_history_alert ON alert_history (alert_id, id);
+
+CREATE TABLE alert_windows (
+    org_id    TEXT NOT NULL,
+    asset     TEXT NOT NULL,
+    type      TEXT NOT NULL,
+    window    INTEGER NOT NULL,
+    alert_id  TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    upto_seq  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, asset, type, window)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX alert_windows_alert ON alert_windows (alert_id);
+
+CREATE TABLE alerts (
+    id                  TEXT PRIMARY KEY,
+    org_id              TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    fingerprint         TEXT NOT NULL,
+    severity            INTEGER NOT NULL,
+    category            TEXT NOT NULL,
+    title               TEXT NOT NULL,
+    asset               TEXT NOT NULL,
+    indicator           TEXT NOT NULL DEFAULT '',
+    recommended_action  TEXT NOT NULL,
+    status              TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+    event_count         INTEGER NOT NULL,
+    first_seen          INTEGER NOT NULL,
+    last_seen           INTEGER NOT NULL,
+    note                TEXT NOT NULL DEFAULT '',
+    resolved_at         INTEGER,
+    resolved_by         TEXT,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL
+, counted_through INTEGER NOT NULL DEFAULT 0) STRICT;
+CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
+    UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
+END;
+CREATE TRIGGER alerts_counted_insert AFTER INSERT ON alerts BEGIN
+    INSERT INTO alert_counts (org_id, status, severity, n) VALUES (NEW.org_id, NEW.status, NEW.severity, 1)
+        ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER alerts_counted_update AFTER UPDATE OF status, severity ON alerts
+WHEN OLD.status != NEW.status OR OLD.severity != NEW.severity BEGIN
+    UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
+    INSERT INTO alert_counts (org_id, status, severity, n) VALUES (NEW.org_id, NEW.status, NEW.severity, 1)
+        ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
+END;
+CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
+CREATE INDEX alerts_org_created ON alerts (org_id, created_at);
+CREATE INDEX alerts_org_recent ON alerts (org_id, last_seen);
+CREATE INDEX alerts_org_resolved ON alerts (org_id, resolved_at) WHERE resolved_at IS NOT NULL;
+CREATE INDEX alerts_org_status ON alerts (org_id, status, last_seen);
+
+CREATE TABLE api_keys (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    name          TEXT NOT NULL,
+    scope         TEXT NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+    hash          BLOB NOT NULL UNIQUE,
+    prefix        TEXT NOT NULL,
+    created_by    TEXT REFERENCES users(id) ON DELETE SET NULL,
+    expires_at    INTEGER,
+    revoked_at    INTEGER,
+    last_used_at  INTEGER,
+    created_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX api_keys_org ON api_keys (org_id, created_at);
+
+CREATE TABLE asset_rollup (
+    org_id        TEXT NOT NULL,
+    day           INTEGER NOT NULL,
+    asset         TEXT NOT NULL,
+    n             INTEGER NOT NULL,
+    max_severity  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, day, asset)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE assets (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    hostname   TEXT NOT NULL,
+    ip         TEXT NOT NULL,
+    os         TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    software   TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (org_id, hostname)
+) STRICT;
+
+CREATE TABLE audit_log (
+    id         INTEGER PRIMARY KEY,
+    org_id     TEXT NOT NULL,
+    at         INTEGER NOT NULL,
+    actor      TEXT NOT NULL,
+    ip         TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    action     TEXT NOT NULL,
+    target     TEXT NOT NULL,
+    detail     TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_log_org ON audit_log (org_id, id);
+
+CREATE TABLE compliance_attestations (
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    framework    TEXT NOT NULL,
+    control_id   TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'not_applicable')),
+    note         TEXT NOT NULL,
+    evidence_url TEXT NOT NULL,
+    expires_at   INTEGER,
+    attested_by  TEXT NOT NULL,
+    attested_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, framework, control_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE compliance_audits (
+    id           TEXT PRIMARY KEY,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    run_id       TEXT NOT NULL UNIQUE REFERENCES agent_runs(id) ON DELETE CASCADE,
+    frameworks   TEXT NOT NULL,
+    requested_by TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    completed_at INTEGER,
+    summary      TEXT,
+    results      TEXT
+) STRICT;
+CREATE INDEX compliance_audits_org ON compliance_audits (org_id, id);
+
+CREATE TABLE compliance_gaps (
+    id              TEXT PRIMARY KEY,
+    org_id          TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    framework       TEXT NOT NULL,
+    control_id      TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+    severity        INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    detail          TEXT NOT NULL,
+    opened_audit_id TEXT NOT NULL,
+    last_audit_id   TEXT NOT NULL,
+    closed_audit_id TEXT,
+    opened_at       INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    closed_at       INTEGER
+) STRICT;
+CREATE UNIQUE INDEX compliance_gaps_open ON compliance_gaps (org_id, framework, control_id) WHERE status = 'open';
+CREATE INDEX compliance_gaps_org ON compliance_gaps (org_id, status, framework);
+
+CREATE TABLE compliance_remediations (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    gap_id     TEXT NOT NULL REFERENCES compliance_gaps(id) ON DELETE CASCADE,
+    status     TEXT NOT NULL CHECK (status IN ('applied', 'manual_required', 'planned')),
+    changes    TEXT NOT NULL,
+    passes_now INTEGER,
+    actor      TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX compliance_remediations_gap ON compliance_remediations (org_id, gap_id, id);
+
+CREATE TABLE cve_watchlist (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    cve_id     TEXT NOT NULL,
+    added_by   TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (org_id, cve_id)
+) STRICT;
+CREATE INDEX cve_watchlist_cve ON cve_watchlist (cve_id, org_id);
+
+CREATE TABLE dns_blocked_domains (
+    org_id     TEXT NOT NULL,
+    domain     TEXT NOT NULL,
+    category   TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    last_seen  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, domain)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE dns_queries (
+    id        INTEGER PRIMARY KEY,
+    org_id    TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts        INTEGER NOT NULL,
+    source    TEXT NOT NULL,
+    client    TEXT NOT NULL,
+    domain    TEXT NOT NULL,
+    qtype     TEXT NOT NULL,
+    rcode     TEXT NOT NULL,
+    category  TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX dns_queries_org_ts ON dns_queries (org_id, ts);
+
+CREATE TABLE dns_rollup (
+    org_id    TEXT NOT NULL,
+    hour      INTEGER NOT NULL,
+    category  TEXT NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, hour, category)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE event_counts (
+    org_id    TEXT NOT NULL,
+    type      TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, type, severity)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE event_rollup (
+    org_id    TEXT NOT NULL,
+    hour      INTEGER NOT NULL,
+    type      TEXT NOT NULL,
+    severity  INTEGER NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, hour, type, severity)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE event_sources (
+    org_id     TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    first_seen INTEGER NOT NULL,
+    last_seen  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, source)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE "events" (
+    seq          INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL UNIQUE,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    ts           INTEGER NOT NULL,
+    type         TEXT NOT NULL,
+    severity     INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    source       TEXT NOT NULL,
+    asset        TEXT NOT NULL,
+    message      TEXT NOT NULL,
+    indicator    TEXT NOT NULL DEFAULT '',
+    details      TEXT,
+    alert_id     TEXT,
+    received_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
+CREATE INDEX events_org_ts ON events (org_id, ts);
+CREATE INDEX events_org_window_asset ON events (org_id, ts - (ts % 600000 + 600000) % 600000, asset, type);
+
+CREATE TABLE fold_state (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    events_seq  INTEGER NOT NULL
+, events_hw INTEGER NOT NULL DEFAULT 0) STRICT;
+
+CREATE TABLE indicator_rollup (
+    org_id    TEXT NOT NULL,
+    day       INTEGER NOT NULL,
+    indicator TEXT NOT NULL,
+    n         INTEGER NOT NULL,
+    PRIMARY KEY (org_id, day, indicator)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_changes (
+    id        INTEGER PRIMARY KEY,
+    cve_id    TEXT NOT NULL,
+    import_id TEXT NOT NULL,
+    field     TEXT NOT NULL,
+    before    TEXT,
+    after     TEXT,
+    at        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX intel_changes_cve ON intel_changes (cve_id, id);
+CREATE INDEX intel_changes_import ON intel_changes (import_id, cve_id);
+
+CREATE TABLE intel_cves (
+    id         TEXT PRIMARY KEY,
+    nvd        BLOB,
+    cve5       BLOB,
+    view       TEXT NOT NULL,
+    targets    BLOB NOT NULL,
+    vendor     TEXT NOT NULL DEFAULT '',
+    product    TEXT NOT NULL DEFAULT '',
+    view_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX intel_cves_product ON intel_cves (vendor, product);
+
+CREATE TABLE intel_epss (
+    cve_id     TEXT PRIMARY KEY,
+    score      REAL NOT NULL,
+    percentile REAL NOT NULL,
+    score_date TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_imports (
+    id          TEXT PRIMARY KEY,
+    format      TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    via         TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+    records     INTEGER NOT NULL DEFAULT 0,
+    added       INTEGER NOT NULL DEFAULT 0,
+    changed     INTEGER NOT NULL DEFAULT 0,
+    unchanged   INTEGER NOT NULL DEFAULT 0,
+    skipped     INTEGER NOT NULL DEFAULT 0,
+    newest      INTEGER,
+    meta        TEXT NOT NULL DEFAULT '{}',
+    error       TEXT NOT NULL DEFAULT '',
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER
+, beat_at INTEGER NOT NULL DEFAULT 0) STRICT;
+CREATE INDEX intel_imports_format ON intel_imports (format, started_at);
+CREATE UNIQUE INDEX intel_imports_running ON intel_imports (status) WHERE status = 'running';
+
+CREATE TABLE intel_kev (
+    cve_id TEXT PRIMARY KEY,
+    data   TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_notified (
+    org_id    TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    import_id TEXT NOT NULL,
+    at        INTEGER NOT NULL,
+    PRIMARY KEY (org_id, import_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_sync (
+    url           TEXT PRIMARY KEY,
+    etag          TEXT NOT NULL,
+    last_modified TEXT NOT NULL,
+    checked_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE intel_techniques (
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    tactics    TEXT NOT NULL,
+    deprecated INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE invites (
+    id           TEXT PRIMARY KEY,
+    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    email        TEXT NOT NULL,
+    role         TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+    token_hash   BLOB NOT NULL UNIQUE,
+    invited_by   TEXT REFERENCES users(id) ON DELETE SET NULL,
+    expires_at   INTEGER NOT NULL,
+    accepted_at  INTEGER,
+    created_at   INTEGER NOT NULL
+) STRICT;
+CREATE INDEX invites_org ON invites (org_id, created_at);
+
+CREATE TABLE lead_history (
+    id      INTEGER PRIMARY KEY,
+    lead_id TEXT NOT NULL REFERENCES leads(id) ON DELETE CASCADE,
+    kind    TEXT NOT NULL CHECK (kind IN ('status', 'score')),
+    from_v  TEXT,
+    to_v    TEXT NOT NULL,
+    note    TEXT NOT NULL,
+    actor   TEXT NOT NULL,
+    at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX lead_history_lead ON lead_history (lead_id, id);
+
+CREATE TABLE leads (
+    id                   TEXT PRIMARY KEY,
+    org_id               TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    prospect_id          TEXT NOT NULL REFERENCES prospects(id) ON DELETE CASCADE,
+    status               TEXT NOT NULL CHECK (status IN ('new', 'contacted', 'responded', 'qualified', 'won', 'lost')),
+    score                INTEGER NOT NULL CHECK (score BETWEEN 0 AND 100),
+    score_reasons        TEXT NOT NULL,
+    intelligence_summary TEXT NOT NULL,
+    summary_source       TEXT NOT NULL,
+    run_id               TEXT NOT NULL,
+    created_at           INTEGER NOT NULL,
+    updated_at           INTEGER NOT NULL,
+    UNIQUE (org_id, prospect_id)
+) STRICT;
+CREATE INDEX leads_org_score ON leads (org_id, score DESC, id);
+CREATE INDEX leads_org_updated ON leads (org_id, updated_at DESC, id);
+
+CREATE TABLE notification_reads (
+    notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+    reader          TEXT NOT NULL,
+    read_at         INTEGER NOT NULL,
+    PRIMARY KEY (notification_id, reader)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE notifications (
+    id          TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    audience    TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    ref         TEXT NOT NULL DEFAULT '',
+    created_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX notifications_org_created ON notifications (org_id, created_at);
+
+CREATE TABLE orgs (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    plan        TEXT NOT NULL CHECK (plan IN ('starter', 'pro', 'ultimate')),
+    created_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE outbox (
+    id          INTEGER PRIMARY KEY,
+    to_addr     TEXT NOT NULL,
+    subject     TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'logged', 'failed')),
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    last_error  TEXT,
+    created_at  INTEGER NOT NULL,
+    sent_at     INTEGER
+) STRICT;
+CREATE INDEX outbox_pending ON outbox (status, id);
+
+CREATE TABLE policy_adoptions (
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    template_id TEXT NOT NULL,
+    adopted_by  TEXT NOT NULL,
+    adopted_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, template_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE prospect_merges (
+    id          INTEGER PRIMARY KEY,
+    prospect_id TEXT NOT NULL REFERENCES prospects(id) ON DELETE CASCADE,
+    changes     TEXT NOT NULL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX prospect_merges_prospect ON prospect_merges (prospect_id, id);
+
+CREATE TABLE prospects (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    domain        TEXT NOT NULL,
+    company       TEXT NOT NULL,
+    vertical      TEXT NOT NULL,
+    region        TEXT NOT NULL,
+    employees     INTEGER,
+    contact_name  TEXT NOT NULL,
+    contact_email TEXT NOT NULL,
+    contact_phone TEXT NOT NULL,
+    notes         TEXT NOT NULL,
+    attributes    TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL, search TEXT NOT NULL DEFAULT '',
+    UNIQUE (org_id, domain)
+) STRICT;
+
+CREATE TABLE reset_requests (
+    id          INTEGER PRIMARY KEY,
+    email       TEXT NOT NULL,
+    created_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE revoked_tokens (
+    jti         TEXT PRIMARY KEY,
+    expires_at  INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at);
+
+CREATE TABLE threat_assets (
+    org_id     TEXT NOT NULL,
+    indicator  TEXT NOT NULL,
+    asset      TEXT NOT NULL,
+    PRIMARY KEY (org_id, indicator, asset)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE threat_indicators (
+    org_id        TEXT NOT NULL,
+    indicator     TEXT NOT NULL,
+    type          TEXT NOT NULL,
+    max_severity  INTEGER NOT NULL,
+    n             INTEGER NOT NULL,
+    first_seen    INTEGER NOT NULL,
+    last_seen     INTEGER NOT NULL, assets INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (org_id, indicator)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX threat_indicators_recent ON threat_indicators (org_id, last_seen);
+
+CREATE TABLE ticket_escalations (
+    id          INTEGER PRIMARY KEY,
+    ticket_id   TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    reason      TEXT NOT NULL,
+    confidence  REAL,
+    actor       TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_escalations_ticket ON ticket_escalations (ticket_id, id);
+
+CREATE TABLE ticket_history (
+    id         INTEGER PRIMARY KEY,
+    ticket_id  TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    field      TEXT NOT NULL,
+    old_value  TEXT,
+    new_value  TEXT,
+    actor      TEXT NOT NULL,
+    note       TEXT NOT NULL DEFAULT '',
+    at         INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_history_ticket ON ticket_history (ticket_id, id);
+
+CREATE TABLE ticket_messages (
+    id          INTEGER PRIMARY KEY,
+    ticket_id   TEXT NOT NULL REFERENCES tickets(id) ON DELETE CASCADE,
+    author      TEXT NOT NULL,
+    author_kind TEXT NOT NULL CHECK (author_kind IN ('user', 'apikey', 'agent')),
+    body        TEXT NOT NULL,
+    at          INTEGER NOT NULL
+) STRICT;
+CREATE INDEX ticket_messages_ticket ON ticket_messages (ticket_id, id);
+
+CREATE TABLE tickets (
+    id                TEXT PRIMARY KEY,
+    org_id            TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    created_by        TEXT NOT NULL,
+    subject           TEXT NOT NULL,
+    description       TEXT NOT NULL,
+    priority          TEXT NOT NULL CHECK (priority IN ('low', 'medium', 'high')),
+    status            TEXT NOT NULL CHECK (status IN ('open', 'in_progress', 'escalated', 'resolved', 'closed')),
+    assignee          TEXT,
+    triage            TEXT,
+    resolution_steps  TEXT,
+    triage_run_id     TEXT,
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    resolved_at       INTEGER
+) STRICT;
+CREATE INDEX tickets_org_created ON tickets (org_id, created_at);
+CREATE INDEX tickets_org_status ON tickets (org_id, status, created_at);
+CREATE INDEX tickets_untriaged ON tickets (triage_run_id) WHERE triage IS NULL AND status = 'open';
+
+CREATE TABLE user_tokens (
+    hash        BLOB PRIMARY KEY,
+    user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    purpose     TEXT NOT NULL CHECK (purpose IN ('reset', 'verify')),
+    expires_at  INTEGER NOT NULL,
+    used_at     INTEGER,
+    created_at  INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX user_tokens_user ON user_tokens (user_id, purpose);
+
+CREATE TABLE users (
+    id                TEXT PRIMARY KEY,
+    org_id            TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    email             TEXT NOT NULL UNIQUE,
+    name              TEXT NOT NULL,
+    role              TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+    password_hash     TEXT NOT NULL,
+    token_version     INTEGER NOT NULL DEFAULT 0,
+    email_verified_at INTEGER,
+    created_at        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX users_org ON users (org_id, role);
