@@ -266,7 +266,7 @@ func TestRiskRating(t *testing.T) {
 		{"medium events", sev("medium"), 0, nil, nil, 0, 15, "low", []string{"+15: medium-severity events involve the target"}},
 		{"high events", sev("high"), 0, nil, nil, 0, 30, "medium", []string{"+30: high-severity events involve the target"}},
 		{"critical events", sev("critical"), 0, nil, nil, 0, 40, "medium", []string{"+40: critical events involve the target"}},
-		{"one open alert", none, 1, nil, nil, 0, 10, "low", []string{"+10: 1 open alerts concern it"}},
+		{"one open alert", none, 1, nil, nil, 0, 10, "low", []string{"+10: 1 open alert concerns it"}},
 		{"open alerts at the cap", none, 3, nil, nil, 0, 30, "medium", []string{"+30: 3 open alerts concern it"}},
 		{"open alerts past the cap", none, 4, nil, nil, 0, 30, "medium", []string{"+30: 4 open alerts concern it"}},
 		{"one asset adds nothing", withAssets(1), 0, nil, nil, 0, 5, "low", []string{"+5: low-severity or informational events involve the target"}},

@@ -18,6 +18,7 @@ import (
 	"garrison/blocklist"
 	"garrison/store"
 	"garrison/valid"
+	"garrison/wording"
 
 	"garrison/event"
 	"garrison/timestamp"
@@ -233,7 +234,7 @@ func riskRating(ev eventSummary, openAlerts int, dns *store.DomainQueries, cves 
 		addRisk(5, "low-severity or informational events involve the target")
 	}
 	if openAlerts > 0 {
-		addRisk(min(30, 10*openAlerts), fmt.Sprintf("%d open alerts concern it", openAlerts))
+		addRisk(min(30, 10*openAlerts), wording.Count(openAlerts, "open alert concerns it", "open alerts concern it"))
 	}
 	if n := len(ev.Assets); n > 1 {
 		addRisk(min(20, 5*n), fmt.Sprintf("%d assets are involved", n))

@@ -249,7 +249,8 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			keys := keysWithoutExpiry(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%d of %s never expire.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys")),
+				fmt.Sprintf("%d of %s %s.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys"),
+					wording.Agree(len(keys), "never expires", "never expire")),
 				map[string]any{"active_keys": len(f.Keys), "without_expiry": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix:           func(f *Facts) []store.RemediationAction { return expireKeys(f, keysWithoutExpiry(f)) },
@@ -265,7 +266,8 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			keys := dormantKeys(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%d of %s have not been used for %s.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys"), wording.Days(account.KeyDormantAfter)),
+				fmt.Sprintf("%d of %s %s not been used for %s.", len(keys), wording.Count(len(f.Keys), "active API key", "active API keys"),
+					wording.Agree(len(keys), "has", "have"), wording.Days(account.KeyDormantAfter)),
 				map[string]any{"active_keys": len(f.Keys), "dormant": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix: func(f *Facts) []store.RemediationAction {
@@ -287,7 +289,8 @@ var dataChecks = []*Check{
 		evaluate: func(f *Facts) outcome {
 			keys := longLivedAdminKeys(f)
 			return passIf(len(keys) == 0,
-				fmt.Sprintf("%s never expire or expire more than %s from now.", wording.Count(len(keys), "admin-scope key", "admin-scope keys"), wording.Days(account.KeyMaxLifetime)),
+				fmt.Sprintf("%s %s more than %s from now.", wording.Count(len(keys), "admin-scope key", "admin-scope keys"),
+					wording.Agree(len(keys), "never expires or expires", "never expire or expire"), wording.Days(account.KeyMaxLifetime)),
 				map[string]any{"long_lived_admin_keys": len(keys), "key_ids": firstIDs(keyIDs(keys))})
 		},
 		fix:           func(f *Facts) []store.RemediationAction { return expireKeys(f, longLivedAdminKeys(f)) },
@@ -327,7 +330,8 @@ var dataChecks = []*Check{
 				}
 			}
 			return passIf(len(reporting) > 0,
-				fmt.Sprintf("%s reported in the last 24 hours; %d known sources are silent.", wording.Count(len(reporting), "source", "sources"), len(silent)),
+				fmt.Sprintf("%s reported in the last 24 hours; %s silent.", wording.Count(len(reporting), "source", "sources"),
+					wording.Count(len(silent), "known source is", "known sources are")),
 				map[string]any{"reporting": len(reporting), "silent": len(silent), "reporting_sources": firstIDs(reporting), "silent_sources": firstIDs(silent)})
 		},
 	},
@@ -347,8 +351,8 @@ var dataChecks = []*Check{
 				}
 			}
 			return passIf(queries > 0 && f.Settings.BlocklistDomains > 0,
-				fmt.Sprintf("%d DNS queries seen in the last 7 days, %d of them blocked; the blocklist holds %d domains.",
-					queries, blocked, f.Settings.BlocklistDomains),
+				fmt.Sprintf("%s seen in the last 7 days, %d of them blocked; the blocklist holds %s.",
+					wording.Count(queries, "DNS query", "DNS queries"), blocked, wording.Count(f.Settings.BlocklistDomains, "domain", "domains")),
 				map[string]any{"queries_7d": queries, "blocked_7d": blocked, "blocklist_domains": f.Settings.BlocklistDomains})
 		},
 	},

@@ -181,7 +181,7 @@ func TestCheckKeyExpiry(t *testing.T) {
 			"0 of 1 active API key never expire.", map[string]any{"active_keys": 1, "without_expiry": 0, "key_ids": []string{}}},
 		{"one of two never expires", func(f *Facts) {
 			f.Keys = []store.APIKey{key("k1", actor.ScopeRead, -day, nil, at(day)), key("k2", actor.ScopeWrite, -day, nil, nil)}
-		}, Fail, "1 of 2 active API keys never expire.", map[string]any{"active_keys": 2, "without_expiry": 1, "key_ids": []string{"k2"}}},
+		}, Fail, "1 of 2 active API keys never expires.", map[string]any{"active_keys": 2, "without_expiry": 1, "key_ids": []string{"k2"}}},
 	})
 }
 
@@ -194,7 +194,7 @@ func TestCheckDormantKeys(t *testing.T) {
 			Pass, "0 of 1 active API key have not been used for 90 days.", map[string]any{"active_keys": 1, "dormant": 0, "key_ids": []string{}}},
 		{"used 90 days and a second ago", func(f *Facts) {
 			f.Keys = []store.APIKey{key("k1", actor.ScopeRead, -400*day, at(-dormant-time.Second), nil)}
-		}, Fail, "1 of 1 active API key have not been used for 90 days.", map[string]any{"active_keys": 1, "dormant": 1, "key_ids": []string{"k1"}}},
+		}, Fail, "1 of 1 active API key has not been used for 90 days.", map[string]any{"active_keys": 1, "dormant": 1, "key_ids": []string{"k1"}}},
 		{"never used, created 89 days ago", func(f *Facts) { f.Keys = []store.APIKey{key("k1", actor.ScopeRead, -89*day, nil, nil)} },
 			Pass, "", map[string]any{"active_keys": 1, "dormant": 0, "key_ids": []string{}}},
 		{"never used, created 91 days ago", func(f *Facts) { f.Keys = []store.APIKey{key("k1", actor.ScopeRead, -91*day, nil, nil)} },
@@ -204,7 +204,7 @@ func TestCheckDormantKeys(t *testing.T) {
 		{"one of three", func(f *Facts) {
 			f.Keys = []store.APIKey{key("k1", actor.ScopeRead, -day, nil, nil), key("k2", actor.ScopeAdmin, -200*day, at(-100*day), nil),
 				key("k3", actor.ScopeWrite, -200*day, at(-time.Hour), nil)}
-		}, Fail, "1 of 3 active API keys have not been used for 90 days.", map[string]any{"active_keys": 3, "dormant": 1, "key_ids": []string{"k2"}}},
+		}, Fail, "1 of 3 active API keys has not been used for 90 days.", map[string]any{"active_keys": 3, "dormant": 1, "key_ids": []string{"k2"}}},
 	})
 }
 
@@ -217,7 +217,7 @@ func TestCheckAdminKeys(t *testing.T) {
 		{"admin key expiring in exactly 90 days", one(key("k1", actor.ScopeAdmin, -day, nil, at(lifetime))), Pass,
 			"0 admin-scope keys never expire or expire more than 90 days from now.", nil},
 		{"admin key expiring a second later", one(key("k1", actor.ScopeAdmin, -day, nil, at(lifetime+time.Second))), Fail,
-			"1 admin-scope key never expire or expire more than 90 days from now.", map[string]any{"long_lived_admin_keys": 1, "key_ids": []string{"k1"}}},
+			"1 admin-scope key never expires or expires more than 90 days from now.", map[string]any{"long_lived_admin_keys": 1, "key_ids": []string{"k1"}}},
 		{"admin key never expiring", one(key("k1", actor.ScopeAdmin, -day, nil, nil)), Fail, "",
 			map[string]any{"long_lived_admin_keys": 1, "key_ids": []string{"k1"}}},
 		{"write key never expiring", one(key("k1", actor.ScopeWrite, -day, nil, nil)), Pass, "", nil},
@@ -255,11 +255,11 @@ func TestCheckEventSources(t *testing.T) {
 			"1 source reported in the last 24 hours; 0 known sources are silent.",
 			map[string]any{"reporting": 1, "silent": 0, "reporting_sources": []string{"ids"}, "silent_sources": []string{}}},
 		{"seen a second before that", func(f *Facts) { f.Sources = []store.Source{src("ids", day+time.Second)} }, Fail,
-			"0 sources reported in the last 24 hours; 1 known sources are silent.",
+			"0 sources reported in the last 24 hours; 1 known source is silent.",
 			map[string]any{"reporting": 0, "silent": 1, "reporting_sources": []string{}, "silent_sources": []string{"ids"}}},
 		{"two reporting, one silent", func(f *Facts) {
 			f.Sources = []store.Source{src("a", time.Hour), src("b", 30*day), src("c", 0)}
-		}, Pass, "2 sources reported in the last 24 hours; 1 known sources are silent.",
+		}, Pass, "2 sources reported in the last 24 hours; 1 known source is silent.",
 			map[string]any{"reporting": 2, "silent": 1, "reporting_sources": []string{"a", "c"}, "silent_sources": []string{"b"}}},
 	})
 }
@@ -272,7 +272,7 @@ func TestCheckDNSFiltering(t *testing.T) {
 		{"queries without a blocklist", func(f *Facts) { f.Settings.BlocklistDomains = 0 }, Fail,
 			"5 DNS queries seen in the last 7 days, 0 of them blocked; the blocklist holds 0 domains.", nil},
 		{"one query, one listed domain", func(f *Facts) { f.DNS, f.Settings.BlocklistDomains = map[string]int{"": 1}, 1 }, Pass,
-			"1 DNS queries seen in the last 7 days, 0 of them blocked; the blocklist holds 1 domains.", nil},
+			"1 DNS query seen in the last 7 days, 0 of them blocked; the blocklist holds 1 domain.", nil},
 		{"blocked queries of every category count", func(f *Facts) { f.DNS = map[string]int{"": 5, "malware": 2, "tracker": 1} }, Pass,
 			"8 DNS queries seen in the last 7 days, 3 of them blocked; the blocklist holds 1000 domains.",
 			map[string]any{"queries_7d": 8, "blocked_7d": 3, "blocklist_domains": 1000}},

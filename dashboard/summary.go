@@ -85,7 +85,8 @@ func (b *Board) DailySummary(ctx context.Context, orgID string) (Summary, error)
 	}
 	s = append(s, fmt.Sprintf("%s raised and %s resolved.", wording.Count(raised, "alert was", "alerts were"), wording.Count(resolved, "was", "were")))
 	if n := open.AtLeast(event.High); n > 0 {
-		s = append(s, fmt.Sprintf("%s still open and need attention.", wording.Count(n, "high or critical alert is", "high or critical alerts are")))
+		s = append(s, fmt.Sprintf("%s still open and %s attention.", wording.Count(n, "high or critical alert is", "high or critical alerts are"),
+			wording.Agree(n, "needs", "need")))
 	} else {
 		s = append(s, "No high or critical alert is open.")
 	}

@@ -35,3 +35,12 @@ func Thousands(n int) string {
 
 // Days writes a whole number of days: "90 days", "1 day".
 func Days(d time.Duration) string { return Count(int(d/(24*time.Hour)), "day", "days") }
+
+// Agree picks the form that agrees with a count: one for 1, many otherwise
+// ("1 key never expires", "3 keys never expire").
+func Agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

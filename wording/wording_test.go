@@ -38,3 +38,14 @@ func TestDays(t *testing.T) {
 		}
 	}
 }
+
+func TestAgree(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "expire"}, {1, "expires"}, {2, "expire"}} {
+		if got := Agree(tc.n, "expires", "expire"); got != tc.want {
+			t.Errorf("Agree(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -40,7 +40,15 @@ func Schema(t testing.TB) string {
 // the test ends, then closing it.
 func Open(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "garrison.db"), Schema: Schema(t)})
+	return OpenWith(t, store.Config{})
+}
+
+// OpenWith is Open with the rest of c (a clock, intervals); its Path and
+// Schema are Open's.
+func OpenWith(t testing.TB, c store.Config) *store.Store {
+	t.Helper()
+	c.Path, c.Schema = filepath.Join(t.TempDir(), "garrison.db"), Schema(t)
+	st, err := store.Open(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
