@@ -5,6 +5,7 @@ package posture
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -168,15 +169,48 @@ func complianceScore(audited []AuditedFramework) *SubScore {
 		return notAssessed("No compliance audit has completed yet")
 	}
 	s := &SubScore{}
-	for _, a := range audited {
-		shortfall := 100 - a.Summary.CompletionPercentage
-		s.penalise(a.Framework+"_completion_percentage", a.Summary.CompletionPercentage,
-			int(math.Round(float64(shortfall)/float64(len(audited)))),
+	shortfalls := make([]int, len(audited))
+	for i, a := range audited {
+		shortfalls[i] = 100 - a.Summary.CompletionPercentage
+	}
+	shares := shares(shortfalls, len(audited))
+	for i, a := range audited {
+		shortfall := shortfalls[i]
+		s.penalise(a.Framework+"_completion_percentage", a.Summary.CompletionPercentage, shares[i],
 			fmt.Sprintf("%s: %d%% of assessed controls pass in audit %s (%s); the %d-point shortfall costs its share of %d audited frameworks",
 				a.Name, a.Summary.CompletionPercentage, a.ReportID, timestamp.Format(a.AuditedAt), shortfall, len(audited)))
 	}
 	s.finish("Completion of the audited compliance frameworks (latest audit of each)")
 	return s
+}
+
+// shares divides each amount by n in whole points that add up to the
+// rounded mean of the amounts (largest remainders first): three frameworks
+// at 99% cost 1 point together, not 0 for rounding each share apart.
+func shares(amounts []int, n int) []int {
+	out := make([]int, len(amounts))
+	sum := 0
+	for _, a := range amounts {
+		sum += a
+	}
+	left := int(math.Round(float64(sum) / float64(n)))
+	order := make([]int, len(amounts))
+	for i, a := range amounts {
+		out[i] = a / n
+		left -= out[i]
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return amounts[order[x]]%n > amounts[order[y]]%n })
+	for _, i := range order {
+		if left <= 0 {
+			break
+		}
+		if amounts[i]%n > 0 {
+			out[i]++
+			left--
+		}
+	}
+	return out
 }
 
 func grade(score int) string {

@@ -483,6 +483,11 @@ func TestComplianceSubScore(t *testing.T) {
 		{"a third of a point rounds down", []AuditedFramework{fw("soc2", 90), fw("hipaa", 100), fw("cis", 100)}, []int{3, 0, 0}, 97},
 		{"two thirds of a point round up", []AuditedFramework{fw("soc2", 80), fw("hipaa", 100), fw("cis", 100)}, []int{7, 0, 0}, 93},
 		{"four frameworks", []AuditedFramework{fw("soc2", 60), fw("hipaa", 80), fw("nist", 100), fw("cis", 0)}, []int{10, 5, 0, 25}, 60},
+		// Shares add up to the rounded mean shortfall: rounded one by one,
+		// three frameworks at 99% would cost nothing and read 100.
+		{"three at 99% cost one point together", []AuditedFramework{fw("soc2", 99), fw("hipaa", 99), fw("cis", 99)}, []int{1, 0, 0}, 99},
+		{"four at 99% cost one point together", []AuditedFramework{fw("soc2", 99), fw("hipaa", 99), fw("nist", 99), fw("cis", 99)}, []int{1, 0, 0, 0}, 99},
+		{"the largest remainder takes the point", []AuditedFramework{fw("soc2", 98), fw("hipaa", 99), fw("cis", 100)}, []int{1, 0, 0}, 99},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
