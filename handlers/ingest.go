@@ -61,6 +61,14 @@ func errBusy(w http.ResponseWriter) error {
 	return fault.New(fault.Unavailable, "Too much event data is being ingested at once; retry after "+busyRetryAfter+" second")
 }
 
+// discardBody reads what remains of a refused body (up to its route's cap)
+// into nothing, holding no memory: an HTTP/1.1 client that sends its whole
+// body before reading the answer would otherwise meet a closed connection
+// instead of the 503 and its Retry-After.
+func discardBody(r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+}
+
 // ingestMediaTypes are the content types each kind of body may come as.
 var ingestMediaTypes = map[string][]string{
 	ingest.KindEvents:   {"application/json"},
@@ -88,6 +96,7 @@ func (a *API) readIngest(w http.ResponseWriter, r *http.Request, orgID, kind str
 	for {
 		if !a.ingestBudget.acquire(orgID, ingestStep) {
 			release()
+			discardBody(r)
 			return nil, nil, errBusy(w)
 		}
 		held += ingestStep
