@@ -787,3 +787,18 @@ CREATE INDEX agent_runs_queued_org ON agent_runs (org_id, seq) WHERE status = 'q
 -- cursor, where the fold never counts it: ingest numbers events from here.
 ALTER TABLE fold_state ADD COLUMN events_hw INTEGER NOT NULL DEFAULT 0;
 UPDATE fold_state SET events_hw = MAX(events_seq, (SELECT COALESCE(MAX(seq), 0) FROM events));
+
+-- migration: 15
+-- An alert a SOC can work: who took it (assignee, a user of the
+-- organization), who acknowledged it and when, and on resolution whether
+-- it was real (disposition). Each change is a line of the alert's history,
+-- named by its action.
+ALTER TABLE alerts ADD COLUMN assignee TEXT;
+ALTER TABLE alerts ADD COLUMN acknowledged_at INTEGER;
+ALTER TABLE alerts ADD COLUMN acknowledged_by TEXT;
+ALTER TABLE alerts ADD COLUMN disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate'));
+ALTER TABLE alert_history ADD COLUMN action TEXT NOT NULL DEFAULT 'status'
+    CHECK (action IN ('status', 'assign', 'acknowledge'));
+ALTER TABLE alert_history ADD COLUMN disposition TEXT;
+ALTER TABLE alert_history ADD COLUMN assignee TEXT;
+CREATE INDEX alerts_org_assignee ON alerts (org_id, assignee, last_seen) WHERE assignee IS NOT NULL;

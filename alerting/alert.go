@@ -18,6 +18,24 @@ var Statuses = []string{Open, Resolved}
 // MaxNote bounds the note of a status change.
 const MaxNote = 2000
 
+// Dispositions say, on resolution, whether an alert was real.
+const (
+	TruePositive  = "true_positive"
+	FalsePositive = "false_positive"
+	Benign        = "benign" // real activity, and allowed
+	Duplicate     = "duplicate"
+)
+
+// Dispositions lists every disposition.
+var Dispositions = []string{TruePositive, FalsePositive, Benign, Duplicate}
+
+// Actions of an alert's history.
+const (
+	ActionStatus      = "status"      // resolved or reopened
+	ActionAssign      = "assign"      // taken by a user, or released
+	ActionAcknowledge = "acknowledge" // seen by someone who will act
+)
+
 // Alert is a distillation of events that needs a human.
 type Alert struct {
 	ID                string
@@ -34,16 +52,36 @@ type Alert struct {
 	Note              string
 	ResolvedAt        *time.Time
 	ResolvedBy        string
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// Disposition is the last resolution's, "" while open or when none
+	// was given.
+	Disposition    string
+	Assignee       string // a user of the organization, "" when nobody took it
+	AcknowledgedAt *time.Time
+	AcknowledgedBy string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
-// Change is one entry of an alert's history.
+// Change is one entry of an alert's history: a status change (with its
+// disposition when resolved), an assignment or an acknowledgement.
 type Change struct {
-	Status string
-	Note   string
-	Actor  string
-	At     time.Time
+	Action      string
+	Status      string // the alert's status after the change
+	Disposition string
+	Assignee    string // an assignment's user, "" when released
+	Note        string
+	Actor       string
+	At          time.Time
+}
+
+// Write is what a change asks the store to write to one or more alerts;
+// nil fields stay as they are. Assignee "" releases the alert.
+type Write struct {
+	Status      *string
+	Disposition string // with Status resolved
+	Note        string
+	Assignee    *string
+	Actor       string
 }
 
 // Detail is an alert with the newest events behind it and its history.

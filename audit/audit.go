@@ -34,6 +34,7 @@ const (
 	OrgPlan      = "org.plan" // garrison org set-plan
 
 	AlertUpdate         = "alert.update"
+	AlertAcknowledge    = "alert.acknowledge"
 	TicketUpdate        = "ticket.update"
 	RunStart            = "agent_run.start"
 	RunCancel           = "agent_run.cancel"
@@ -47,7 +48,7 @@ const (
 // Actions lists every action, for the log's filter and its documentation.
 var Actions = []string{Register, Login, LoginFailed, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail,
 	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan,
-	AlertUpdate, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, IntelImport, LeadStatus}
+	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, IntelImport, LeadStatus}
 
 // writeTimeout bounds writing an entry after its request or command ended.
 const writeTimeout = 10 * time.Second

@@ -163,14 +163,21 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 			// Raised when their first event came, resolved hours after the last.
 			return st.BackdateAlerts(ctx, orgID, 4*time.Hour)
 		}
+		var old []string
 		for _, a := range alerts {
 			if now.Sub(a.LastSeen) <= 3*24*time.Hour {
 				offset++
 				continue
 			}
-			if _, err := st.SetAlertStatus(ctx, orgID, a.ID, alerting.Resolved, "Investigated during the demo period: contained.", "demo"); err != nil {
-				return err
-			}
+			old = append(old, a.ID)
+		}
+		if len(old) == 0 {
+			continue
+		}
+		resolved := alerting.Resolved
+		if _, err := st.UpdateAlerts(ctx, orgID, old, alerting.Write{Status: &resolved, Disposition: alerting.TruePositive,
+			Note: "Investigated during the demo period: contained.", Actor: "demo"}); err != nil {
+			return err
 		}
 	}
 }

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 14
+-- Schema version (PRAGMA user_version): 15
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -48,7 +48,8 @@ CREATE TABLE alert_history (
     note        TEXT NOT NULL,
     actor       TEXT NOT NULL,
     at          INTEGER NOT NULL
-) STRICT;
+, action TEXT NOT NULL DEFAULT 'status'
+    CHECK (action IN ('status', 'assign', 'acknowledge')), disposition TEXT, assignee TEXT) STRICT;
 CREATE INDEX alert_history_alert ON alert_history (alert_id, id);
 
 CREATE TABLE alert_windows (
@@ -81,7 +82,7 @@ CREATE TABLE alerts (
     resolved_by         TEXT,
     created_at          INTEGER NOT NULL,
     updated_at          INTEGER NOT NULL
-, counted_through INTEGER NOT NULL DEFAULT 0) STRICT;
+, counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate'))) STRICT;
 CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
     UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
 END;
@@ -96,6 +97,7 @@ WHEN OLD.status != NEW.status OR OLD.severity != NEW.severity BEGIN
         ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
 END;
 CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
+CREATE INDEX alerts_org_assignee ON alerts (org_id, assignee, last_seen) WHERE assignee IS NOT NULL;
 CREATE INDEX alerts_org_created ON alerts (org_id, created_at);
 CREATE INDEX alerts_org_recent ON alerts (org_id, last_seen);
 CREATE INDEX alerts_org_resolved ON alerts (org_id, resolved_at) WHERE resolved_at IS NOT NULL;

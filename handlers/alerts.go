@@ -1,10 +1,14 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
+	"strings"
 
 	"garrison/alerting"
 	"garrison/timestamp"
+	"garrison/valid"
 )
 
 type alertView struct {
@@ -22,6 +26,10 @@ type alertView struct {
 	Note              string  `json:"note"`
 	ResolvedAt        *string `json:"resolved_at"`
 	ResolvedBy        *string `json:"resolved_by"`
+	Disposition       *string `json:"disposition"`
+	Assignee          *string `json:"assignee"`
+	AcknowledgedAt    *string `json:"acknowledged_at"`
+	AcknowledgedBy    *string `json:"acknowledged_by"`
 	CreatedAt         string  `json:"created_at"`
 	UpdatedAt         string  `json:"updated_at"`
 }
@@ -30,15 +38,19 @@ func newAlertView(a alerting.Alert) alertView {
 	return alertView{ID: a.ID, Severity: a.Severity.String(), Category: a.Category, Title: a.Title,
 		AffectedAsset: a.Asset, Indicator: optString(a.Indicator), RecommendedAction: a.RecommendedAction, Status: a.Status,
 		EventCount: a.EventCount, FirstSeen: timestamp.Format(a.FirstSeen), LastSeen: timestamp.Format(a.LastSeen), Note: a.Note,
-		ResolvedAt: timestamp.Optional(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), CreatedAt: timestamp.Format(a.CreatedAt),
-		UpdatedAt: timestamp.Format(a.UpdatedAt)}
+		ResolvedAt: timestamp.Optional(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), Disposition: optString(a.Disposition),
+		Assignee: optString(a.Assignee), AcknowledgedAt: timestamp.Optional(a.AcknowledgedAt), AcknowledgedBy: optString(a.AcknowledgedBy),
+		CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
 }
 
 type alertChangeView struct {
-	Status string `json:"status"`
-	Note   string `json:"note"`
-	By     string `json:"by"`
-	At     string `json:"at"`
+	Action      string  `json:"action"`
+	Status      string  `json:"status"`
+	Disposition *string `json:"disposition"`
+	Assignee    *string `json:"assignee"`
+	Note        string  `json:"note"`
+	By          string  `json:"by"`
+	At          string  `json:"at"`
 }
 
 func (a *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
@@ -72,15 +84,31 @@ func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
 		History []alertChangeView `json:"history"`
 	}{alertView: newAlertView(d.Alert), Events: mapSlice(d.Events, newEventView), History: []alertChangeView{}}
 	for _, c := range d.History {
-		out.History = append(out.History, alertChangeView{Status: c.Status, Note: c.Note, By: c.Actor, At: timestamp.Format(c.At)})
+		out.History = append(out.History, alertChangeView{Action: c.Action, Status: c.Status, Disposition: optString(c.Disposition),
+			Assignee: optString(c.Assignee), Note: c.Note, By: c.Actor, At: timestamp.Format(c.At)})
 	}
 	writeData(w, http.StatusOK, out)
 	return nil
 }
 
 type alertUpdateRequest struct {
-	Status string `json:"status"`
-	Note   string `json:"note"`
+	Status      *string         `json:"status"`
+	Disposition string          `json:"disposition"`
+	Note        string          `json:"note"`
+	Assignee    json.RawMessage `json:"assignee"` // a user id, or null to release
+}
+
+// edit is the request as the alert rules take it.
+func (req alertUpdateRequest) edit() (alerting.Edit, error) {
+	e := alerting.Edit{Status: req.Status, Disposition: req.Disposition, Note: req.Note}
+	if req.Assignee != nil {
+		var assignee string
+		if !bytes.Equal(req.Assignee, []byte("null")) && json.Unmarshal(req.Assignee, &assignee) != nil {
+			return e, valid.Field("assignee", "must be a user id or null")
+		}
+		e.Assignee = &assignee
+	}
+	return e, nil
 }
 
 func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
@@ -88,7 +116,61 @@ func (a *API) updateAlert(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	al, err := alerting.SetStatus(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"), req.Status, req.Note)
+	e, err := req.edit()
+	if err != nil {
+		return err
+	}
+	al, err := alerting.Update(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"), e)
+	if err != nil {
+		return err
+	}
+	if e.Disposition != "" {
+		auditDetail(r, "disposition", e.Disposition)
+	}
+	writeData(w, http.StatusOK, newAlertView(al))
+	return nil
+}
+
+type alertBulkRequest struct {
+	IDs         []string        `json:"ids"`
+	Status      *string         `json:"status"`
+	Disposition string          `json:"disposition"`
+	Note        string          `json:"note"`
+	Assignee    json.RawMessage `json:"assignee"`
+}
+
+type alertBulkView struct {
+	Updated int         `json:"updated"`
+	Alerts  []alertView `json:"alerts"`
+}
+
+// updateAlerts makes one change to several alerts, all or none.
+func (a *API) updateAlerts(w http.ResponseWriter, r *http.Request) error {
+	var req alertBulkRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	e, err := alertUpdateRequest{Status: req.Status, Disposition: req.Disposition, Note: req.Note, Assignee: req.Assignee}.edit()
+	if err != nil {
+		return err
+	}
+	alerts, err := alerting.UpdateMany(r.Context(), a.Store, principalFrom(r.Context()).Actor, req.IDs, e)
+	if err != nil {
+		return err
+	}
+	auditDetail(r, "alerts", strings.Join(req.IDs, ","))
+	if e.Disposition != "" {
+		auditDetail(r, "disposition", e.Disposition)
+	}
+	writeData(w, http.StatusOK, alertBulkView{Updated: len(alerts), Alerts: mapSlice(alerts, newAlertView)})
+	return nil
+}
+
+func (a *API) acknowledgeAlert(w http.ResponseWriter, r *http.Request) error {
+	if err := decode(r, &struct{}{}); err != nil {
+		return err
+	}
+	al, err := alerting.Acknowledge(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,9 @@ func (a *API) table() []Route {
 		row("POST", "/api/webhooks/{source}", Webhook, a.webhook, bodyCap(MaxIngestBodyBytes)),
 		row("GET", "/api/alerts", Read, a.listAlerts),
 		row("GET", "/api/alerts/{id}", Read, a.getAlert),
+		row("PATCH", "/api/alerts", Write, a.updateAlerts, audited(audit.AlertUpdate)),
 		row("PATCH", "/api/alerts/{id}", Write, a.updateAlert, audited(audit.AlertUpdate)),
+		row("POST", "/api/alerts/{id}/acknowledge", Write, a.acknowledgeAlert, audited(audit.AlertAcknowledge)),
 		row("GET", "/api/threats", Read, a.listThreats),
 		row("GET", "/api/threats/summary", Read, a.threatSummary),
 

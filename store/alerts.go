@@ -11,14 +11,16 @@ import (
 )
 
 const alertColumns = `id, severity, category, title, asset, indicator, recommended_action, status, event_count,
-	first_seen, last_seen, note, resolved_at, COALESCE(resolved_by, ''), created_at, updated_at`
+	first_seen, last_seen, note, resolved_at, COALESCE(resolved_by, ''), COALESCE(disposition, ''), COALESCE(assignee, ''),
+	acknowledged_at, COALESCE(acknowledged_by, ''), created_at, updated_at`
 
 func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 	var a alerting.Alert
 	var first, last, created, updated int64
-	var resolved sql.NullInt64
+	var resolved, acknowledged sql.NullInt64
 	err := row.Scan(&a.ID, &a.Severity, &a.Category, &a.Title, &a.Asset, &a.Indicator, &a.RecommendedAction, &a.Status,
-		&a.EventCount, &first, &last, &a.Note, &resolved, &a.ResolvedBy, &created, &updated)
+		&a.EventCount, &first, &last, &a.Note, &resolved, &a.ResolvedBy, &a.Disposition, &a.Assignee,
+		&acknowledged, &a.AcknowledgedBy, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return alerting.Alert{}, ErrNotFound
 	}
@@ -26,7 +28,7 @@ func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 		return alerting.Alert{}, err
 	}
 	a.FirstSeen, a.LastSeen, a.CreatedAt, a.UpdatedAt = fromMS(first), fromMS(last), fromMS(created), fromMS(updated)
-	a.ResolvedAt = optMS(resolved)
+	a.ResolvedAt, a.AcknowledgedAt = optMS(resolved), optMS(acknowledged)
 	return a, nil
 }
 
@@ -82,10 +84,10 @@ func (s *Store) AlertDetail(ctx context.Context, orgID, id string, eventsShown i
 	return d, err
 }
 
-// alertHistory returns an alert's status changes, oldest first.
+// alertHistory returns an alert's changes, oldest first.
 func alertHistory(ctx context.Context, q querier, orgID, id string) ([]alerting.Change, error) {
-	rows, err := q.QueryContext(ctx, `SELECT h.status, h.note, h.actor, h.at FROM alert_history h
-		JOIN alerts a ON a.id = h.alert_id WHERE h.alert_id = ? AND a.org_id = ? ORDER BY h.id`, id, orgID)
+	rows, err := q.QueryContext(ctx, `SELECT h.action, h.status, COALESCE(h.disposition, ''), COALESCE(h.assignee, ''), h.note, h.actor, h.at
+		FROM alert_history h JOIN alerts a ON a.id = h.alert_id WHERE h.alert_id = ? AND a.org_id = ? ORDER BY h.id`, id, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("alert history: %w", err)
 	}
@@ -94,7 +96,7 @@ func alertHistory(ctx context.Context, q querier, orgID, id string) ([]alerting.
 	for rows.Next() {
 		var c alerting.Change
 		var at int64
-		if err := rows.Scan(&c.Status, &c.Note, &c.Actor, &at); err != nil {
+		if err := rows.Scan(&c.Action, &c.Status, &c.Disposition, &c.Assignee, &c.Note, &c.Actor, &at); err != nil {
 			return nil, fmt.Errorf("alert history: %w", err)
 		}
 		c.At = fromMS(at)
@@ -103,45 +105,138 @@ func alertHistory(ctx context.Context, q querier, orgID, id string) ([]alerting.
 	return out, rows.Err()
 }
 
-// SetAlertStatus resolves or reopens an alert, recording who, when and why.
-// Reopening while another alert with the same fingerprint is open is
-// ErrAlertDuplicate: new events already go to that one.
-func (s *Store) SetAlertStatus(ctx context.Context, orgID, id, status, note, actor string) (alerting.Alert, error) {
-	if err := s.setAlertStatus(ctx, orgID, id, status, note, actor); err != nil {
-		return alerting.Alert{}, err
-	}
-	return s.Alert(ctx, orgID, id)
-}
-
-func (s *Store) setAlertStatus(ctx context.Context, orgID, id, status, note, actor string) error {
+// UpdateAlerts applies one change to each of the organization's alerts
+// ids, in one transaction (all or none), recording each in its history:
+// the status (resolving with who, when and the disposition; reopening
+// clears them) and the assignee, who must be a user of the organization
+// (ErrNoSuchAssignee). An id the organization lacks is ErrNotFound;
+// reopening while another alert with the same fingerprint is open is
+// ErrAlertDuplicate (new events already go to that one).
+func (s *Store) UpdateAlerts(ctx context.Context, orgID string, ids []string, w alerting.Write) ([]alerting.Alert, error) {
 	now := ms(s.now())
 	// Ingest decides alerts from what it remembers of open ones: no ingest
-	// may run between this change and forgetting the fingerprint.
+	// may run between this change and forgetting the fingerprints.
 	s.alerts.mu.Lock()
 	defer s.alerts.mu.Unlock()
-	return s.write(ctx, func(tx *sql.Tx) error {
-		var resolvedAt, resolvedBy any
-		if status == alerting.Resolved {
-			resolvedAt, resolvedBy = now, actor
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if w.Assignee != nil && *w.Assignee != "" {
+			if err := checkAssignee(ctx, tx, orgID, *w.Assignee); err != nil {
+				return err
+			}
 		}
-		var fingerprint string
-		err := tx.QueryRowContext(ctx, `UPDATE alerts SET status = ?, note = ?, resolved_at = ?, resolved_by = ?, updated_at = ?
-			WHERE id = ? AND org_id = ? RETURNING fingerprint`, status, note, resolvedAt, resolvedBy, now, id, orgID).Scan(&fingerprint)
-		switch {
-		case isUniqueViolation(err):
-			return ErrAlertDuplicate
-		case errors.Is(err, sql.ErrNoRows):
-			return ErrNotFound
-		case err != nil:
-			return fmt.Errorf("set alert status: %w", err)
-		}
-		s.alerts.forget(orgID, fingerprint)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_history (alert_id, status, note, actor, at) VALUES (?, ?, ?, ?, ?)`,
-			id, status, note, actor, now); err != nil {
-			return fmt.Errorf("alert history: %w", err)
+		for _, id := range ids {
+			if w.Status != nil {
+				if err := s.setAlertStatus(ctx, tx, orgID, id, w, now); err != nil {
+					return err
+				}
+			}
+			if w.Assignee != nil {
+				if err := setAlertAssignee(ctx, tx, orgID, id, w, now); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]alerting.Alert, 0, len(ids))
+	for _, id := range ids {
+		a, err := s.Alert(ctx, orgID, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func (s *Store) setAlertStatus(ctx context.Context, tx *sql.Tx, orgID, id string, w alerting.Write, now int64) error {
+	var resolvedAt, resolvedBy, disposition any
+	if *w.Status == alerting.Resolved {
+		resolvedAt, resolvedBy = now, w.Actor
+		if w.Disposition != "" {
+			disposition = w.Disposition
+		}
+	}
+	var fingerprint string
+	err := tx.QueryRowContext(ctx, `UPDATE alerts SET status = ?, note = ?, resolved_at = ?, resolved_by = ?, disposition = ?, updated_at = ?
+		WHERE id = ? AND org_id = ? RETURNING fingerprint`, *w.Status, w.Note, resolvedAt, resolvedBy, disposition, now, id, orgID).Scan(&fingerprint)
+	switch {
+	case isUniqueViolation(err):
+		return ErrAlertDuplicate
+	case errors.Is(err, sql.ErrNoRows):
+		return ErrNotFound
+	case err != nil:
+		return fmt.Errorf("set alert status: %w", err)
+	}
+	s.alerts.forget(orgID, fingerprint)
+	return addAlertChange(ctx, tx, id, alerting.Change{Action: alerting.ActionStatus, Status: *w.Status, Note: w.Note, Actor: w.Actor}, disposition, nil, now)
+}
+
+func setAlertAssignee(ctx context.Context, tx *sql.Tx, orgID, id string, w alerting.Write, now int64) error {
+	var status string
+	err := tx.QueryRowContext(ctx, `UPDATE alerts SET assignee = NULLIF(?, ''), updated_at = ? WHERE id = ? AND org_id = ? RETURNING status`,
+		*w.Assignee, now, id, orgID).Scan(&status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return ErrNotFound
+	case err != nil:
+		return fmt.Errorf("assign alert: %w", err)
+	}
+	var assignee any
+	if *w.Assignee != "" {
+		assignee = *w.Assignee
+	}
+	return addAlertChange(ctx, tx, id, alerting.Change{Action: alerting.ActionAssign, Status: status, Note: w.Note, Actor: w.Actor}, nil, assignee, now)
+}
+
+func checkAssignee(ctx context.Context, tx *sql.Tx, orgID, userID string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND org_id = ?`, userID, orgID).Scan(&n); err != nil {
+		return fmt.Errorf("check assignee: %w", err)
+	}
+	if n == 0 {
+		return ErrNoSuchAssignee
+	}
+	return nil
+}
+
+func addAlertChange(ctx context.Context, tx *sql.Tx, id string, c alerting.Change, disposition, assignee any, now int64) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO alert_history (alert_id, action, status, disposition, assignee, note, actor, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, c.Action, c.Status, disposition, assignee, c.Note, c.Actor, now); err != nil {
+		return fmt.Errorf("alert history: %w", err)
+	}
+	return nil
+}
+
+// AcknowledgeAlert records that actor saw the alert and will act on it;
+// acknowledging it again keeps the first acknowledgement.
+func (s *Store) AcknowledgeAlert(ctx context.Context, orgID, id, actor string) (alerting.Alert, error) {
+	now := ms(s.now())
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var status string
+		var already sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT status, acknowledged_at FROM alerts WHERE id = ? AND org_id = ?`, id, orgID).Scan(&status, &already)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return ErrNotFound
+		case err != nil:
+			return fmt.Errorf("acknowledge alert: %w", err)
+		case already.Valid:
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, updated_at = ? WHERE id = ?`,
+			now, actor, now, id); err != nil {
+			return fmt.Errorf("acknowledge alert: %w", err)
+		}
+		return addAlertChange(ctx, tx, id, alerting.Change{Action: alerting.ActionAcknowledge, Status: status, Actor: actor}, nil, nil, now)
+	})
+	if err != nil {
+		return alerting.Alert{}, err
+	}
+	return s.Alert(ctx, orgID, id)
 }
 
 // BackdateAlerts dates an organization's alerts by their events, as if

@@ -284,12 +284,8 @@ func (s *Store) UpdateTicket(ctx context.Context, who actor.Actor, id string, u 
 			}
 		}
 		if u.Assignee != nil && *u.Assignee != "" {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND org_id = ?`, *u.Assignee, orgID).Scan(&n); err != nil {
-				return fmt.Errorf("check assignee: %w", err)
-			}
-			if n == 0 {
-				return ErrNoSuchAssignee
+			if err := checkAssignee(ctx, tx, orgID, *u.Assignee); err != nil {
+				return err
 			}
 		}
 		set := func(field, column, old string, v *string) error {
