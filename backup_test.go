@@ -104,7 +104,7 @@ func TestBackupRestoreUnderLoad(t *testing.T) {
 	if me["email"] != "ann@acme.test" {
 		t.Fatalf("the session from before the backup: %v", me)
 	}
-	total := r.Do("GET", "/api/events?limit=1", key, nil).Must(t, http.StatusOK).Body["pagination"].(map[string]any)["total"].(float64)
+	total := r.Do("GET", "/api/events?limit=1", key, nil).Must(t, http.StatusOK).Get("pagination", "total").MustFloat(t)
 	if int(total) < before || int64(total) > int64(before)+acked.Load() {
 		t.Fatalf("restored %v events; %d were acknowledged before the backup, %d during it", total, before, acked.Load())
 	}

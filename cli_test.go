@@ -30,8 +30,8 @@ func TestAPIKeyCLI(t *testing.T) {
 	if err != nil || !keyFormat.MatchString(key) {
 		t.Fatalf("apikey create: %q %v", key, err)
 	}
-	r := e.Do("GET", "/api/api-keys", admin.Token, nil).List()[0].(map[string]any)
-	if r["name"] != "from cli" || r["scope"] != "write" || r["expires_at"] != "2027-01-01T00:00:00Z" {
+	r := e.Do("GET", "/api/api-keys", admin.Token, nil).Get("data", "0")
+	if r.Get("name").Str() != "from cli" || r.Get("scope").Str() != "write" || r.Get("expires_at").Str() != "2027-01-01T00:00:00Z" {
 		t.Fatalf("listed: %v", r)
 	}
 	e.Do("GET", "/api/org", key, nil).Must(t, http.StatusOK)
@@ -116,8 +116,8 @@ func TestBlocklistImport(t *testing.T) {
 		{"timestamp": at, "client": "10.0.0.4", "domain": "beacon.evil-c2.example", "qtype": "A"},
 		{"timestamp": at, "client": "10.0.0.4", "domain": "www.example.org", "qtype": "A"},
 	}}), map[string]string{"Authorization": "Bearer " + key}).Must(t, http.StatusCreated)
-	top := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Data()["top_blocked_domains"].([]any)
-	if len(top) != 1 || top[0].(map[string]any)["domain"] != "beacon.evil-c2.example" || top[0].(map[string]any)["category"] != "malware" {
+	top := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Get("data", "top_blocked_domains").List()
+	if len(top) != 1 || top[0].Get("domain").Str() != "beacon.evil-c2.example" || top[0].Get("category").Str() != "malware" {
 		t.Fatalf("imported list not applied: %v", top)
 	}
 }
@@ -143,15 +143,15 @@ func TestIntelImportCLI(t *testing.T) {
 		!strings.Contains(errOut.String(), "broken.json: ") || !strings.Contains(errOut.String(), "at byte") {
 		t.Fatalf("intel import: %v\nstdout %s\nstderr %s", err, out.String(), errOut.String())
 	}
-	st := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Data()
-	if st["counts"].(map[string]any)["kev"] != 5.0 || st["last_imports"].(map[string]any)["kev"].(map[string]any)["via"] != "cli" {
+	st := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	if st.Get("counts", "kev").Float() != 5 || st.Get("last_imports", "kev", "via").Str() != "cli" {
 		t.Fatalf("status: %v", st)
 	}
 	e.app.Runner.Notify()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		list := e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, http.StatusOK).List()
-		if len(list) == 1 && strings.HasPrefix(list[0].(map[string]any)["title"].(string), "CVE-2025-48384: ") {
+		list := e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, http.StatusOK).Get("data").List()
+		if len(list) == 1 && strings.HasPrefix(list[0].Get("title").MustStr(t), "CVE-2025-48384: ") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -283,7 +283,7 @@ func TestOrgDelete(t *testing.T) {
 			t.Fatalf("%s: %d rows left (%v)", table, left, err)
 		}
 	}
-	if total := e.Do("GET", "/api/events", otherKey, nil).Must(t, http.StatusOK).Body["pagination"].(map[string]any)["total"]; total != 1.0 {
+	if total := e.Do("GET", "/api/events", otherKey, nil).Must(t, http.StatusOK).Get("pagination", "total"); total.Float() != 1 {
 		t.Fatalf("the other organization's events: %v", total)
 	}
 	// The address is free again.

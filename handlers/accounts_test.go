@@ -57,9 +57,9 @@ func TestRegisterAnswer(t *testing.T) {
 	if r.Body["success"] != true || r.Str("token") == "" || r.Str("data", "token") != r.Str("token") {
 		t.Fatalf("register answer: %s", r.Raw)
 	}
-	u := r.Body["user"].(map[string]any)
-	if u["email"] != "ann@acme.test" || u["role"] != "admin" || u["org"] != "acme.test" || u["plan"] != "starter" ||
-		!strings.HasPrefix(u["id"].(string), "usr_") || !strings.HasPrefix(u["org_id"].(string), "org_") {
+	u := r.Get("user")
+	if u.Get("email").Str() != "ann@acme.test" || u.Get("role").Str() != "admin" || u.Get("org").Str() != "acme.test" || u.Get("plan").Str() != "starter" ||
+		!strings.HasPrefix(u.Get("id").Str(), "usr_") || !strings.HasPrefix(u.Get("org_id").Str(), "org_") {
 		t.Fatalf("user: %v", u)
 	}
 	for _, secret := range []string{"password", "hash", "token_version", "pbkdf2"} {
@@ -215,9 +215,9 @@ func TestProfile(t *testing.T) {
 	e := newEnv(t)
 	a := e.Register("ann@acme.test", "Acme")
 	for _, path := range []string{"/api/auth/me", "/api/user/profile"} {
-		d := e.Do("GET", path, a.Token, nil).Must(t, http.StatusOK).Data()
-		org := d["organization"].(map[string]any)
-		if d["id"] != a.ID || d["role"] != "admin" || org["id"] != a.OrgID || org["name"] != "Acme" || org["members_count"] != float64(1) {
+		d := e.Do("GET", path, a.Token, nil).Must(t, http.StatusOK).Get("data")
+		org := d.Get("organization")
+		if !d.Get("id").Is(a.ID) || d.Get("role").Str() != "admin" || !org.Get("id").Is(a.OrgID) || org.Get("name").Str() != "Acme" || org.Get("members_count").Float() != 1 {
 			t.Fatalf("%s: %v", path, d)
 		}
 	}

@@ -96,40 +96,40 @@ func withLLM(f *fakeLLM, timeout time.Duration) apitest.Option {
 func withWorkers(n int) apitest.Option { return func(c *apitest.Config) { c.Workers = n } }
 
 // execute starts a run and returns the 202 answer's data.
-func (e *env) execute(cred, agent string, body map[string]any) map[string]any {
+func (e *env) execute(cred, agent string, body map[string]any) apitest.JSON {
 	e.T.Helper()
 	var b any // no body when body is nil: a JSON null is refused
 	if body != nil {
 		b = body
 	}
-	return e.Do("POST", "/api/agents/"+agent+"/execute", cred, b).Must(e.T, http.StatusAccepted).Data()
+	return e.Do("POST", "/api/agents/"+agent+"/execute", cred, b).Must(e.T, http.StatusAccepted).Get("data")
 }
 
 // awaitRun polls a run until its status is one of want, and returns it.
-func (e *env) awaitRun(cred, agent, runID string, want ...string) map[string]any {
+func (e *env) awaitRun(cred, agent, runID string, want ...string) apitest.JSON {
 	e.T.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		run := e.Do("GET", "/api/agents/"+agent+"/executions/"+runID, cred, nil).Must(e.T, http.StatusOK).Data()
+		run := e.Do("GET", "/api/agents/"+agent+"/executions/"+runID, cred, nil).Must(e.T, http.StatusOK).Get("data")
 		for _, w := range want {
-			if run["status"] == w {
+			if run.Get("status").Is(w) {
 				return run
 			}
 		}
 		if time.Now().After(deadline) {
-			e.T.Fatalf("run %s is %v, want %v: %v", runID, run["status"], want, run)
+			e.T.Fatalf("run %s is %v, want %v: %v", runID, run.Get("status"), want, run)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
 // runToEnd executes an agent and waits for it to complete.
-func (e *env) runToEnd(cred, agent string, body map[string]any) map[string]any {
+func (e *env) runToEnd(cred, agent string, body map[string]any) apitest.JSON {
 	e.T.Helper()
-	id := e.execute(cred, agent, body)["agent_run_id"].(string)
+	id := e.execute(cred, agent, body).Get("agent_run_id").MustStr(e.T)
 	run := e.awaitRun(cred, agent, id, "completed", "failed", "cancelled")
-	if run["status"] != "completed" {
-		e.T.Fatalf("run %s ended %v: %v", id, run["status"], run["error"])
+	if run.Get("status").Str() != "completed" {
+		e.T.Fatalf("run %s ended %v: %v", id, run.Get("status"), run.Get("error"))
 	}
 	return run
 }
@@ -137,29 +137,27 @@ func (e *env) runToEnd(cred, agent string, body map[string]any) map[string]any {
 func TestAgentsList(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
-	list := e.Do("GET", "/api/agents", admin.Token, nil).Must(t, http.StatusOK).List()
+	list := e.Do("GET", "/api/agents", admin.Token, nil).Must(t, http.StatusOK).Get("data").List()
 	want := map[string]string{"msp-hunter": "pro", "threat-researcher": "starter", "tech-support": "starter",
 		"compliance": "starter", "account-manager": "starter", "onboarding": "starter"}
 	if len(list) != 6 {
 		t.Fatalf("%d agents, want 6", len(list))
 	}
-	for _, item := range list {
-		a := item.(map[string]any)
-		slug := a["slug"].(string)
-		if want[slug] != a["plan_tier"] {
-			t.Errorf("%s plan tier %v, want %s", slug, a["plan_tier"], want[slug])
+	for _, a := range list {
+		slug := a.Get("slug").MustStr(t)
+		if !a.Get("plan_tier").Is(want[slug]) {
+			t.Errorf("%s plan tier %v, want %s", slug, a.Get("plan_tier"), want[slug])
 		}
-		if a["name"] == "" || a["description"] == "" || a["status"] != "idle" || a["last_execution_at"] != nil {
+		if a.Get("name").Is("") || a.Get("description").Is("") || a.Get("status").Str() != "idle" || !a.Get("last_execution_at").IsNull() {
 			t.Errorf("agent %s: %v", slug, a)
 		}
-		if a["available"] != (slug != "msp-hunter") {
-			t.Errorf("%s available %v on starter", slug, a["available"])
+		if !a.Get("available").Is(slug != "msp-hunter") {
+			t.Errorf("%s available %v on starter", slug, a.Get("available"))
 		}
 	}
 	run := e.runToEnd(admin.Token, "onboarding", nil)
-	for _, item := range e.Do("GET", "/api/agents", admin.Token, nil).Must(t, http.StatusOK).List() {
-		a := item.(map[string]any)
-		if a["slug"] == "onboarding" && (a["last_execution_at"] != run["queued_at"] || a["last_status"] != "completed") {
+	for _, a := range e.Do("GET", "/api/agents", admin.Token, nil).Must(t, http.StatusOK).Get("data").List() {
+		if a.Get("slug").Str() == "onboarding" && (!a.Get("last_execution_at").Equal(run.Get("queued_at")) || a.Get("last_status").Str() != "completed") {
 			t.Errorf("onboarding after a run: %v", a)
 		}
 	}
@@ -179,21 +177,21 @@ func TestAgentRunBothFormsShareOnePath(t *testing.T) {
 	for _, f := range forms {
 		t.Run(f.name, func(t *testing.T) {
 			r := e.Do("POST", f.path, key, f.body).Must(t, http.StatusAccepted)
-			d := r.Data()
-			if r.Body["success"] != true || !strings.HasPrefix(d["agent_run_id"].(string), "run_") || len(d["agent_run_id"].(string)) != 30 ||
-				d["agent"] != "threat-researcher" || d["status"] != "queued" {
+			d := r.Get("data")
+			if r.Body["success"] != true || !strings.HasPrefix(d.Get("agent_run_id").Str(), "run_") || len(d.Get("agent_run_id").Str()) != 30 ||
+				d.Get("agent").Str() != "threat-researcher" || d.Get("status").Str() != "queued" {
 				t.Fatalf("accept body: %s", r.Raw)
 			}
-			if est, ok := d["estimated_completion_seconds"].(float64); !ok || est < 1 || est != float64(int(est)) {
-				t.Fatalf("estimated_completion_seconds %v", d["estimated_completion_seconds"])
+			if est := d.Get("estimated_completion_seconds"); !est.IsFloat() || est.Float() < 1 || est.Float() != float64(est.Int()) {
+				t.Fatalf("estimated_completion_seconds %v", d.Get("estimated_completion_seconds"))
 			}
-			run := e.awaitRun(key, "threat-researcher", d["agent_run_id"].(string), "completed")
+			run := e.awaitRun(key, "threat-researcher", d.Get("agent_run_id").Str(), "completed")
 			var params map[string]any
-			json.Unmarshal(mustJSON(run["params"]), &params)
-			if params["target"] != "evil.example" || params["options"].(map[string]any)["include_cve"] != false {
+			json.Unmarshal(mustJSON(run.Get("params").Any()), &params)
+			if p := apitest.J(params); p.Get("target").Str() != "evil.example" || !p.Get("options").MustObject(t).Get("include_cve").Is(false) {
 				t.Fatalf("stored params %v", params)
 			}
-			if _, ok := run["output"].(map[string]any)["cves"]; ok {
+			if run.Get("output").MustObject(t).Has("cves") {
 				t.Fatalf("include_cve=false still reported CVEs")
 			}
 		})
@@ -211,7 +209,7 @@ func TestAgentRunEstimateCountsTurns(t *testing.T) {
 	estimate := func(token string) float64 {
 		t.Helper()
 		return e.Do("POST", "/api/agents/onboarding/execute", token, nil).Must(t, http.StatusAccepted).
-			Data()["estimated_completion_seconds"].(float64)
+			Get("data", "estimated_completion_seconds").MustFloat(t)
 	}
 	// No run has completed: 2 s each, one worker.
 	for i, want := range []float64{2, 4, 6} {
@@ -283,8 +281,8 @@ func TestAgentRunPlanGate(t *testing.T) {
 	}
 	e.Do("POST", "/api/agents/msp-hunter/execute", admin.Token, map[string]any{"vertical": "bakery"}).WantFields(t, "vertical")
 	run := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"vertical": "legal", "region": "Leeds"})
-	out2 := run["output"].(map[string]any)
-	if out2["criteria"].(map[string]any)["vertical"] != "legal" || !strings.Contains(run["output_summary"].(string), "legal vertical in Leeds") {
+	out2 := run.Get("output")
+	if out2.Get("criteria", "vertical").Str() != "legal" || !strings.Contains(run.Get("output_summary").Str(), "legal vertical in Leeds") {
 		t.Fatalf("hunter output: %v", run)
 	}
 }
@@ -320,29 +318,28 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	stranger := e.Register("zoe@other.test", "Other")
 
-	first := e.execute(admin.Token, "onboarding", nil)["agent_run_id"].(string)
+	first := e.execute(admin.Token, "onboarding", nil).Get("agent_run_id").MustStr(t)
 	llm.awaitRequest(t) // the only worker is inside the first run
 	running := e.awaitRun(admin.Token, "onboarding", first, "running")
-	if running["started_at"] == nil || running["finished_at"] != nil {
+	if running.Get("started_at").IsNull() || !running.Get("finished_at").IsNull() {
 		t.Fatalf("running run: %v", running)
 	}
-	second := e.execute(admin.Token, "compliance", nil)["agent_run_id"].(string)
-	third := e.execute(admin.Token, "compliance", nil)["agent_run_id"].(string)
+	second := e.execute(admin.Token, "compliance", nil).Get("agent_run_id").MustStr(t)
+	third := e.execute(admin.Token, "compliance", nil).Get("agent_run_id").MustStr(t)
 	queued := e.awaitRun(admin.Token, "compliance", second, "queued")
-	if queued["started_at"] != nil || queued["output"] != nil {
+	if !queued.Get("started_at").IsNull() || !queued.Get("output").IsNull() {
 		t.Fatalf("queued run: %v", queued)
 	}
-	agentsNow := e.Do("GET", "/api/agents", admin.Token, nil).Must(t, 200).List()
-	for _, item := range agentsNow {
-		a := item.(map[string]any)
-		if a["slug"] == "compliance" && (a["status"] != "queued" || a["queued"] != 2.0) {
+	agentsNow := e.Do("GET", "/api/agents", admin.Token, nil).Must(t, 200).Get("data").List()
+	for _, a := range agentsNow {
+		if a.Get("slug").Str() == "compliance" && (a.Get("status").Str() != "queued" || a.Get("queued").Float() != 2) {
 			t.Fatalf("compliance while queued: %v", a)
 		}
 	}
 
-	ov := e.Do("GET", "/api/dashboard/overview", admin.Token, nil).Must(t, 200).Data()["agents"].(map[string]any)
+	ov := e.Do("GET", "/api/dashboard/overview", admin.Token, nil).Must(t, 200).Get("data", "agents")
 	st := e.Do("GET", "/api/dashboard/stats", admin.Token, nil).Must(t, 200).Data()
-	if ov["active"] != 2.0 || ov["queued"] != 2.0 || st["agents_active"] != 2.0 {
+	if ov.Get("active").Float() != 2 || ov.Get("queued").Float() != 2 || st["agents_active"] != 2.0 {
 		t.Fatalf("overview agents %v, stats agents_active %v", ov, st["agents_active"])
 	}
 
@@ -366,25 +363,25 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 	e.awaitRun(admin.Token, "compliance", third, "running")
 	release()
 	done := e.awaitRun(admin.Token, "compliance", third, "completed")
-	if done["duration_ms"] == nil || done["finished_at"] == nil || done["output_summary"] != "The organization's data was reviewed." {
+	if done.Get("duration_ms").IsNull() || done.Get("finished_at").IsNull() || done.Get("output_summary").Str() != "The organization's data was reviewed." {
 		t.Fatalf("completed run: %v", done)
 	}
-	narrative := done["output"].(map[string]any)["narrative"].(map[string]any)
-	if narrative["source"] != "llm" || narrative["model"] != "test-model" ||
-		!strings.Contains(done["output"].(map[string]any)["facts_summary"].(string), "assessed controls pass") {
-		t.Fatalf("narrative: %v", done["output"])
+	narrative := done.Get("output", "narrative")
+	if narrative.Get("source").Str() != "llm" || narrative.Get("model").Str() != "test-model" ||
+		!strings.Contains(done.Get("output", "facts_summary").Str(), "assessed controls pass") {
+		t.Fatalf("narrative: %v", done.Get("output"))
 	}
 	// Cancelled runs stay cancelled; ended runs cannot be cancelled.
-	if got := e.awaitRun(admin.Token, "onboarding", first, "cancelled"); got["output"] != nil {
+	if got := e.awaitRun(admin.Token, "onboarding", first, "cancelled"); !got.Get("output").IsNull() {
 		t.Fatalf("cancelled run got output: %v", got)
 	}
 	e.Do("POST", "/api/agents/compliance/executions/"+third+"/cancel", admin.Token, nil).
 		WantError(t, http.StatusConflict, "conflict", "The run has already ended; only queued and running runs can be cancelled")
 
 	list := e.Do("GET", "/api/agents/compliance/executions?limit=1", admin.Token, nil).Must(t, 200)
-	page := list.Body["pagination"].(map[string]any)
-	if page["total"] != 2.0 || len(list.List()) != 1 || list.List()[0].(map[string]any)["agent_run_id"] != third ||
-		list.List()[0].(map[string]any)["output"] != nil {
+	page := list.Get("pagination")
+	if page.Get("total").Float() != 2 || len(list.List()) != 1 || !list.Get("data", "0", "agent_run_id").Is(third) ||
+		!list.Get("data", "0").MustObject(t).Get("output").IsNull() {
 		t.Fatalf("executions list: %s", list.Raw)
 	}
 }
@@ -395,9 +392,9 @@ func TestAgentLLMTimeoutFallsBack(t *testing.T) {
 	e := newEnv(t, withLLM(llm, 50*time.Millisecond))
 	admin := e.Register("ann@acme.test", "Acme")
 	run := e.runToEnd(admin.Token, "onboarding", nil)
-	narrative := run["output"].(map[string]any)["narrative"].(map[string]any)
-	if narrative["source"] != "deterministic" || !strings.Contains(narrative["fallback_reason"].(string), "did not answer in time") ||
-		!strings.HasPrefix(run["output_summary"].(string), "Onboarding is ") {
+	narrative := run.Get("output", "narrative")
+	if narrative.Get("source").Str() != "deterministic" || !strings.Contains(narrative.Get("fallback_reason").Str(), "did not answer in time") ||
+		!strings.HasPrefix(run.Get("output_summary").Str(), "Onboarding is ") {
 		t.Fatalf("timeout fallback: %v", run)
 	}
 }
@@ -407,8 +404,8 @@ func TestAgentLLMInventedFactsFallBack(t *testing.T) {
 	e := newEnv(t, withLLM(llm, time.Minute))
 	admin := e.Register("ann@acme.test", "Acme")
 	run := e.runToEnd(admin.Token, "onboarding", nil)
-	narrative := run["output"].(map[string]any)["narrative"].(map[string]any)
-	if narrative["source"] != "deterministic" || strings.Contains(run["output_summary"].(string), "987654") {
+	narrative := run.Get("output", "narrative")
+	if narrative.Get("source").Str() != "deterministic" || strings.Contains(run.Get("output_summary").MustStr(t), "987654") {
 		t.Fatalf("invented number accepted: %v", run)
 	}
 	sum := e.Do("GET", "/api/dashboard/daily-summary", admin.Token, nil).Must(t, 200).Data()
@@ -445,12 +442,12 @@ func TestAgentRunsSurviveRestart(t *testing.T) {
 	admin := first.Register("ann@acme.test", "Acme")
 	var ids []string
 	for range 3 {
-		ids = append(ids, first.execute(admin.Token, "onboarding", nil)["agent_run_id"].(string))
+		ids = append(ids, first.execute(admin.Token, "onboarding", nil).Get("agent_run_id").MustStr(t))
 	}
 	llm.awaitRequest(t)
 	first.awaitRun(admin.Token, "onboarding", ids[0], "running")
 	first.StopRunner() // a graceful stop puts the running run back in the queue
-	if got := first.awaitRun(admin.Token, "onboarding", ids[0], "queued"); got["recoveries"] != 0.0 {
+	if got := first.awaitRun(admin.Token, "onboarding", ids[0], "queued"); !got.Get("recoveries").Is(0) {
 		t.Fatalf("gracefully stopped run: %v", got)
 	}
 	// Simulate a crash: one run left running, another already recovered once.
@@ -466,12 +463,12 @@ func TestAgentRunsSurviveRestart(t *testing.T) {
 	second := newEnv(t, func(c *apitest.Config) { c.DataDir = dir }, withLLM(llm, time.Minute), withWorkers(2))
 	for i, id := range ids[:2] {
 		run := second.awaitRun(admin.Token, "onboarding", id, "completed")
-		if want := float64(i); run["recoveries"] != want {
-			t.Fatalf("run %d recoveries %v, want %v", i, run["recoveries"], want)
+		if want := float64(i); !run.Get("recoveries").Is(want) {
+			t.Fatalf("run %d recoveries %v, want %v", i, run.Get("recoveries"), want)
 		}
 	}
 	failed := second.awaitRun(admin.Token, "onboarding", ids[2], "failed")
-	if !strings.Contains(failed["error"].(string), "stopped twice") {
+	if !strings.Contains(failed.Get("error").Str(), "stopped twice") {
 		t.Fatalf("twice-interrupted run: %v", failed)
 	}
 }
@@ -489,22 +486,22 @@ func TestAgentRunTimeout(t *testing.T) {
 	e := newEnv(t, withLLM(llm, time.Minute), func(c *apitest.Config) { c.AgentTimeout = 100 * time.Millisecond })
 	admin := e.Register("ann@acme.test", "Acme")
 
-	id := e.execute(admin.Token, "onboarding", nil)["agent_run_id"].(string)
+	id := e.execute(admin.Token, "onboarding", nil).Get("agent_run_id").MustStr(t)
 	run := e.awaitRun(admin.Token, "onboarding", id, "completed", "failed")
-	if run["status"] != "failed" || run["error"] != "The run did not finish within 100ms and was stopped." || run["output"] != nil ||
-		run["finished_at"] == nil || run["duration_ms"] == nil {
+	if run.Get("status").Str() != "failed" || run.Get("error").Str() != "The run did not finish within 100ms and was stopped." || !run.Get("output").IsNull() ||
+		run.Get("finished_at").IsNull() || run.Get("duration_ms").IsNull() {
 		t.Fatalf("timed-out run: %v", run)
 	}
 	// A triage that fails leaves the ticket to a human.
 	tk := e.submitTicket(admin.Token, "Locked out", "My account is locked out after too many password attempts.", "")
-	got := e.awaitTriage(admin.Token, tk["id"].(string))
-	log := got["escalation_log"].([]any)
-	if got["status"] != "escalated" || got["triage_status"] != "failed" || len(log) != 1 ||
-		log[0].(map[string]any)["reason"] != "Automatic triage failed; a technician needs to review this ticket." {
+	got := e.awaitTriage(admin.Token, tk.Get("id").MustStr(t))
+	log := got.Get("escalation_log").List()
+	if got.Get("status").Str() != "escalated" || got.Get("triage_status").Str() != "failed" || len(log) != 1 ||
+		log[0].Get("reason").Str() != "Automatic triage failed; a technician needs to review this ticket." {
 		t.Fatalf("ticket after a failed triage: %v", got)
 	}
-	list := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).List()
-	if list[0].(map[string]any)["triage_status"] != "failed" {
-		t.Fatalf("list shows triage %v", list[0].(map[string]any)["triage_status"])
+	list := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).Get("data").MustList(t)
+	if list[0].Get("triage_status").Str() != "failed" {
+		t.Fatalf("list shows triage %v", list[0].Get("triage_status"))
 	}
 }

@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
-func (e *env) alerts(cred, query string) []map[string]any {
+func (e *env) alerts(cred, query string) []apitest.JSON {
 	e.T.Helper()
-	var out []map[string]any
-	for _, a := range e.Do("GET", "/api/alerts?"+query, cred, nil).Must(e.T, http.StatusOK).List() {
-		out = append(out, a.(map[string]any))
+	var out []apitest.JSON
+	for _, a := range e.Do("GET", "/api/alerts?"+query, cred, nil).Must(e.T, http.StatusOK).Get("data").List() {
+		out = append(out, a.MustObject(e.T))
 	}
 	return out
 }
@@ -31,8 +33,8 @@ func TestAlertRules(t *testing.T) {
 		t.Fatalf("%d alerts, want 1 (only the critical event): %v", len(got), got)
 	}
 	a := got[0]
-	if a["severity"] != "critical" || a["category"] != "malware" || a["affected_asset"] != "ws-07" || a["status"] != "open" ||
-		a["event_count"] != float64(1) || !strings.Contains(a["recommended_action"].(string), "Isolate ws-07") {
+	if a.Get("severity").Str() != "critical" || a.Get("category").Str() != "malware" || a.Get("affected_asset").Str() != "ws-07" || a.Get("status").Str() != "open" ||
+		a.Get("event_count").Float() != 1 || !strings.Contains(a.Get("recommended_action").Str(), "Isolate ws-07") {
 		t.Fatalf("alert: %v", a)
 	}
 
@@ -42,16 +44,16 @@ func TestAlertRules(t *testing.T) {
 		again["indicator"] = trojan["indicator"]
 		e.ingest(key, again).Must(t, http.StatusCreated)
 		got := e.alerts(key, "")
-		if len(got) != 1 || got[0]["event_count"] != float64(2) || got[0]["last_seen"] != later.Format(time.RFC3339) ||
-			got[0]["first_seen"] != now.Format(time.RFC3339) || got[0]["severity"] != "critical" {
+		if len(got) != 1 || got[0].Get("event_count").Float() != 2 || got[0].Get("last_seen").Str() != later.Format(time.RFC3339) ||
+			got[0].Get("first_seen").Str() != now.Format(time.RFC3339) || got[0].Get("severity").Str() != "critical" {
 			t.Fatalf("after a repeat: %v", got)
 		}
 	})
 
 	t.Run("detail lists the events behind it", func(t *testing.T) {
-		d := e.Do("GET", "/api/alerts/"+a["id"].(string), key, nil).Must(t, http.StatusOK).Data()
-		if evs := d["events"].([]any); len(evs) != 2 || evs[0].(map[string]any)["alert_id"] != a["id"] {
-			t.Fatalf("events: %v", d["events"])
+		d := e.Do("GET", "/api/alerts/"+a.Get("id").MustStr(t), key, nil).Must(t, http.StatusOK).Get("data")
+		if evs := d.Get("events").List(); len(evs) != 2 || !evs[0].MustObject(t).Get("alert_id").Equal(a.Get("id")) {
+			t.Fatalf("events: %v", d.Get("events"))
 		}
 	})
 
@@ -64,13 +66,13 @@ func TestAlertRules(t *testing.T) {
 			{"policy_violation", "Admin login outside hours", "policy_violation", "policy"},
 		} {
 			e.ingest(key, ev(e, tc.typ, "high", "srv-"+tc.category, tc.msg, now)).Must(t, http.StatusCreated)
-			var found map[string]any
+			var found apitest.JSON
 			for _, al := range e.alerts(key, "limit=200") {
-				if al["affected_asset"] == "srv-"+tc.category {
+				if al.Get("affected_asset").Str() == "srv-"+tc.category {
 					found = al
 				}
 			}
-			if found == nil || found["category"] != tc.category || !strings.Contains(found["recommended_action"].(string), tc.action) {
+			if found.IsNull() || found.Get("category").Str() != tc.category || !strings.Contains(found.Get("recommended_action").Str(), tc.action) {
 				t.Errorf("%s: %v", tc.msg, found)
 			}
 		}
@@ -98,45 +100,45 @@ func TestBurstAlerts(t *testing.T) {
 	e.ingest(key, burst("noisy", 6, 3*time.Minute)...).Must(t, http.StatusCreated)
 	e.ingest(key, burst("noisy", 4, 4*time.Minute)...).Must(t, http.StatusCreated)
 	got := e.alerts(key, "")
-	if len(got) != 1 || got[0]["category"] != "activity_burst" || got[0]["affected_asset"] != "noisy" ||
-		got[0]["event_count"] != float64(10) || got[0]["severity"] != "medium" ||
-		got[0]["first_seen"] != window.Add(3*time.Minute).Format(time.RFC3339) {
+	if len(got) != 1 || got[0].Get("category").Str() != "activity_burst" || got[0].Get("affected_asset").Str() != "noisy" ||
+		got[0].Get("event_count").Float() != 10 || got[0].Get("severity").Str() != "medium" ||
+		got[0].Get("first_seen").Str() != window.Add(3*time.Minute).Format(time.RFC3339) {
 		t.Fatalf("burst: %v", got)
 	}
-	d := e.Do("GET", "/api/alerts/"+got[0]["id"].(string), key, nil).Data()
-	if len(d["events"].([]any)) != 10 {
-		t.Fatalf("burst links %d events, want 10", len(d["events"].([]any)))
+	d := e.Do("GET", "/api/alerts/"+got[0].Get("id").MustStr(t), key, nil).Get("data")
+	if len(d.Get("events").List()) != 10 {
+		t.Fatalf("burst links %d events, want 10", len(d.Get("events").List()))
 	}
 	// The events feed shows the burst on each of them, the earlier six too.
 	noisyAlerts := func() map[any]int {
 		seen := map[any]int{}
-		for _, ev := range e.Do("GET", "/api/events?limit=100", key, nil).Must(t, http.StatusOK).List() {
-			if ev := ev.(map[string]any); ev["asset"] == "noisy" {
-				seen[ev["alert_id"]]++
+		for _, ev := range e.Do("GET", "/api/events?limit=100", key, nil).Must(t, http.StatusOK).Get("data").List() {
+			if ev := ev.MustObject(t); ev.Get("asset").Str() == "noisy" {
+				seen[ev.Get("alert_id").Any()]++
 			}
 		}
 		return seen
 	}
-	if seen := noisyAlerts(); seen[got[0]["id"]] != 10 || len(seen) != 1 {
+	if seen := noisyAlerts(); seen[got[0].Get("id").Any()] != 10 || len(seen) != 1 {
 		t.Fatalf("events feed: %v", seen)
 	}
 	// Events in the next window start a new count, but join the open burst alert once over the threshold.
 	e.ingest(key, burst("noisy", 10, 10*time.Minute)...).Must(t, http.StatusCreated)
-	if got := e.alerts(key, ""); len(got) != 1 || got[0]["event_count"] != float64(20) {
+	if got := e.alerts(key, ""); len(got) != 1 || got[0].Get("event_count").Float() != 20 {
 		t.Fatalf("second window: %v", got)
 	}
 	// Once resolved, a straggler in a window past the threshold raises nothing.
-	e.Do("PATCH", "/api/alerts/"+got[0]["id"].(string), key, map[string]string{"status": "resolved"}).Must(t, http.StatusOK)
+	e.Do("PATCH", "/api/alerts/"+got[0].Get("id").MustStr(t), key, map[string]string{"status": "resolved"}).Must(t, http.StatusOK)
 	e.ingest(key, burst("noisy", 1, 15*time.Minute)...).Must(t, http.StatusCreated)
 	if open := e.alerts(key, "status=open"); len(open) != 0 {
 		t.Fatalf("a straggler raised %v", open)
 	}
-	if seen := noisyAlerts(); seen[got[0]["id"]] != 20 || seen[nil] != 1 {
+	if seen := noisyAlerts(); seen[got[0].Get("id").Any()] != 20 || seen[nil] != 1 {
 		t.Fatalf("the straggler belongs to no alert: %v", seen)
 	}
 	// Ten in one batch cross at once.
 	e.ingest(key, burst("loud", 10, 20*time.Minute)...).Must(t, http.StatusCreated)
-	if open := e.alerts(key, "status=open"); len(open) != 1 || open[0]["event_count"] != float64(10) {
+	if open := e.alerts(key, "status=open"); len(open) != 1 || open[0].Get("event_count").Float() != 10 {
 		t.Fatalf("one-batch burst: %v", open)
 	}
 }
@@ -148,7 +150,7 @@ func TestAlertStatusChanges(t *testing.T) {
 	reader := e.APIKey(admin, "read")
 	high := ev(e, "threat_detected", "high", "db-01", "SQL injection attempt", e.Clock.Now())
 	e.ingest(key, high).Must(t, http.StatusCreated)
-	id := e.alerts(key, "")[0]["id"].(string)
+	id := e.alerts(key, "")[0].Get("id").MustStr(t)
 
 	e.Do("PATCH", "/api/alerts/"+id, reader, map[string]string{"status": "resolved"}).
 		WantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required scope: write")
@@ -174,9 +176,9 @@ func TestAlertStatusChanges(t *testing.T) {
 	}
 	e.Do("PATCH", "/api/alerts/"+id, key, map[string]string{"status": "open"}).WantError(t, http.StatusConflict, "conflict", "")
 
-	d := e.Do("GET", "/api/alerts/"+id, key, nil).Data()
-	h := d["history"].([]any)
-	if len(h) != 1 || h[0].(map[string]any)["by"] != admin.ID || h[0].(map[string]any)["note"] != "WAF rule added" {
+	d := e.Do("GET", "/api/alerts/"+id, key, nil).Get("data")
+	h := d.Get("history").List()
+	if len(h) != 1 || h[0].Get("by").Str() != admin.ID || h[0].Get("note").Str() != "WAF rule added" {
 		t.Fatalf("history: %v", h)
 	}
 
@@ -211,12 +213,12 @@ func TestAlertPagination(t *testing.T) {
 	var seen []string
 	for offset := 0; offset < 5; offset += 2 {
 		r := e.Do("GET", fmt.Sprintf("/api/alerts?limit=2&offset=%d", offset), admin.Token, nil).Must(t, http.StatusOK)
-		p := r.Body["pagination"].(map[string]any)
-		if p["total"] != float64(5) {
-			t.Fatalf("total %v", p["total"])
+		p := r.Get("pagination")
+		if p.Get("total").Float() != 5 {
+			t.Fatalf("total %v", p.Get("total"))
 		}
-		for _, a := range r.List() {
-			seen = append(seen, a.(map[string]any)["affected_asset"].(string))
+		for _, a := range r.Get("data").List() {
+			seen = append(seen, a.Get("affected_asset").MustStr(t))
 		}
 	}
 	// Most recently active first, each exactly once.

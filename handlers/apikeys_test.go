@@ -29,8 +29,8 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	if bytes.Contains(list.Raw, []byte(key)) || bytes.Contains(list.Raw, []byte(`"key"`)) {
 		t.Fatalf("list shows the secret again: %s", list.Raw)
 	}
-	got := list.List()[0].(map[string]any)
-	if got["id"] != id || got["status"] != "active" || got["last_used_at"] == nil || list.Body["pagination"].(map[string]any)["total"] != float64(1) {
+	got := list.Get("data", "0")
+	if !got.Get("id").Is(id) || got.Get("status").Str() != "active" || got.Get("last_used_at").IsNull() || list.Get("pagination", "total").Float() != 1 {
 		t.Fatalf("listed: %s", list.Raw)
 	}
 	// No file of the data directory (database, WAL) holds the plaintext key.
@@ -51,7 +51,7 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	e.Do("DELETE", "/api/api-keys/"+id, admin.Token, nil).Must(t, http.StatusOK)
 	e.Do("GET", "/api/org", key, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "Invalid API key")
 	e.Do("GET", "/api/auth/me", admin.Token, nil).Must(t, http.StatusOK) // revocation never touches sessions
-	if s := e.Do("GET", "/api/api-keys", admin.Token, nil).List()[0].(map[string]any)["status"]; s != "revoked" {
+	if s := e.Do("GET", "/api/api-keys", admin.Token, nil).Get("data", "0", "status"); s.Str() != "revoked" {
 		t.Fatalf("status after revoke: %v", s)
 	}
 }
@@ -78,7 +78,7 @@ func TestAPIKeyValidation(t *testing.T) {
 			e.Do("POST", "/api/api-keys", admin.Token, tc.body).WantFields(t, tc.fields...)
 		})
 	}
-	if total := e.Do("GET", "/api/api-keys", admin.Token, nil).Body["pagination"].(map[string]any)["total"]; total != float64(0) {
+	if total := e.Do("GET", "/api/api-keys", admin.Token, nil).Get("pagination", "total"); !total.Is(0) {
 		t.Fatalf("refused requests stored keys: %v", total)
 	}
 }
@@ -94,7 +94,7 @@ func TestAPIKeyExpiry(t *testing.T) {
 	e.Clock.Advance(time.Second)
 	e.Do("GET", "/api/org", key, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "API key expired")
 	fresh := e.Login(admin.Email, apitest.Password).Must(t, http.StatusOK).Str("token")
-	if s := e.Do("GET", "/api/api-keys", fresh, nil).List()[0].(map[string]any)["status"]; s != "expired" {
+	if s := e.Do("GET", "/api/api-keys", fresh, nil).Get("data", "0", "status"); s.Str() != "expired" {
 		t.Fatalf("status %v", s)
 	}
 }
@@ -104,7 +104,7 @@ func TestAPIKeyLastUsed(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	key := e.APIKey(admin, "read")
 	lastUsed := func() string {
-		return e.Do("GET", "/api/api-keys", admin.Token, nil).List()[0].(map[string]any)["last_used_at"].(string)
+		return e.Do("GET", "/api/api-keys", admin.Token, nil).Get("data", "0", "last_used_at").MustStr(t)
 	}
 	e.Do("GET", "/api/org", key, nil).Must(t, http.StatusOK)
 	first := lastUsed()
@@ -132,7 +132,7 @@ func TestAPIKeyOtherOrganization(t *testing.T) {
 	if n := len(e.Do("GET", "/api/api-keys", other.Token, nil).List()); n != 0 {
 		t.Fatalf("other organization lists %d keys", n)
 	}
-	if s := e.Do("GET", "/api/api-keys", acme.Token, nil).List()[0].(map[string]any)["status"]; s != "active" {
+	if s := e.Do("GET", "/api/api-keys", acme.Token, nil).Get("data", "0", "status"); s.Str() != "active" {
 		t.Fatalf("key changed by another organization: %v", s)
 	}
 }

@@ -17,41 +17,40 @@ func TestAuditLog(t *testing.T) {
 		WantError(t, http.StatusUnauthorized, "unauthorized", "")
 	e.Login("ann@acme.test", apitest.Password).Must(t, http.StatusOK)
 	key := e.APIKey(admin, "admin")
-	keyID := e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).List()[0].(map[string]any)["id"].(string)
+	keyID := e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).Get("data", "0", "id").MustStr(t)
 	started := e.Do("POST", "/api/compliance/audit", key, map[string]any{"framework": "cis"}).Must(t, http.StatusAccepted)
 	e.Do("POST", "/api/compliance/audit", key, map[string]any{"framework": "iso"}).WantFields(t, "framework") // refused: not recorded
 	e.Do("DELETE", "/api/api-keys/"+keyID, admin.Token, nil).Must(t, http.StatusOK)
 	other := e.Register("zoe@other.test", "Other")
 
-	list := e.Do("GET", "/api/audit-log?limit=100", admin.Token, nil).Must(t, http.StatusOK).List()
-	actions := map[string]map[string]any{}
-	for _, it := range list {
-		m := it.(map[string]any)
-		actions[m["action"].(string)] = m
+	list := e.Do("GET", "/api/audit-log?limit=100", admin.Token, nil).Must(t, http.StatusOK).Get("data").List()
+	actions := map[string]apitest.JSON{}
+	for _, m := range list {
+		actions[m.Get("action").MustStr(t)] = m
 	}
 	for _, want := range []string{"auth.register", "auth.login_failed", "auth.login", "api_key.create", "compliance.audit", "api_key.revoke"} {
-		if actions[want] == nil {
+		if actions[want].IsNull() {
 			t.Fatalf("no %s entry in %v", want, list)
 		}
 	}
 	if len(list) != 6 {
 		t.Fatalf("%d entries, want 6 (the refused request and the unknown address are not on the log): %v", len(list), list)
 	}
-	if a := actions["compliance.audit"]; a["actor"] != keyID || a["ip"] == "" || a["request_id"] == "" {
+	if a := actions["compliance.audit"]; !a.Get("actor").Is(keyID) || a.Get("ip").Is("") || a.Get("request_id").Is("") {
 		t.Fatalf("entry by a key: %v", a)
 	}
 	// A creation names what it created.
-	if a := actions["compliance.audit"]; a["target"] != started.Str("data", "report_id") ||
-		a["detail"].(map[string]any)["agent_run_id"] != started.Str("data", "agent_run_id") {
+	if a := actions["compliance.audit"]; !a.Get("target").Is(started.Str("data", "report_id")) ||
+		!a.Get("detail").MustObject(t).Get("agent_run_id").Is(started.Str("data", "agent_run_id")) {
 		t.Fatalf("the audit's entry names no report: %v (started %s)", a, started.Raw)
 	}
-	if a := actions["api_key.revoke"]; a["actor"] != admin.ID || a["target"] != keyID {
+	if a := actions["api_key.revoke"]; !a.Get("actor").Is(admin.ID) || !a.Get("target").Is(keyID) {
 		t.Fatalf("revocation: %v", a)
 	}
-	if a := actions["api_key.create"]; a["target"] != keyID || a["detail"].(map[string]any)["scope"] != "admin" {
+	if a := actions["api_key.create"]; !a.Get("target").Is(keyID) || !a.Get("detail").MustObject(t).Get("scope").Is("admin") {
 		t.Fatalf("creation names no key: %v", a)
 	}
-	if a := actions["auth.login_failed"]; a["actor"] != "" || a["detail"].(map[string]any)["user"] != admin.ID {
+	if a := actions["auth.login_failed"]; !a.Get("actor").Is("") || !a.Get("detail").MustObject(t).Get("user").Is(admin.ID) {
 		t.Fatalf("failed login: %v", a)
 	}
 	// Filters; another organization sees only its own.
@@ -92,8 +91,8 @@ func TestAuditLogAccountRecovery(t *testing.T) {
 	e.Do("POST", "/api/auth/reset-confirm", "", map[string]string{"token": "spent-or-forged", "new_password": "a brand new passphrase"}).WantFields(t, "token")
 	login := e.Login(admin.Email, "a brand new passphrase").Must(t, http.StatusOK)
 	for _, action := range []string{"auth.verify_email", "auth.reset_password"} {
-		list := e.Do("GET", "/api/audit-log?action="+action, login.Str("token"), nil).Must(t, http.StatusOK).List()
-		if len(list) != 1 || list[0].(map[string]any)["actor"] != admin.ID {
+		list := e.Do("GET", "/api/audit-log?action="+action, login.Str("token"), nil).Must(t, http.StatusOK).Get("data").List()
+		if len(list) != 1 || list[0].Get("actor").Str() != admin.ID {
 			t.Fatalf("%s: %v", action, list)
 		}
 	}

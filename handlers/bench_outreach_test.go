@@ -35,7 +35,7 @@ func BenchmarkOutreach10k(b *testing.B) {
 		start = time.Now()
 		run := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"limit": 10000})
 		huntS += time.Since(start).Seconds()
-		if n := len(run["output"].(map[string]any)["leads_created"].([]any)); n != 10000 {
+		if n := len(run.Get("output", "leads_created").List()); n != 10000 {
 			b.Fatalf("%d leads", n)
 		}
 	}

@@ -14,67 +14,68 @@ import (
 
 // audit starts an audit (of framework, or all four when "") and waits for
 // it to complete, returning the audit's detail.
-func (e *env) audit(cred, framework string) map[string]any {
+func (e *env) audit(cred, framework string) apitest.JSON {
 	e.T.Helper()
 	body := map[string]any{}
 	if framework != "" {
 		body["framework"] = framework
 	}
-	acc := e.Do("POST", "/api/compliance/audit", cred, body).Must(e.T, http.StatusAccepted).Data()
-	return e.awaitAudit(cred, acc["report_id"].(string))
+	acc := e.Do("POST", "/api/compliance/audit", cred, body).Must(e.T, http.StatusAccepted).Get("data")
+	return e.awaitAudit(cred, acc.Get("report_id").MustStr(e.T))
 }
 
 // awaitAudit polls an audit until it has ended.
-func (e *env) awaitAudit(cred, id string) map[string]any {
+func (e *env) awaitAudit(cred, id string) apitest.JSON {
 	e.T.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		a := e.Do("GET", "/api/compliance/audits/"+id, cred, nil).Must(e.T, http.StatusOK).Data()
-		switch a["status"] {
+		a := e.Do("GET", "/api/compliance/audits/"+id, cred, nil).Must(e.T, http.StatusOK).Get("data")
+		switch a.Get("status").Str() {
 		case "completed":
 			return a
 		case "failed":
-			e.T.Fatalf("audit %s failed: %v", id, a["error"])
+			e.T.Fatalf("audit %s failed: %v", id, a.Get("error"))
 		}
 		if time.Now().After(deadline) {
-			e.T.Fatalf("audit %s still %v", id, a["status"])
+			e.T.Fatalf("audit %s still %v", id, a.Get("status"))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// gapOf finds the gap an audit found for a control ("" if none).
-func gapOf(audit map[string]any, framework, control string) map[string]any {
-	for _, g := range audit["gaps"].([]any) {
-		m := g.(map[string]any)
-		if m["framework"] == framework && m["control_id"] == control {
+// gapOf finds the gap an audit found for a control (absent if none).
+func gapOf(t testing.TB, audit apitest.JSON, framework, control string) apitest.JSON {
+	t.Helper()
+	for _, g := range audit.Get("gaps").MustList(t) {
+		if m := g.MustObject(t); m.Get("framework").Is(framework) && m.Get("control_id").Is(control) {
 			return m
 		}
 	}
-	return nil
+	return apitest.JSON{}
 }
 
-// controlOf finds a control's result in an audit.
-func controlOf(audit map[string]any, framework, control string) map[string]any {
-	for _, fr := range audit["results"].([]any) {
-		f := fr.(map[string]any)
-		if f["framework"] != framework {
+// controlOf finds a control's result in an audit (absent if none).
+func controlOf(t testing.TB, audit apitest.JSON, framework, control string) apitest.JSON {
+	t.Helper()
+	for _, f := range audit.Get("results").MustList(t) {
+		if !f.MustObject(t).Get("framework").Is(framework) {
 			continue
 		}
-		for _, c := range f["controls"].([]any) {
-			if m := c.(map[string]any); m["control_id"] == control {
+		for _, c := range f.Get("controls").MustList(t) {
+			if m := c.MustObject(t); m.Get("control_id").Is(control) {
 				return m
 			}
 		}
 	}
-	return nil
+	return apitest.JSON{}
 }
 
 // failedChecks lists the check ids a gap failed on.
-func failedChecks(gap map[string]any) []string {
+func failedChecks(t testing.TB, gap apitest.JSON) []string {
+	t.Helper()
 	var ids []string
-	for _, f := range gap["failed"].([]any) {
-		ids = append(ids, f.(map[string]any)["check_id"].(string))
+	for _, f := range gap.Get("failed").MustList(t) {
+		ids = append(ids, f.Get("check_id").MustStr(t))
 	}
 	return ids
 }
@@ -82,15 +83,15 @@ func failedChecks(gap map[string]any) []string {
 func TestComplianceOverviewBeforeAnyAudit(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
-	fws := e.Do("GET", "/api/compliance", admin.Token, nil).Must(t, http.StatusOK).Data()["frameworks"].([]any)
+	fws := e.Do("GET", "/api/compliance", admin.Token, nil).Must(t, http.StatusOK).Get("data", "frameworks").List()
 	want := map[string]float64{"soc2": 61, "hipaa": 70, "nist": 106, "cis": 153}
 	if len(fws) != 4 {
 		t.Fatalf("%d frameworks, want 4", len(fws))
 	}
 	for i, id := range []string{"soc2", "hipaa", "nist", "cis"} {
-		f := fws[i].(map[string]any)
-		if f["id"] != id || f["controls_total"] != want[id] || f["enabled"] != true || f["completion_percentage"] != 0.0 ||
-			f["open_gaps"] != 0.0 || f["last_audit_at"] != nil || f["last_report_id"] != nil || f["name"] == "" {
+		f := fws[i]
+		if f.Get("id").Str() != id || !f.Get("controls_total").Is(want[id]) || !f.Get("enabled").Bool() || !f.Get("completion_percentage").Is(0) ||
+			!f.Get("open_gaps").Is(0) || !f.Get("last_audit_at").IsNull() || !f.Get("last_report_id").IsNull() || f.Get("name").Is("") {
 			t.Errorf("framework %d before any audit: %v", i, f)
 		}
 	}
@@ -109,12 +110,12 @@ func TestComplianceRefusals(t *testing.T) {
 	read, write := e.APIKey(admin, "read"), e.APIKey(admin, "write")
 	other := e.Register("zoe@other.test", "Other")
 	audit := e.audit(admin.Token, "soc2")
-	id := audit["report_id"].(string)
-	keyGap := gapOf(audit, "soc2", "CC6.1")
-	if keyGap == nil {
+	id := audit.Get("report_id").MustStr(t)
+	keyGap := gapOf(t, audit, "soc2", "CC6.1")
+	if keyGap.IsNull() {
 		t.Fatal("no gap for soc2 CC6.1 (an API key without expiry)")
 	}
-	gapID := keyGap["gap_id"].(string)
+	gapID := keyGap.Get("gap_id").MustStr(t)
 	otherAudit := e.audit(other.Token, "")
 
 	cases := []struct {
@@ -132,8 +133,8 @@ func TestComplianceRefusals(t *testing.T) {
 		{"framework of the wrong type", "POST", "/api/compliance/audit", admin.Token, map[string]any{"framework": 5}, 400, "validation_error", []string{"framework"}, ""},
 		{"unknown audit field", "POST", "/api/compliance/audit", admin.Token, map[string]any{"frameworks": []string{"soc2"}}, 400, "validation_error", []string{"frameworks"}, ""},
 		{"read key audits", "POST", "/api/compliance/audit", read, map[string]any{}, 403, "forbidden", nil, "Insufficient permissions. Required scope: write"},
-		{"another organization's audit", "GET", "/api/compliance/audits/" + otherAudit["report_id"].(string), admin.Token, nil, 404, "not_found", nil, ""},
-		{"another organization's report", "GET", "/api/compliance/audits/" + otherAudit["report_id"].(string) + "/download", admin.Token, nil, 404, "not_found", nil, ""},
+		{"another organization's audit", "GET", "/api/compliance/audits/" + otherAudit.Get("report_id").MustStr(t), admin.Token, nil, 404, "not_found", nil, ""},
+		{"another organization's report", "GET", "/api/compliance/audits/" + otherAudit.Get("report_id").MustStr(t) + "/download", admin.Token, nil, 404, "not_found", nil, ""},
 		{"unknown audit", "GET", "/api/compliance/audits/rpt_nothing", admin.Token, nil, 404, "not_found", nil, ""},
 		{"unknown report format", "GET", "/api/compliance/audits/" + id + "/download?format=pdf", admin.Token, nil, 400, "validation_error", []string{"format"}, ""},
 		{"unknown template", "GET", "/api/compliance/templates/nope/download", admin.Token, nil, 404, "not_found", nil, ""},
@@ -179,14 +180,14 @@ func TestComplianceRefusals(t *testing.T) {
 	// Nothing the refusals touched changed: no attestation, no adoption, no
 	// remediation, and the key still never expires.
 	again := e.audit(admin.Token, "soc2")
-	if g := gapOf(again, "soc2", "CC6.1"); g == nil || g["gap_id"] != gapID {
+	if g := gapOf(t, again, "soc2", "CC6.1"); g.IsNull() || !g.Get("gap_id").Is(gapID) {
 		t.Fatalf("the refused remediations changed the gap: %v", g)
 	}
-	if c := controlOf(again, "soc2", "CC1.2"); c["result"] != "manual" || c["attestation"] != nil {
+	if c := controlOf(t, again, "soc2", "CC1.2"); c.Get("result").Str() != "manual" || !c.Get("attestation").IsNull() {
 		t.Fatalf("a refused attestation was recorded: %v", c)
 	}
-	for _, tpl := range e.Do("GET", "/api/compliance/templates", admin.Token, nil).Must(t, http.StatusOK).List() {
-		if tpl.(map[string]any)["adopted"] != false {
+	for _, tpl := range e.Do("GET", "/api/compliance/templates", admin.Token, nil).Must(t, http.StatusOK).Get("data").List() {
+		if !tpl.Get("adopted").Is(false) {
 			t.Fatalf("a refused adoption was recorded: %v", tpl)
 		}
 	}
@@ -200,18 +201,18 @@ func TestComplianceDownloadBeforeCompletion(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
 	e.StopRunner()
-	acc := e.Do("POST", "/api/compliance/audit", admin.Token, nil).Must(t, http.StatusAccepted).Data()
-	if acc["status"] != "queued" || len(acc["frameworks"].([]any)) != 4 || !strings.HasPrefix(acc["report_id"].(string), "rpt_") ||
-		!strings.HasPrefix(acc["agent_run_id"].(string), "run_") || acc["estimated_completion_seconds"].(float64) < 1 {
+	acc := e.Do("POST", "/api/compliance/audit", admin.Token, nil).Must(t, http.StatusAccepted).Get("data")
+	if acc.Get("status").Str() != "queued" || len(acc.Get("frameworks").List()) != 4 || !strings.HasPrefix(acc.Get("report_id").Str(), "rpt_") ||
+		!strings.HasPrefix(acc.Get("agent_run_id").Str(), "run_") || acc.Get("estimated_completion_seconds").Float() < 1 {
 		t.Fatalf("accepted audit: %v", acc)
 	}
-	id := acc["report_id"].(string)
+	id := acc.Get("report_id").Str()
 	for _, format := range []string{"", "?format=csv", "?format=html"} {
 		e.Do("GET", "/api/compliance/audits/"+id+"/download"+format, admin.Token, nil).WantError(t, http.StatusConflict, "conflict",
 			"Audit "+id+" is queued; its report can be downloaded once it has completed")
 	}
-	a := e.Do("GET", "/api/compliance/audits/"+id, admin.Token, nil).Must(t, http.StatusOK).Data()
-	if a["status"] != "queued" || a["results"] != nil || a["summary"] != nil || len(a["gaps"].([]any)) != 0 {
+	a := e.Do("GET", "/api/compliance/audits/"+id, admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	if a.Get("status").Str() != "queued" || !a.Get("results").IsNull() || !a.Get("summary").IsNull() || len(a.Get("gaps").MustList(t)) != 0 {
 		t.Fatalf("queued audit: %v", a)
 	}
 }
@@ -221,111 +222,108 @@ func TestComplianceAuditAllFrameworks(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	seedAgentData(t, e, admin)
 	a := e.audit(admin.Token, "")
-	if strings.Join(toStrings(a["frameworks"]), ",") != "soc2,hipaa,nist,cis" || a["organization"] != "Acme" || a["completed_at"] == nil ||
-		a["scope"] == "" || a["method"] == "" {
+	if strings.Join(a.Get("frameworks").Strings(), ",") != "soc2,hipaa,nist,cis" || a.Get("organization").Str() != "Acme" || a.Get("completed_at").IsNull() ||
+		a.Get("scope").Is("") || a.Get("method").Is("") {
 		t.Fatalf("audit: %v", a)
 	}
-	results := a["results"].([]any)
+	results := a.Get("results").MustList(t)
 	totals := map[string]float64{"soc2": 61, "hipaa": 70, "nist": 106, "cis": 153}
 	openGaps := 0
-	for _, fr := range results {
-		f := fr.(map[string]any)
-		sum := a["summary"].(map[string]any)[f["framework"].(string)].(map[string]any)
-		controls := f["controls"].([]any)
-		if float64(len(controls)) != totals[f["framework"].(string)] || sum["controls_total"] != totals[f["framework"].(string)] {
-			t.Fatalf("%s: %d controls, summary %v", f["framework"], len(controls), sum)
+	for _, f := range results {
+		fw := f.Get("framework").MustStr(t)
+		sum := a.Get("summary").MustObject(t).Get(fw).MustObject(t)
+		controls := f.Get("controls").MustList(t)
+		if float64(len(controls)) != totals[fw] || !sum.Get("controls_total").Is(totals[fw]) {
+			t.Fatalf("%s: %d controls, summary %v", fw, len(controls), sum)
 		}
 		counted := map[string]float64{}
 		for _, c := range controls {
-			m := c.(map[string]any)
-			counted[m["result"].(string)]++
+			m := c.MustObject(t)
+			counted[m.Get("result").MustStr(t)]++
 			// Every automated result carries its evidence; a failing control
 			// names its gap.
-			if m["basis"] == "checks" && len(m["findings"].([]any)) == 0 {
+			if m.Get("basis").Str() == "checks" && len(m.Get("findings").MustList(t)) == 0 {
 				t.Fatalf("automated control without findings: %v", m)
 			}
-			if (m["result"] == "fail") != (m["gap_id"] != nil) {
-				t.Fatalf("control %v: result %v, gap %v", m["control_id"], m["result"], m["gap_id"])
+			if (m.Get("result").Str() == "fail") != !m.Get("gap_id").IsNull() {
+				t.Fatalf("control %v: result %v, gap %v", m.Get("control_id"), m.Get("result"), m.Get("gap_id"))
 			}
 		}
-		if counted["pass"] != sum["passed"] || counted["fail"] != sum["failed"] || counted["manual"] != sum["manual"] ||
-			counted["not_applicable"] != sum["not_applicable"] {
-			t.Fatalf("%s: counted %v, summary %v", f["framework"], counted, sum)
+		if !sum.Get("passed").Is(counted["pass"]) || !sum.Get("failed").Is(counted["fail"]) || !sum.Get("manual").Is(counted["manual"]) ||
+			!sum.Get("not_applicable").Is(counted["not_applicable"]) {
+			t.Fatalf("%s: counted %v, summary %v", fw, counted, sum)
 		}
-		if want := int(100 * sum["passed"].(float64) / (sum["passed"].(float64) + sum["failed"].(float64))); sum["completion_percentage"] != float64(want) {
-			t.Fatalf("%s: completion %v, want %d", f["framework"], sum["completion_percentage"], want)
+		if want := int(100 * sum.Get("passed").MustFloat(t) / (sum.Get("passed").MustFloat(t) + sum.Get("failed").MustFloat(t))); !sum.Get("completion_percentage").Is(want) {
+			t.Fatalf("%s: completion %v, want %d", fw, sum.Get("completion_percentage"), want)
 		}
-		openGaps += int(sum["failed"].(float64))
+		openGaps += sum.Get("failed").MustInt(t)
 	}
-	gaps := a["gaps"].([]any)
+	gaps := a.Get("gaps").MustList(t)
 	if len(gaps) != openGaps {
 		t.Fatalf("%d gaps, %d failing controls", len(gaps), openGaps)
 	}
 	// Gaps come most severe first, each with evidence and steps.
 	last := 5
-	for _, g := range gaps {
-		m := g.(map[string]any)
-		rank := slices.Index([]string{"info", "low", "medium", "high", "critical"}, m["severity"].(string))
-		if rank > last || !strings.HasPrefix(m["gap_id"].(string), "gap_") || len(m["remediation_steps"].([]any)) == 0 ||
-			len(m["failed"].([]any)) == 0 || m["status"] != "open" {
+	for _, m := range gaps {
+		rank := slices.Index([]string{"info", "low", "medium", "high", "critical"}, m.Get("severity").MustStr(t))
+		if rank > last || !strings.HasPrefix(m.Get("gap_id").Str(), "gap_") || len(m.Get("remediation_steps").List()) == 0 ||
+			len(m.Get("failed").List()) == 0 || m.Get("status").Str() != "open" {
 			t.Fatalf("gap: %v", m)
 		}
 		last = rank
 	}
 	// The unconfirmed admin is a high HIPAA gap that only a person can fix.
-	verified := gapOf(a, "hipaa", "164.312(d)")
-	if verified == nil || verified["severity"] != "high" || verified["auto_remediable"] != false ||
-		!slices.Contains(failedChecks(verified), "admins_verified") {
+	verified := gapOf(t, a, "hipaa", "164.312(d)")
+	if verified.IsNull() || verified.Get("severity").Str() != "high" || !verified.Get("auto_remediable").Is(false) ||
+		!slices.Contains(failedChecks(t, verified), "admins_verified") {
 		t.Fatalf("hipaa 164.312(d): %v", verified)
 	}
-	ev := verified["failed"].([]any)[0].(map[string]any)
-	if ev["result"] != "fail" || ev["evidence"] == "" || ev["observed"].(map[string]any)["unverified"] != 1.0 ||
-		toStrings(ev["observed"].(map[string]any)["unverified_ids"])[0] != admin.ID {
+	ev := verified.Get("failed", "0")
+	if ev.Get("result").Str() != "fail" || ev.Get("evidence").Is("") || ev.Get("observed", "unverified").Float() != 1 ||
+		ev.Get("observed", "unverified_ids").Strings()[0] != admin.ID {
 		t.Fatalf("evidence: %v", ev)
 	}
 	// The CVE check has nothing to judge while no watched CVE affects an asset: not applicable, with the reason.
-	if c := controlOf(a, "nist", "ID.RA-01"); c["result"] != "not_applicable" || !strings.Contains(c["findings"].([]any)[0].(map[string]any)["evidence"].(string), "No watched CVE affects an asset") {
+	if c := controlOf(t, a, "nist", "ID.RA-01"); c.Get("result").Str() != "not_applicable" || !strings.Contains(c.Get("findings", "0", "evidence").Str(), "No watched CVE affects an asset") {
 		t.Fatalf("nist ID.RA-01: %v", c)
 	}
 
 	// The rest of the product sees it.
-	overview := e.Do("GET", "/api/compliance", admin.Token, nil).Must(t, http.StatusOK).Data()["frameworks"].([]any)
+	overview := e.Do("GET", "/api/compliance", admin.Token, nil).Must(t, http.StatusOK).Get("data", "frameworks").MustList(t)
 	gapsShown := 0
-	for _, f := range overview {
-		m := f.(map[string]any)
-		sum := a["summary"].(map[string]any)[m["id"].(string)].(map[string]any)
-		if m["last_report_id"] != a["report_id"] || m["last_audit_at"] != a["completed_at"] || m["completion_percentage"] != sum["completion_percentage"] ||
-			m["results"].(map[string]any)["failed"] != sum["failed"] || m["open_gaps"] != sum["failed"] {
+	for _, m := range overview {
+		sum := a.Get("summary").MustObject(t).Get(m.Get("id").MustStr(t)).MustObject(t)
+		if !m.Get("last_report_id").Equal(a.Get("report_id")) || !m.Get("last_audit_at").Equal(a.Get("completed_at")) || !m.Get("completion_percentage").Equal(sum.Get("completion_percentage")) ||
+			!m.Get("results").MustObject(t).Get("failed").Equal(sum.Get("failed")) || !m.Get("open_gaps").Equal(sum.Get("failed")) {
 			t.Fatalf("overview %v against summary %v", m, sum)
 		}
-		gapsShown += int(m["open_gaps"].(float64))
+		gapsShown += m.Get("open_gaps").MustInt(t)
 	}
 	stats := e.Do("GET", "/api/dashboard/stats", admin.Token, nil).Must(t, http.StatusOK).Data()
 	if stats["compliance_gaps"] != float64(gapsShown) || stats["compliance_audited"] != true {
 		t.Fatalf("stats: %v, want %d gaps", stats, gapsShown)
 	}
-	score := e.Do("GET", "/api/dashboard/security-score", admin.Token, nil).Must(t, http.StatusOK).Data()
-	comp := score["sub_scores"].(map[string]any)["compliance"].(map[string]any)
-	if comp["assessed"] != true || len(comp["inputs"].([]any)) != 4 || comp["score"] == nil {
+	score := e.Do("GET", "/api/dashboard/security-score", admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	comp := score.Get("sub_scores", "compliance")
+	if !comp.Get("assessed").Bool() || len(comp.Get("inputs").List()) != 4 || comp.Get("score").IsNull() {
 		t.Fatalf("compliance sub-score: %v", comp)
 	}
 	// The audit is a run of the compliance agent.
-	runs := e.Do("GET", "/api/agents/compliance/executions", admin.Token, nil).Must(t, http.StatusOK).List()
-	if len(runs) != 1 || runs[0].(map[string]any)["agent_run_id"] != a["agent_run_id"] {
+	runs := e.Do("GET", "/api/agents/compliance/executions", admin.Token, nil).Must(t, http.StatusOK).Get("data").List()
+	if len(runs) != 1 || !runs[0].MustObject(t).Get("agent_run_id").Equal(a.Get("agent_run_id")) {
 		t.Fatalf("compliance executions: %v", runs)
 	}
 	list := e.Do("GET", "/api/compliance/audits", admin.Token, nil).Must(t, http.StatusOK)
-	if items := list.List(); len(items) != 1 || items[0].(map[string]any)["report_id"] != a["report_id"] ||
-		items[0].(map[string]any)["summary"] == nil || items[0].(map[string]any)["status"] != "completed" {
+	if items := list.Get("data").List(); len(items) != 1 || !items[0].MustObject(t).Get("report_id").Equal(a.Get("report_id")) ||
+		items[0].Get("summary").IsNull() || items[0].Get("status").Str() != "completed" {
 		t.Fatalf("audit list: %s", list.Raw)
 	}
 
 	// An audit that finds the same controls failing keeps their gap ids.
 	again := e.audit(admin.Token, "")
-	for _, g := range gaps {
-		m := g.(map[string]any)
-		if same := gapOf(again, m["framework"].(string), m["control_id"].(string)); same == nil || same["gap_id"] != m["gap_id"] {
-			t.Fatalf("gap %v was not kept: %v", m["gap_id"], same)
+	for _, m := range gaps {
+		if same := gapOf(t, again, m.Get("framework").MustStr(t), m.Get("control_id").MustStr(t)); same.IsNull() || !same.Get("gap_id").Equal(m.Get("gap_id")) {
+			t.Fatalf("gap %v was not kept: %v", m.Get("gap_id"), same)
 		}
 	}
 	if stats := e.Do("GET", "/api/dashboard/stats", admin.Token, nil).Must(t, http.StatusOK).Data(); stats["compliance_gaps"] != float64(gapsShown) {
@@ -337,18 +335,18 @@ func TestComplianceAuditOneFramework(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
 	a := e.audit(e.APIKey(admin, "write"), "cis")
-	if results := a["results"].([]any); len(results) != 1 || results[0].(map[string]any)["framework"] != "cis" || len(a["summary"].(map[string]any)) != 1 {
-		t.Fatalf("one framework: %v", a["summary"])
+	if results := a.Get("results").List(); len(results) != 1 || results[0].Get("framework").Str() != "cis" || len(a.Get("summary").Map()) != 1 {
+		t.Fatalf("one framework: %v", a.Get("summary"))
 	}
-	for _, g := range a["gaps"].([]any) {
-		if g.(map[string]any)["framework"] != "cis" {
+	for _, g := range a.Get("gaps").MustList(t) {
+		if g.Get("framework").Str() != "cis" {
 			t.Fatalf("gap outside the framework: %v", g)
 		}
 	}
-	for _, f := range e.Do("GET", "/api/compliance", admin.Token, nil).Must(t, http.StatusOK).Data()["frameworks"].([]any) {
-		m := f.(map[string]any)
-		if (m["last_report_id"] != nil) != (m["id"] == "cis") {
-			t.Fatalf("%s after a CIS audit: %v", m["id"], m)
+	for _, f := range e.Do("GET", "/api/compliance", admin.Token, nil).Must(t, http.StatusOK).Get("data", "frameworks").MustList(t) {
+		m := f.MustObject(t)
+		if !m.Get("last_report_id").IsNull() != (m.Get("id").Str() == "cis") {
+			t.Fatalf("%s after a CIS audit: %v", m.Get("id"), m)
 		}
 	}
 }
@@ -360,10 +358,10 @@ func TestComplianceReports(t *testing.T) {
 	e.Do("PATCH", "/api/compliance/controls/soc2/CC1.2", admin.Token, map[string]any{"status": "pass",
 		"note": "=HYPERLINK(\"http://evil.test\")", "evidence_url": "https://wiki.acme.test/board-minutes"}).Must(t, http.StatusOK)
 	a := e.audit(admin.Token, "")
-	id := a["report_id"].(string)
+	id := a.Get("report_id").MustStr(t)
 	controls := 0
-	for _, fr := range a["results"].([]any) {
-		controls += len(fr.(map[string]any)["controls"].([]any))
+	for _, fr := range a.Get("results").MustList(t) {
+		controls += len(fr.Get("controls").MustList(t))
 	}
 
 	t.Run("json", func(t *testing.T) {
@@ -371,7 +369,7 @@ func TestComplianceReports(t *testing.T) {
 			r := e.Do("GET", "/api/compliance/audits/"+id+"/download"+q, admin.Token, nil).Must(t, http.StatusOK)
 			if r.Header.Get("Content-Type") != "application/json; charset=utf-8" ||
 				r.Header.Get("Content-Disposition") != `attachment; filename=garrison-audit-`+id+`.json` ||
-				r.Body["report_id"] != id || r.Body["organization"] != `Acme <b>&</b> "Sons"` || len(r.Body["results"].([]any)) != 4 {
+				r.Body["report_id"] != id || r.Body["organization"] != `Acme <b>&</b> "Sons"` || len(r.Get("results").List()) != 4 {
 				t.Fatalf("json report: %v %s", r.Header, r.Raw[:200])
 			}
 		}
@@ -414,7 +412,7 @@ func TestComplianceReports(t *testing.T) {
 			t.Fatalf("html headers: %v", r.Header)
 		}
 		for _, want := range []string{"<!DOCTYPE html>", "Acme &lt;b&gt;&amp;&lt;/b&gt; &#34;Sons&#34;", id, "Scope and method", "Summary",
-			"164.312(d)", "HIPAA Security Rule", "CIS Critical Security Controls", gapOf(a, "hipaa", "164.312(d)")["gap_id"].(string)} {
+			"164.312(d)", "HIPAA Security Rule", "CIS Critical Security Controls", gapOf(t, a, "hipaa", "164.312(d)").Get("gap_id").MustStr(t)} {
 			if !strings.Contains(page, want) {
 				t.Fatalf("html report lacks %q", want)
 			}
@@ -432,87 +430,88 @@ func TestComplianceRemediation(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	write := e.APIKey(admin, "write")
 	a := e.audit(admin.Token, "")
-	keyGap := gapOf(a, "soc2", "CC6.1")
-	if keyGap == nil || keyGap["auto_remediable"] != true || !slices.Contains(failedChecks(keyGap), "key_expiry") {
+	keyGap := gapOf(t, a, "soc2", "CC6.1")
+	if keyGap.IsNull() || !keyGap.Get("auto_remediable").Bool() || !slices.Contains(failedChecks(t, keyGap), "key_expiry") {
 		t.Fatalf("soc2 CC6.1: %v", keyGap)
 	}
-	keys := func() []any { return e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).List() }
+	keys := func() []apitest.JSON {
+		return e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).Get("data").List()
+	}
 
 	// Planned: the steps, nothing changed.
-	plan := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": keyGap["gap_id"], "auto_apply": false}).Must(t, http.StatusOK).Data()
-	if plan["status"] != "planned" || len(plan["changes"].([]any)) != 0 || len(plan["remediation_steps"].([]any)) == 0 ||
-		plan["control_passes"] != nil || plan["framework"] != "soc2" || plan["control_id"] != "CC6.1" || !strings.HasPrefix(plan["remediation_id"].(string), "rem_") {
+	plan := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": keyGap.Get("gap_id").Any(), "auto_apply": false}).Must(t, http.StatusOK).Get("data")
+	if plan.Get("status").Str() != "planned" || len(plan.Get("changes").MustList(t)) != 0 || len(plan.Get("remediation_steps").List()) == 0 ||
+		!plan.Get("control_passes").IsNull() || plan.Get("framework").Str() != "soc2" || plan.Get("control_id").Str() != "CC6.1" || !strings.HasPrefix(plan.Get("remediation_id").Str(), "rem_") {
 		t.Fatalf("planned: %v", plan)
 	}
-	if keys()[0].(map[string]any)["expires_at"] != nil {
+	if !keys()[0].MustObject(t).Get("expires_at").IsNull() {
 		t.Fatal("a planned remediation changed a key")
 	}
 
 	// Applied: a 90-day expiry on the key, and the policy the control needs
 	// adopted; the control passes at once.
-	applied := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": keyGap["gap_id"], "auto_apply": true}).Must(t, http.StatusOK).Data()
-	changes := applied["changes"].([]any)
-	var keyChange map[string]any
+	applied := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": keyGap.Get("gap_id").Any(), "auto_apply": true}).Must(t, http.StatusOK).Get("data")
+	changes := applied.Get("changes").MustList(t)
+	var keyChange apitest.JSON
 	for _, c := range changes {
-		if m := c.(map[string]any); m["object"] == "api_key" {
+		if m := c.MustObject(t); m.Get("object").Str() == "api_key" {
 			keyChange = m
 		}
 	}
 	want := e.Clock.Now().Add(90 * 24 * time.Hour).UTC().Format(time.RFC3339)
-	if applied["status"] != "applied" || applied["control_result"] != "pass" || applied["control_passes"] != true || keyChange == nil ||
-		keyChange["field"] != "expires_at" || keyChange["before"] != nil || keyChange["after"] != want {
+	if applied.Get("status").Str() != "applied" || applied.Get("control_result").Str() != "pass" || !applied.Get("control_passes").Bool() || keyChange.IsNull() ||
+		keyChange.Get("field").Str() != "expires_at" || !keyChange.Get("before").IsNull() || keyChange.Get("after").Str() != want {
 		t.Fatalf("applied: %v", applied)
 	}
-	if k := keys()[0].(map[string]any); k["expires_at"] != want {
+	if k := keys()[0]; k.Get("expires_at").Str() != want {
 		t.Fatalf("key after remediation: %v", k)
 	}
 	// The key still works: an expiry, not a revocation.
 	e.Do("GET", "/api/org", write, nil).Must(t, http.StatusOK)
 
 	// A gap only a person can fix: manual_required, nothing changed.
-	manual := gapOf(a, "hipaa", "164.312(d)")
-	m := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": manual["gap_id"], "auto_apply": true}).Must(t, http.StatusOK).Data()
-	if m["status"] != "manual_required" || len(m["changes"].([]any)) != 0 || m["control_passes"] != nil || len(m["remediation_steps"].([]any)) == 0 {
+	manual := gapOf(t, a, "hipaa", "164.312(d)")
+	m := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": manual.Get("gap_id").Any(), "auto_apply": true}).Must(t, http.StatusOK).Get("data")
+	if m.Get("status").Str() != "manual_required" || len(m.Get("changes").MustList(t)) != 0 || !m.Get("control_passes").IsNull() || len(m.Get("remediation_steps").List()) == 0 {
 		t.Fatalf("manual: %v", m)
 	}
 
 	// A policy gap needs no administrator: a write key adopts the template.
-	var policyGap map[string]any
-	for _, g := range a["gaps"].([]any) {
-		gm := g.(map[string]any)
+	var policyGap apitest.JSON
+	for _, gm := range a.Get("gaps").MustList(t) {
 		only := true
-		for _, c := range failedChecks(gm) {
+		for _, c := range failedChecks(t, gm) {
 			only = only && strings.HasPrefix(c, "policy_")
 		}
-		if only && gm["framework"] == "nist" {
+		if only && gm.Get("framework").Str() == "nist" {
 			policyGap = gm
 			break
 		}
 	}
-	if policyGap == nil {
+	if policyGap.IsNull() {
 		t.Fatal("no NIST gap that only a policy closes")
 	}
-	p := e.Do("POST", "/api/compliance/remediate", write, map[string]any{"gap_id": policyGap["gap_id"], "auto_apply": true}).Must(t, http.StatusOK).Data()
-	if p["status"] != "applied" || p["control_passes"] != true || len(p["changes"].([]any)) == 0 ||
-		p["changes"].([]any)[0].(map[string]any)["object"] != "policy_template" {
+	p := e.Do("POST", "/api/compliance/remediate", write, map[string]any{"gap_id": policyGap.Get("gap_id").Any(), "auto_apply": true}).Must(t, http.StatusOK).Get("data")
+	if p.Get("status").Str() != "applied" || !p.Get("control_passes").Bool() || len(p.Get("changes").List()) == 0 ||
+		p.Get("changes", "0", "object").Str() != "policy_template" {
 		t.Fatalf("policy remediation: %v", p)
 	}
 
 	// The next audit closes the fixed gaps and keeps the others; the old
 	// audit shows who closed them.
 	next := e.audit(admin.Token, "")
-	if gapOf(next, "soc2", "CC6.1") != nil || gapOf(next, "nist", policyGap["control_id"].(string)) != nil {
+	if !gapOf(t, next, "soc2", "CC6.1").IsNull() || !gapOf(t, next, "nist", policyGap.Get("control_id").MustStr(t)).IsNull() {
 		t.Fatal("fixed controls still have gaps")
 	}
-	if g := gapOf(next, "hipaa", "164.312(d)"); g == nil || g["gap_id"] != manual["gap_id"] {
+	if g := gapOf(t, next, "hipaa", "164.312(d)"); g.IsNull() || !g.Get("gap_id").Equal(manual.Get("gap_id")) {
 		t.Fatalf("the unfixed gap: %v", g)
 	}
-	old := e.Do("GET", "/api/compliance/audits/"+a["report_id"].(string), admin.Token, nil).Must(t, http.StatusOK).Data()
-	if g := gapOf(old, "soc2", "CC6.1"); g["status"] != "closed" || g["closed_by_report_id"] != next["report_id"] || g["closed_at"] == nil {
+	old := e.Do("GET", "/api/compliance/audits/"+a.Get("report_id").MustStr(t), admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	if g := gapOf(t, old, "soc2", "CC6.1"); g.Get("status").Str() != "closed" || !g.Get("closed_by_report_id").Equal(next.Get("report_id")) || g.Get("closed_at").IsNull() {
 		t.Fatalf("closed gap in the old audit: %v", g)
 	}
-	e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": keyGap["gap_id"], "auto_apply": true}).WantError(t,
-		http.StatusConflict, "conflict", "Gap "+keyGap["gap_id"].(string)+" was closed by audit "+next["report_id"].(string)+"; run a new audit to see the control's state")
+	e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": keyGap.Get("gap_id").Any(), "auto_apply": true}).WantError(t,
+		http.StatusConflict, "conflict", "Gap "+keyGap.Get("gap_id").MustStr(t)+" was closed by audit "+next.Get("report_id").MustStr(t)+"; run a new audit to see the control's state")
 
 	// Keys unused for 90 days are revoked; the key stops working. This one
 	// expires in a year, so only its idleness fails.
@@ -521,12 +520,12 @@ func TestComplianceRemediation(t *testing.T) {
 	e.Clock.Advance(91 * 24 * time.Hour)
 	admin.Token = e.Login("ann@acme.test", apitest.Password).Str("token") // the session expired meanwhile
 	late := e.audit(admin.Token, "cis")
-	dormant := gapOf(late, "cis", "5.3")
-	if dormant == nil || !slices.Contains(failedChecks(dormant), "dormant_keys") {
+	dormant := gapOf(t, late, "cis", "5.3")
+	if dormant.IsNull() || !slices.Contains(failedChecks(t, dormant), "dormant_keys") {
 		t.Fatalf("cis 5.3 after 91 idle days: %v", dormant)
 	}
-	r := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": dormant["gap_id"], "auto_apply": true}).Must(t, http.StatusOK).Data()
-	if r["status"] != "applied" || r["control_passes"] != true || r["changes"].([]any)[0].(map[string]any)["after"] != "revoked" {
+	r := e.Do("POST", "/api/compliance/remediate", admin.Token, map[string]any{"gap_id": dormant.Get("gap_id").Any(), "auto_apply": true}).Must(t, http.StatusOK).Get("data")
+	if r.Get("status").Str() != "applied" || !r.Get("control_passes").Bool() || r.Get("changes", "0", "after").Str() != "revoked" {
 		t.Fatalf("dormant key remediation: %v", r)
 	}
 	e.Do("GET", "/api/org", idle, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
@@ -547,13 +546,13 @@ func TestComplianceAttestation(t *testing.T) {
 	e.Do("PATCH", "/api/compliance/controls/hipaa/164.310(a)(2)(ii)", adminKey, map[string]any{"status": "fail", "note": "No facility plan yet."}).Must(t, http.StatusOK)
 
 	a := e.audit(admin.Token, "")
-	c := controlOf(a, "soc2", "CC1.2")
-	att := c["attestation"].(map[string]any)
-	if c["result"] != "pass" || c["basis"] != "attestation" || att["expired"] != false || att["note"] == "" {
+	c := controlOf(t, a, "soc2", "CC1.2")
+	att := c.Get("attestation")
+	if c.Get("result").Str() != "pass" || c.Get("basis").Str() != "attestation" || !att.Get("expired").Is(false) || att.Get("note").Is("") {
 		t.Fatalf("attested control: %v", c)
 	}
-	g := gapOf(a, "hipaa", "164.310(a)(2)(ii)")
-	if g == nil || g["severity"] != "medium" || g["auto_remediable"] != false || !strings.Contains(g["remediation_steps"].([]any)[2].(string), "PATCH /api/compliance/controls/hipaa/164.310(a)(2)(ii)") {
+	g := gapOf(t, a, "hipaa", "164.310(a)(2)(ii)")
+	if g.IsNull() || g.Get("severity").Str() != "medium" || !g.Get("auto_remediable").Is(false) || !strings.Contains(g.Get("remediation_steps", "2").Str(), "PATCH /api/compliance/controls/hipaa/164.310(a)(2)(ii)") {
 		t.Fatalf("attested failure: %v", g)
 	}
 
@@ -561,13 +560,13 @@ func TestComplianceAttestation(t *testing.T) {
 	e.Clock.Advance(31 * 24 * time.Hour)
 	admin.Token = e.Login("ann@acme.test", apitest.Password).Str("token")
 	later := e.audit(admin.Token, "soc2")
-	c = controlOf(later, "soc2", "CC1.2")
-	if c["result"] != "manual" || c["basis"] != "none" || c["attestation"].(map[string]any)["expired"] != true {
+	c = controlOf(t, later, "soc2", "CC1.2")
+	if c.Get("result").Str() != "manual" || c.Get("basis").Str() != "none" || !c.Get("attestation", "expired").Bool() {
 		t.Fatalf("expired attestation: %v", c)
 	}
 	// Attesting again replaces it.
 	e.Do("PATCH", "/api/compliance/controls/soc2/CC1.2", admin.Token, map[string]any{"status": "not_applicable", "note": "No board."}).Must(t, http.StatusOK)
-	if c := controlOf(e.audit(admin.Token, "soc2"), "soc2", "CC1.2"); c["result"] != "not_applicable" || c["attestation"].(map[string]any)["expires_at"] != nil {
+	if c := controlOf(t, e.audit(admin.Token, "soc2"), "soc2", "CC1.2"); c.Get("result").Str() != "not_applicable" || !c.Get("attestation").MustObject(t).Get("expires_at").IsNull() {
 		t.Fatalf("re-attested control: %v", c)
 	}
 }
@@ -577,17 +576,16 @@ func TestCompliancePolicyTemplates(t *testing.T) {
 	admin := e.Register("ann@acme.test", `Smith & <Jones> Dental`)
 	write := e.APIKey(admin, "write")
 	list := e.Do("GET", "/api/compliance/templates", admin.Token, nil).Must(t, http.StatusOK)
-	items := list.List()
+	items := list.Get("data").List()
 	ids := []string{"acceptable-use", "incident-response", "data-classification", "access-control", "password", "backup-recovery",
 		"vendor-management", "remote-work"}
-	if len(items) != len(ids) || list.Body["pagination"].(map[string]any)["total"] != float64(len(ids)) {
+	if len(items) != len(ids) || !list.Get("pagination", "total").Is(len(ids)) {
 		t.Fatalf("templates: %s", list.Raw)
 	}
-	for i, it := range items {
-		m := it.(map[string]any)
-		controls := m["controls"].(map[string]any)
-		if m["id"] != ids[i] || m["download_url"] != "/api/compliance/templates/"+ids[i]+"/download" || m["adopted"] != false ||
-			m["name"] == "" || m["description"] == "" || len(controls) != 4 || len(controls["hipaa"].([]any)) == 0 {
+	for i, m := range items {
+		controls := m.Get("controls")
+		if m.Get("id").Str() != ids[i] || m.Get("download_url").Str() != "/api/compliance/templates/"+ids[i]+"/download" || !m.Get("adopted").Is(false) ||
+			m.Get("name").Is("") || m.Get("description").Is("") || len(controls.Map()) != 4 || len(controls.Get("hipaa").List()) == 0 {
 			t.Fatalf("template %d: %v", i, m)
 		}
 	}
@@ -609,32 +607,32 @@ func TestCompliancePolicyTemplates(t *testing.T) {
 	}
 	js := e.Do("GET", "/api/compliance/templates/backup-recovery/download", admin.Token, nil).Must(t, http.StatusOK)
 	if js.Body["id"] != "backup-recovery" || js.Body["organization"] != "Smith & <Jones> Dental" || js.Body["adopted"] != false ||
-		js.Body["effective_date"] != nil || !strings.Contains(js.Body["content"].(string), "Smith & <Jones> Dental") {
+		js.Body["effective_date"] != nil || !strings.Contains(js.Get("content").Str(), "Smith & <Jones> Dental") {
 		t.Fatalf("json policy: %.300s", js.Raw)
 	}
 
 	before := e.audit(admin.Token, "nist")
-	adopted := e.Do("POST", "/api/compliance/templates/incident-response/adopt", write, nil).Must(t, http.StatusCreated).Data()
-	key := e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).List()[0].(map[string]any)["id"]
-	if adopted["adopted"] != true || adopted["adopted_by"] != key || adopted["adopted_at"] == nil {
+	adopted := e.Do("POST", "/api/compliance/templates/incident-response/adopt", write, nil).Must(t, http.StatusCreated).Get("data")
+	key := e.Do("GET", "/api/api-keys", admin.Token, nil).Must(t, http.StatusOK).Get("data").MustList(t)[0].MustObject(t).Get("id")
+	if !adopted.Get("adopted").Bool() || !adopted.Get("adopted_by").Equal(key) || adopted.Get("adopted_at").IsNull() {
 		t.Fatalf("adopted: %v", adopted)
 	}
-	again := e.Do("POST", "/api/compliance/templates/incident-response/adopt", admin.Token, nil).Must(t, http.StatusOK).Data()
-	if again["adopted_by"] != key || again["adopted_at"] != adopted["adopted_at"] {
+	again := e.Do("POST", "/api/compliance/templates/incident-response/adopt", admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	if !again.Get("adopted_by").Equal(key) || !again.Get("adopted_at").Equal(adopted.Get("adopted_at")) {
 		t.Fatalf("adopting again replaced the record: %v", again)
 	}
 	js = e.Do("GET", "/api/compliance/templates/incident-response/download", admin.Token, nil).Must(t, http.StatusOK)
-	if js.Body["adopted"] != true || js.Body["effective_date"] == nil || !strings.Contains(js.Body["content"].(string), js.Body["effective_date"].(string)) {
+	if js.Body["adopted"] != true || js.Body["effective_date"] == nil || !strings.Contains(js.Get("content").MustStr(t), js.Get("effective_date").MustStr(t)) {
 		t.Fatalf("adopted policy: %.300s", js.Raw)
 	}
 	// The policy check now passes wherever the template is the only evidence.
 	after := e.audit(admin.Token, "nist")
-	check := func(audit map[string]any) string {
-		for _, fr := range audit["results"].([]any) {
-			for _, c := range fr.(map[string]any)["controls"].([]any) {
-				for _, f := range c.(map[string]any)["findings"].([]any) {
-					if fm := f.(map[string]any); fm["check_id"] == "policy_incident_response" {
-						return fm["result"].(string)
+	check := func(audit apitest.JSON) string {
+		for _, fr := range audit.Get("results").MustList(t) {
+			for _, c := range fr.Get("controls").MustList(t) {
+				for _, f := range c.Get("findings").MustList(t) {
+					if fm := f.MustObject(t); fm.Get("check_id").Str() == "policy_incident_response" {
+						return fm.Get("result").MustStr(t)
 					}
 				}
 			}
@@ -670,7 +668,7 @@ func TestComplianceAuditsShareTheRunBudget(t *testing.T) {
 	}
 	e.Do("POST", "/api/agents/compliance/execute", admin.Token, nil).WantError(t, http.StatusTooManyRequests, "rate_limited", "")
 	list := e.Do("GET", "/api/compliance/audits", admin.Token, nil).Must(t, http.StatusOK)
-	if total := list.Body["pagination"].(map[string]any)["total"]; total != 10.0 {
+	if total := list.Get("pagination", "total"); total.Float() != 10 {
 		t.Fatalf("%v audits stored, want the 10 accepted", total)
 	}
 }

@@ -198,8 +198,8 @@ func TestConsoleSession(t *testing.T) {
 			}
 		})
 	}
-	for _, k := range e.Do("GET", "/api/api-keys", ann.Token, nil).Must(t, http.StatusOK).List() {
-		if k.(map[string]any)["name"] == "csrf" {
+	for _, k := range e.Do("GET", "/api/api-keys", ann.Token, nil).Must(t, http.StatusOK).Get("data").List() {
+		if k.MustObject(t).Get("name").Str() == "csrf" {
 			t.Fatal("the cross-site form post created a key")
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"garrison/handlers/apitest"
 )
 
 // seedDashboard ingests a known mix: today, yesterday and three days ago.
@@ -39,46 +41,45 @@ func TestDashboard(t *testing.T) {
 		}
 	})
 	t.Run("security score explains every input", func(t *testing.T) {
-		d := e.Do("GET", "/api/dashboard/security-score", key, nil).Must(t, http.StatusOK).Data()
-		subs := d["sub_scores"].(map[string]any)
-		th := subs["threats"].(map[string]any)
+		d := e.Do("GET", "/api/dashboard/security-score", key, nil).Must(t, http.StatusOK).Get("data")
+		subs := d.Get("sub_scores")
+		th := subs.Get("threats")
 		// One open critical (25) and one open high (10); three high/critical events in 7 days (0).
-		if th["score"] != float64(65) || len(th["inputs"].([]any)) == 0 {
+		if th.Get("score").Float() != 65 || len(th.Get("inputs").List()) == 0 {
 			t.Fatalf("threats sub-score: %v", th)
 		}
 		for _, name := range []string{"threats", "vulnerabilities", "compliance", "identity", "network"} {
-			s, ok := subs[name].(map[string]any)
-			if !ok || s["summary"] == "" {
-				t.Fatalf("sub-score %s: %v", name, subs[name])
+			if s := subs.Get(name); !s.IsObject() || s.Get("summary").Is("") {
+				t.Fatalf("sub-score %s: %v", name, subs.Get(name))
 			}
 		}
-		if subs["vulnerabilities"].(map[string]any)["assessed"] != false {
+		if !subs.Get("vulnerabilities", "assessed").Is(false) {
 			t.Fatal("vulnerabilities assessed without data")
 		}
 		// identity: the admin's address is unverified (5); network: no DNS telemetry (20).
-		id, nw := subs["identity"].(map[string]any)["score"].(float64), subs["network"].(map[string]any)["score"].(float64)
+		id, nw := subs.Get("identity", "score").MustFloat(t), subs.Get("network", "score").MustFloat(t)
 		want := int((0.35*65+0.15*id+0.15*nw)/0.65 + 0.5)
-		if id != 95 || nw != 80 || d["score"] != float64(want) || d["formula"] == "" {
-			t.Fatalf("score %v (identity %v, network %v), want %d", d["score"], id, nw, want)
+		if id != 95 || nw != 80 || !d.Get("score").Is(want) || d.Get("formula").Is("") {
+			t.Fatalf("score %v (identity %v, network %v), want %d", d.Get("score"), id, nw, want)
 		}
 	})
 	t.Run("risk timeline", func(t *testing.T) {
-		d := e.Do("GET", "/api/dashboard/risk-timeline?days=5", key, nil).Must(t, http.StatusOK).Data()
-		points := d["points"].([]any)
+		d := e.Do("GET", "/api/dashboard/risk-timeline?days=5", key, nil).Must(t, http.StatusOK).Get("data")
+		points := d.Get("points").List()
 		if len(points) != 5 {
 			t.Fatalf("%d points", len(points))
 		}
-		last := points[4].(map[string]any)
-		if last["date"] != e.Clock.Now().Format(time.DateOnly) || last["events"] != float64(4) || last["risk"].(float64) <= 0 {
+		last := points[4]
+		if last.Get("date").Str() != e.Clock.Now().Format(time.DateOnly) || last.Get("events").Float() != 4 || last.Get("risk").Float() <= 0 {
 			t.Fatalf("today: %v", last)
 		}
-		if p := points[0].(map[string]any); p["events"] != float64(0) || p["risk"] != float64(0) {
+		if p := points[0]; !p.Get("events").Is(0) || !p.Get("risk").Is(0) {
 			t.Fatalf("zero-filled day: %v", p)
 		}
-		if p := points[1].(map[string]any); p["events"] != float64(4) || p["by_severity"].(map[string]any)["info"] != float64(4) {
+		if p := points[1]; p.Get("events").Float() != 4 || p.Get("by_severity", "info").Float() != 4 {
 			t.Fatalf("three days ago: %v", p)
 		}
-		if def := e.Do("GET", "/api/dashboard/risk-timeline", key, nil).Data()["points"].([]any); len(def) != 30 {
+		if def := e.Do("GET", "/api/dashboard/risk-timeline", key, nil).Get("data", "points").List(); len(def) != 30 {
 			t.Fatalf("default %d points", len(def))
 		}
 		for _, bad := range []string{"0", "366", "x", "-3"} {
@@ -86,16 +87,16 @@ func TestDashboard(t *testing.T) {
 		}
 	})
 	t.Run("overview", func(t *testing.T) {
-		d := e.Do("GET", "/api/dashboard/overview", key, nil).Must(t, http.StatusOK).Data()
-		ev24 := d["events"].(map[string]any)["24h"].(map[string]any)
-		if ev24["total"] != float64(4) || d["open_alerts"] != float64(2) || len(d["recent_alerts"].([]any)) != 2 ||
-			d["security_score"].(map[string]any)["score"] == nil {
+		d := e.Do("GET", "/api/dashboard/overview", key, nil).Must(t, http.StatusOK).Get("data")
+		ev24 := d.Get("events", "24h")
+		if ev24.Get("total").Float() != 4 || d.Get("open_alerts").Float() != 2 || len(d.Get("recent_alerts").List()) != 2 ||
+			d.Get("security_score", "score").IsNull() {
 			t.Fatalf("overview: %v", d)
 		}
 	})
 	t.Run("daily summary states only facts", func(t *testing.T) {
-		d := e.Do("GET", "/api/dashboard/daily-summary", key, nil).Must(t, http.StatusOK).Data()
-		s := d["summary"].(string)
+		d := e.Do("GET", "/api/dashboard/daily-summary", key, nil).Must(t, http.StatusOK).Get("data")
+		s := d.Get("summary").MustStr(t)
 		for _, want := range []string{"4 security events were recorded", "1 of them high or critical", "3 connections were blocked",
 			"2 alerts were raised and 0 were resolved", "2 high or critical alerts are still open"} {
 			if !strings.Contains(s, want) {
@@ -105,25 +106,25 @@ func TestDashboard(t *testing.T) {
 	})
 	t.Run("threats", func(t *testing.T) {
 		r := e.Do("GET", "/api/threats", key, nil).Must(t, http.StatusOK)
-		if r.Body["pagination"].(map[string]any)["total"] != float64(4) {
+		if r.Get("pagination", "total").Float() != 4 {
 			t.Fatalf("threats: %s", r.Raw)
 		}
-		var sql map[string]any
-		for _, th := range r.List() {
-			if th.(map[string]any)["indicator"] == "SQL injection" {
-				sql = th.(map[string]any)
+		var sql apitest.JSON
+		for _, th := range r.Get("data").List() {
+			if th.MustObject(t).Get("indicator").Str() == "SQL injection" {
+				sql = th
 			}
 		}
-		if sql == nil || sql["count"] != float64(2) || sql["severity"] != "high" || sql["affected_assets"].([]any)[0] != "db-01" {
+		if sql.IsNull() || sql.Get("count").Float() != 2 || sql.Get("severity").Str() != "high" || sql.Get("affected_assets", "0").Str() != "db-01" {
 			t.Fatalf("SQL injection threat: %v", sql)
 		}
-		s := e.Do("GET", "/api/threats/summary", key, nil).Must(t, http.StatusOK).Data()
-		w := s["windows"].(map[string]any)
-		if w["24h"].(map[string]any)["total"] != float64(4) || w["7d"].(map[string]any)["total"] != float64(10) ||
-			w["7d"].(map[string]any)["by_type"].(map[string]any)["policy_violation"] != float64(4) {
+		s := e.Do("GET", "/api/threats/summary", key, nil).Must(t, http.StatusOK).Get("data")
+		w := s.Get("windows")
+		if w.Get("24h", "total").Float() != 4 || w.Get("7d", "total").Float() != 10 ||
+			w.Get("7d", "by_type", "policy_violation").Float() != 4 {
 			t.Fatalf("windows: %v", w)
 		}
-		if top := s["top_assets_7d"].([]any)[0].(map[string]any); top["name"] != "ws-02" || top["count"] != float64(4) {
+		if top := s.Get("top_assets_7d", "0"); top.Get("name").Str() != "ws-02" || top.Get("count").Float() != 4 {
 			t.Fatalf("top asset: %v", top)
 		}
 	})
@@ -133,28 +134,28 @@ func TestDashboard(t *testing.T) {
 		if d["open_alerts"] != float64(0) || d["threats_blocked_today"] != float64(0) {
 			t.Fatalf("leak: %v", d)
 		}
-		if ov := e.Do("GET", "/api/dashboard/overview", other.Token, nil).Data(); ov["open_alerts"] != float64(0) ||
-			len(ov["recent_alerts"].([]any)) != 0 || ov["events"].(map[string]any)["7d"].(map[string]any)["total"] != float64(0) {
+		if ov := e.Do("GET", "/api/dashboard/overview", other.Token, nil).Get("data"); !ov.Get("open_alerts").Is(0) ||
+			len(ov.Get("recent_alerts").MustList(t)) != 0 || !ov.Get("events", "7d", "total").Is(0) {
 			t.Fatalf("overview leak: %v", ov)
 		}
 		if th := e.Do("GET", "/api/threats", other.Token, nil); len(th.List()) != 0 {
 			t.Fatalf("threats leak: %s", th.Raw)
 		}
-		if s := e.Do("GET", "/api/threats/summary", other.Token, nil).Data()["windows"].(map[string]any)["30d"].(map[string]any); s["total"] != float64(0) {
+		if s := e.Do("GET", "/api/threats/summary", other.Token, nil).Get("data", "windows", "30d"); !s.Get("total").Is(0) {
 			t.Fatalf("summary leak: %v", s)
 		}
-		for _, p := range e.Do("GET", "/api/dashboard/risk-timeline?days=7", other.Token, nil).Data()["points"].([]any) {
-			if p.(map[string]any)["events"] != float64(0) {
+		for _, p := range e.Do("GET", "/api/dashboard/risk-timeline?days=7", other.Token, nil).Get("data", "points").MustList(t) {
+			if !p.Get("events").Is(0) {
 				t.Fatalf("timeline leak: %v", p)
 			}
 		}
-		if nh := e.Do("GET", "/api/dashboard/network-health", other.Token, nil).Data()["protection"].(map[string]any); nh["event_sources_reporting"] != float64(0) {
+		if nh := e.Do("GET", "/api/dashboard/network-health", other.Token, nil).Get("data", "protection"); !nh.Get("event_sources_reporting").Is(0) {
 			t.Fatalf("network leak: %v", nh)
 		}
 	})
 	t.Run("threats paginate", func(t *testing.T) {
 		r := e.Do("GET", "/api/threats?limit=2&offset=1", key, nil).Must(t, http.StatusOK)
-		if len(r.List()) != 2 || r.Body["pagination"].(map[string]any)["next_offset"] != float64(3) {
+		if len(r.List()) != 2 || r.Get("pagination", "next_offset").Float() != 3 {
 			t.Fatalf("page: %s", r.Raw)
 		}
 	})

@@ -25,7 +25,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	e.Do("POST", "/api/events", key, batch(10)).Must(t, http.StatusCreated)
 	total := func() float64 {
-		return e.Do("GET", "/api/events?limit=1", key, nil).Must(t, http.StatusOK).Body["pagination"].(map[string]any)["total"].(float64)
+		return e.Do("GET", "/api/events?limit=1", key, nil).Must(t, http.StatusOK).Get("pagination", "total").MustFloat(t)
 	}
 	before := total()
 

@@ -185,7 +185,7 @@ func TestCharsetMustBeUTF8(t *testing.T) {
 func TestNullBodyRefused(t *testing.T) {
 	e := newEnv(t)
 	a := e.Register("ann@acme.test", "Acme")
-	asset := e.Do("POST", "/api/assets", a.Token, []map[string]any{{"hostname": "web-01"}}).Must(t, http.StatusCreated).List()[0].(map[string]any)["id"].(string)
+	asset := e.Do("POST", "/api/assets", a.Token, []map[string]any{{"hostname": "web-01"}}).Must(t, http.StatusCreated).Get("data", "0", "id").MustStr(t)
 	for _, rt := range [][2]string{{"PATCH", "/api/assets/" + asset}, {"POST", "/api/compliance/audit"},
 		{"POST", "/api/agents/onboarding/execute"}, {"POST", "/api/tickets/submit"}, {"POST", "/api/org/invites"}} {
 		e.Do(rt[0], rt[1], a.Token, "null").WantFields(t, "body")

@@ -60,7 +60,7 @@ func TestIngestValidation(t *testing.T) {
 		e.Do("POST", "/api/events", key, body).WantFields(t, "events")
 	})
 	t.Run("nothing stored by any refusal", func(t *testing.T) {
-		if total := e.Do("GET", "/api/events", key, nil).Body["pagination"].(map[string]any)["total"]; total != float64(0) {
+		if total := e.Do("GET", "/api/events", key, nil).Get("pagination", "total"); !total.Is(0) {
 			t.Fatalf("total %v", total)
 		}
 	})
@@ -77,9 +77,9 @@ func TestToCoversItsWholeSecond(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	at := e.Clock.Now().Add(-time.Hour).Add(750 * time.Millisecond)
 	e.ingest(admin.Token, ev(e, "policy_violation", "info", "h", "m", at)).Must(t, http.StatusCreated)
-	shown := e.Do("GET", "/api/events", admin.Token, nil).List()[0].(map[string]any)["timestamp"].(string)
+	shown := e.Do("GET", "/api/events", admin.Token, nil).Get("data", "0", "timestamp").MustStr(t)
 	r := e.Do("GET", "/api/events?from="+shown+"&to="+shown, admin.Token, nil).Must(t, http.StatusOK)
-	if total := r.Body["pagination"].(map[string]any)["total"]; total != float64(1) || len(r.List()) != 1 {
+	if total := r.Get("pagination", "total"); total.Float() != 1 || len(r.List()) != 1 {
 		t.Fatalf("from=to=%s found %v", shown, total)
 	}
 }
@@ -102,7 +102,7 @@ func TestIngestAndList(t *testing.T) {
 		batch = append(batch, m)
 	}
 	r := e.ingest(key, batch...).Must(t, http.StatusCreated)
-	if r.Data()["count"] != float64(200) || len(r.Data()["ids"].([]any)) != 200 {
+	if r.Data()["count"] != float64(200) || len(r.Get("data", "ids").List()) != 200 {
 		t.Fatalf("ingest answer: %s", r.Raw)
 	}
 	single := e.Do("POST", "/api/events", key, ev(e, "policy_violation", "info", "10.0.0.5", "usb stick", base)).Must(t, http.StatusCreated)
@@ -151,7 +151,7 @@ func TestIngestAndList(t *testing.T) {
 			t.Run(path+"?"+tc.query, func(t *testing.T) {
 				r := e.Do("GET", path+"?limit=200&"+tc.query, admin.Token, nil).Must(t, http.StatusOK)
 				want := brute(tc.keep)
-				if total := r.Body["pagination"].(map[string]any)["total"]; total != float64(want) {
+				if total := r.Get("pagination", "total"); !total.Is(want) {
 					t.Fatalf("total %v, want %d", total, want)
 				}
 				if len(r.List()) != min(want, 200) {
@@ -161,29 +161,29 @@ func TestIngestAndList(t *testing.T) {
 		}
 	}
 	t.Run("newest first by default; order and sort", func(t *testing.T) {
-		items := e.Do("GET", "/api/events?limit=3", key, nil).List()
-		first, second := items[0].(map[string]any)["timestamp"].(string), items[1].(map[string]any)["timestamp"].(string)
+		items := e.Do("GET", "/api/events?limit=3", key, nil).Get("data").List()
+		first, second := items[0].Get("timestamp").MustStr(t), items[1].Get("timestamp").MustStr(t)
 		if first < second {
 			t.Fatalf("not newest first: %s then %s", first, second)
 		}
-		asc := e.Do("GET", "/api/events?limit=1&order=asc", key, nil).List()[0].(map[string]any)
-		if asc["timestamp"] != base.Format(time.RFC3339) {
+		asc := e.Do("GET", "/api/events?limit=1&order=asc", key, nil).Get("data", "0")
+		if asc.Get("timestamp").Str() != base.Format(time.RFC3339) {
 			t.Fatalf("oldest: %v", asc)
 		}
 		rank := map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 		for _, order := range []string{"desc", "asc"} {
-			page := e.Do("GET", "/api/events?limit=200&sort=severity&order="+order, key, nil).List()
+			page := e.Do("GET", "/api/events?limit=200&sort=severity&order="+order, key, nil).Get("data").List()
 			for i := 1; i < len(page); i++ {
-				a, b := page[i-1].(map[string]any), page[i].(map[string]any)
-				ra, rb := rank[a["severity"].(string)], rank[b["severity"].(string)]
-				if order == "desc" && (ra < rb || ra == rb && a["timestamp"].(string) < b["timestamp"].(string)) ||
-					order == "asc" && (ra > rb || ra == rb && a["timestamp"].(string) > b["timestamp"].(string)) {
+				a, b := page[i-1], page[i]
+				ra, rb := rank[a.Get("severity").MustStr(t)], rank[b.Get("severity").MustStr(t)]
+				if order == "desc" && (ra < rb || ra == rb && a.Get("timestamp").MustStr(t) < b.Get("timestamp").MustStr(t)) ||
+					order == "asc" && (ra > rb || ra == rb && a.Get("timestamp").MustStr(t) > b.Get("timestamp").MustStr(t)) {
 					t.Fatalf("sort=severity&order=%s out of order at %d: %v then %v", order, i, a, b)
 				}
 			}
 		}
-		oldest := e.Do("GET", "/api/events?limit=1&order=asc&sort=timestamp", key, nil).List()[0].(map[string]any)
-		if oldest["indicator"] != "evil.example" && oldest["message"] != "usb stick" {
+		oldest := e.Do("GET", "/api/events?limit=1&order=asc&sort=timestamp", key, nil).Get("data", "0")
+		if oldest.Get("indicator").Str() != "evil.example" && oldest.Get("message").Str() != "usb stick" {
 			t.Fatalf("oldest event: %v", oldest)
 		}
 	})
@@ -198,7 +198,7 @@ func TestIngestAndList(t *testing.T) {
 	})
 	t.Run("another organization sees nothing", func(t *testing.T) {
 		other := e.Register("olga@other.test", "Other")
-		if total := e.Do("GET", "/api/events", other.Token, nil).Body["pagination"].(map[string]any)["total"]; total != float64(0) {
+		if total := e.Do("GET", "/api/events", other.Token, nil).Get("pagination", "total"); !total.Is(0) {
 			t.Fatalf("other org total %v", total)
 		}
 	})

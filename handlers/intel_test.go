@@ -72,9 +72,9 @@ func TestCVEWatchlistRefusals(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	read, write := e.APIKey(admin, "read"), e.APIKey(admin, "write")
 	other := e.Register("zoe@other.test", "Other")
-	entry := e.Do("POST", "/api/cve-watchlist", write, map[string]any{"cve_id": "cve-2021-44228"}).Must(t, http.StatusCreated).Data()
-	id := entry["id"].(string)
-	if entry["cve_id"] != "CVE-2021-44228" || entry["status"] != "pending" || !strings.HasPrefix(id, "cvw_") {
+	entry := e.Do("POST", "/api/cve-watchlist", write, map[string]any{"cve_id": "cve-2021-44228"}).Must(t, http.StatusCreated).Get("data")
+	id := entry.Get("id").MustStr(t)
+	if entry.Get("cve_id").Str() != "CVE-2021-44228" || entry.Get("status").Str() != "pending" || !strings.HasPrefix(id, "cvw_") {
 		t.Fatalf("entry: %v", entry)
 	}
 	cases := []struct {
@@ -140,8 +140,8 @@ func TestCVEWatchlistEnrichmentAndAffectedAssets(t *testing.T) {
 		{"hostname": "nas-01", "software": []map[string]any{{"vendor": "Acme Storage", "product": "NAS OS", "version": "5.1"}}},
 	}).Must(t, http.StatusCreated)
 
-	watch := e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2021-41773"}).Must(t, http.StatusCreated).Data()
-	if watch["status"] != "pending" || watch["cvss_score"] != nil || watch["patch_status"] != "unknown" {
+	watch := e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2021-41773"}).Must(t, http.StatusCreated).Get("data")
+	if watch.Get("status").Str() != "pending" || !watch.Get("cvss_score").IsNull() || watch.Get("patch_status").Str() != "unknown" {
 		t.Fatalf("pending entry: %v", watch)
 	}
 	// The import brings it: enriched, with the assets inside the range.
@@ -151,21 +151,20 @@ func TestCVEWatchlistEnrichmentAndAffectedAssets(t *testing.T) {
 	if imp["format"] != "nvd" || imp["records"] != 1.0 || imp["added"] != 1.0 || imp["status"] != "completed" {
 		t.Fatalf("import: %v", imp)
 	}
-	got := e.Do("GET", "/api/cve-watchlist/"+watch["id"].(string), admin.Token, nil).Must(t, http.StatusOK).Data()
-	if got["status"] != "enriched" || got["cvss_score"] != 7.5 || got["cvss_version"] != "3.1" || got["severity"] != "high" ||
-		got["vendor"] != "apache" || got["product"] != "http_server" || got["patch_status"] != "patch_available" ||
-		len(got["exploit_references"].([]any)) != 1 || got["last_intel_update"] == nil {
+	got := e.Do("GET", "/api/cve-watchlist/"+watch.Get("id").MustStr(t), admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	if got.Get("status").Str() != "enriched" || got.Get("cvss_score").Float() != 7.5 || got.Get("cvss_version").Str() != "3.1" || got.Get("severity").Str() != "high" ||
+		got.Get("vendor").Str() != "apache" || got.Get("product").Str() != "http_server" || got.Get("patch_status").Str() != "patch_available" ||
+		len(got.Get("exploit_references").List()) != 1 || got.Get("last_intel_update").IsNull() {
 		t.Fatalf("enriched entry: %v", got)
 	}
-	v31 := got["cvss"].(map[string]any)["v3.1"].(map[string]any)
-	if v31["computed_score"] != 7.5 || v31["matches_published"] != true {
+	v31 := got.Get("cvss", "v3.1")
+	if v31.Get("computed_score").Float() != 7.5 || !v31.Get("matches_published").Bool() {
 		t.Fatalf("recomputed score: %v", v31)
 	}
 	hosts := map[string]bool{}
-	for _, a := range got["affected_assets"].([]any) {
-		m := a.(map[string]any)
-		hosts[m["hostname"].(string)] = true
-		if m["match"] != "cpe" {
+	for _, m := range got.Get("affected_assets").MustList(t) {
+		hosts[m.Get("hostname").MustStr(t)] = true
+		if m.Get("match").Str() != "cpe" {
 			t.Fatalf("affected asset: %v", m)
 		}
 	}
@@ -185,13 +184,13 @@ func TestCVEWatchlistEnrichmentAndAffectedAssets(t *testing.T) {
 			"references":   []map[string]any{{"url": "https://acme.example/advisory"}}}}}
 	body, _ := json.Marshal(cve5)
 	e.importIntel(admin.Token, body).Must(t, http.StatusOK)
-	list := e.Do("GET", "/api/cve-watchlist?sort=score", admin.Token, nil).Must(t, http.StatusOK).List()
-	first := list[0].(map[string]any)
-	if first["cve_id"] != "CVE-2024-0001" || first["cvss_score"] != 9.8 {
+	list := e.Do("GET", "/api/cve-watchlist?sort=score", admin.Token, nil).Must(t, http.StatusOK).Get("data").List()
+	first := list[0]
+	if first.Get("cve_id").Str() != "CVE-2024-0001" || first.Get("cvss_score").Float() != 9.8 {
 		t.Fatalf("sorted by score: %v", first)
 	}
-	aff := first["affected_assets"].([]any)
-	if len(aff) != 1 || aff[0].(map[string]any)["hostname"] != "nas-01" || aff[0].(map[string]any)["match"] != "name" {
+	aff := first.Get("affected_assets").List()
+	if len(aff) != 1 || aff[0].Get("hostname").Str() != "nas-01" || aff[0].Get("match").Str() != "name" {
 		t.Fatalf("name match: %v", aff)
 	}
 	if n := len(e.Do("GET", "/api/cve-watchlist?min_score=9", admin.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
@@ -202,9 +201,9 @@ func TestCVEWatchlistEnrichmentAndAffectedAssets(t *testing.T) {
 	}
 
 	// The score weighs them: one critical and one high CVE on assets.
-	score := e.Do("GET", "/api/dashboard/security-score", admin.Token, nil).Must(t, http.StatusOK).Data()
-	vuln := score["sub_scores"].(map[string]any)["vulnerabilities"].(map[string]any)
-	if vuln["assessed"] != true || vuln["score"] != 80.0 {
+	score := e.Do("GET", "/api/dashboard/security-score", admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	vuln := score.Get("sub_scores", "vulnerabilities")
+	if !vuln.Get("assessed").Bool() || vuln.Get("score").Float() != 80 {
 		t.Fatalf("vulnerabilities sub-score: %v", vuln)
 	}
 	// 16 days after it was watched, the critical CVE on an asset is past its
@@ -213,12 +212,12 @@ func TestCVEWatchlistEnrichmentAndAffectedAssets(t *testing.T) {
 	e.Clock.Advance(16 * 24 * time.Hour)
 	admin.Token = e.Login("ann@acme.test", apitest.Password).Str("token")
 	audit := e.audit(admin.Token, "cis")
-	g := gapOf(audit, "cis", "7.2")
-	if g == nil || !slices.Contains(failedChecks(g), "vulnerability_sla") {
+	g := gapOf(t, audit, "cis", "7.2")
+	if g.IsNull() || !slices.Contains(failedChecks(t, g), "vulnerability_sla") {
 		t.Fatalf("cis 7.2 after 31 days: %v", g)
 	}
-	observed := g["failed"].([]any)[0].(map[string]any)["observed"].(map[string]any)
-	if observed["overdue"] != 1.0 || observed["affecting_assets"] != 2.0 || toStrings(observed["cve_ids"])[0] != "CVE-2024-0001" {
+	observed := g.Get("failed", "0", "observed")
+	if observed.Get("overdue").Float() != 1 || observed.Get("affecting_assets").Float() != 2 || observed.Get("cve_ids").Strings()[0] != "CVE-2024-0001" {
 		t.Fatalf("overdue evidence: %v", observed)
 	}
 }
@@ -239,7 +238,7 @@ func TestIntelImportChangesAndNotifications(t *testing.T) {
 	// A malformed file is refused and nothing is written.
 	bad := append([]byte(nil), file[:len(file)/2]...)
 	e.importIntel(admin.Token, bad).WantFields(t, "body")
-	if st := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Data(); st["counts"].(map[string]any)["cves"] != 0.0 {
+	if st := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Get("data"); !st.Get("counts", "cves").Is(0) {
 		t.Fatalf("a refused file wrote: %v", st)
 	}
 
@@ -262,20 +261,20 @@ func TestIntelImportChangesAndNotifications(t *testing.T) {
 
 	// A higher score for CVE-2023-1000: one notice per watching organization.
 	changed := nvdFile(nvdRecord{ID: "CVE-2023-1000", Vector: critical, Score: 9.8, Severity: "CRITICAL"}, nvdRecord{ID: "CVE-2023-2000", Vector: high, Score: 7.5, Severity: "HIGH"})
-	res := e.importIntel(admin.Token, changed).Must(t, http.StatusOK).Data()
-	if res["changed"] != 1.0 || res["unchanged"] != 1.0 || res["organizations_notified"] != 2.0 {
+	res := e.importIntel(admin.Token, changed).Must(t, http.StatusOK).Get("data")
+	if res.Get("changed").Float() != 1 || res.Get("unchanged").Float() != 1 || res.Get("organizations_notified").Float() != 2 {
 		t.Fatalf("changed import: %v", res)
 	}
 	e.drainRuns()
 	for _, who := range []apitest.Account{admin, watcher} {
-		list := e.Do("GET", "/api/notifications?unread=true", who.Token, nil).Must(t, http.StatusOK).List()
-		var cve []map[string]any
+		list := e.Do("GET", "/api/notifications?unread=true", who.Token, nil).Must(t, http.StatusOK).Get("data").List()
+		var cve []apitest.JSON
 		for _, n := range list {
-			if m := n.(map[string]any); m["kind"] == "cve_update" && strings.HasPrefix(m["title"].(string), "CVE-2023-1000: CVSS score") {
+			if m := n.MustObject(t); m.Get("kind").Str() == "cve_update" && strings.HasPrefix(m.Get("title").MustStr(t), "CVE-2023-1000: CVSS score") {
 				cve = append(cve, m)
 			}
 		}
-		if len(cve) != 1 || !strings.Contains(cve[0]["body"].(string), "7.5 (CVSS 3.1) → 9.8 (CVSS 3.1)") {
+		if len(cve) != 1 || !strings.Contains(cve[0].Get("body").Str(), "7.5 (CVSS 3.1) → 9.8 (CVSS 3.1)") {
 			t.Fatalf("%s: notices %v", who.Email, list)
 		}
 		mails := 0
@@ -288,27 +287,27 @@ func TestIntelImportChangesAndNotifications(t *testing.T) {
 			t.Fatalf("%s: %d digests", who.Email, mails)
 		}
 		// Read once, then it leaves the unread list.
-		e.Do("POST", "/api/notifications/"+cve[0]["id"].(string)+"/read", who.Token, nil).Must(t, http.StatusOK)
-		for _, n := range e.Do("GET", "/api/notifications?unread=true", who.Token, nil).Must(t, http.StatusOK).List() {
-			if n.(map[string]any)["id"] == cve[0]["id"] {
+		e.Do("POST", "/api/notifications/"+cve[0].Get("id").MustStr(t)+"/read", who.Token, nil).Must(t, http.StatusOK)
+		for _, n := range e.Do("GET", "/api/notifications?unread=true", who.Token, nil).Must(t, http.StatusOK).Get("data").List() {
+			if n.MustObject(t).Get("id").Equal(cve[0].Get("id")) {
 				t.Fatal("a read notification is still unread")
 			}
 		}
-		e.Do("POST", "/api/notifications/"+cve[0]["id"].(string)+"/read", bystander.Token, nil).WantError(t, http.StatusNotFound, "not_found", "")
+		e.Do("POST", "/api/notifications/"+cve[0].Get("id").MustStr(t)+"/read", bystander.Token, nil).WantError(t, http.StatusNotFound, "not_found", "")
 	}
 	if n := len(e.Do("GET", "/api/notifications", bystander.Token, nil).Must(t, http.StatusOK).List()); n != before[bystander.Email] {
 		t.Fatalf("the bystander got %d new notifications", n-before[bystander.Email])
 	}
 	// The entry's history says what changed, from which import.
-	entries := e.Do("GET", "/api/cve-watchlist", watcher.Token, nil).Must(t, http.StatusOK).List()
-	got := e.Do("GET", "/api/cve-watchlist/"+entries[0].(map[string]any)["id"].(string), watcher.Token, nil).Must(t, http.StatusOK).Data()
+	entries := e.Do("GET", "/api/cve-watchlist", watcher.Token, nil).Must(t, http.StatusOK).Get("data").List()
+	got := e.Do("GET", "/api/cve-watchlist/"+entries[0].Get("id").MustStr(t), watcher.Token, nil).Must(t, http.StatusOK).Get("data")
 	found := false
-	for _, h := range got["history"].([]any) {
-		m := h.(map[string]any)
-		found = found || m["field"] == "cvss_score" && m["from"] == "7.5 (CVSS 3.1)" && m["to"] == "9.8 (CVSS 3.1)" && m["import_id"] == res["import_id"]
+	for _, h := range got.Get("history").MustList(t) {
+		m := h.MustObject(t)
+		found = found || m.Get("field").Str() == "cvss_score" && m.Get("from").Str() == "7.5 (CVSS 3.1)" && m.Get("to").Str() == "9.8 (CVSS 3.1)" && m.Get("import_id").Equal(res.Get("import_id"))
 	}
-	if !found || got["severity"] != "critical" {
-		t.Fatalf("history: %v", got["history"])
+	if !found || got.Get("severity").Str() != "critical" {
+		t.Fatalf("history: %v", got.Get("history"))
 	}
 }
 
@@ -346,9 +345,9 @@ func TestAssets(t *testing.T) {
 	other := e.Register("zoe@other.test", "Other")
 	one := e.Do("POST", "/api/assets", write, map[string]any{"hostname": "WS-01.acme.local.", "ip": "10.0.0.7", "os": "Windows 11",
 		"owner": "Front desk", "software": []map[string]any{{"vendor": "Mozilla", "product": "Firefox", "version": "128.0",
-			"cpe": "cpe:2.3:a:mozilla:firefox:128.0:*:*:*:*:*:*:*"}}}).Must(t, http.StatusCreated).Data()
-	id := one["id"].(string)
-	if one["hostname"] != "ws-01.acme.local" || one["created"] != true || !strings.HasPrefix(id, "ast_") {
+			"cpe": "cpe:2.3:a:mozilla:firefox:128.0:*:*:*:*:*:*:*"}}}).Must(t, http.StatusCreated).Get("data")
+	id := one.Get("id").MustStr(t)
+	if one.Get("hostname").Str() != "ws-01.acme.local" || !one.Get("created").Bool() || !strings.HasPrefix(id, "ast_") {
 		t.Fatalf("asset: %v", one)
 	}
 	sw := func(n int) []map[string]any {
@@ -399,13 +398,13 @@ func TestAssets(t *testing.T) {
 	}
 	// Nothing refused was stored.
 	list := e.Do("GET", "/api/assets", read, nil).Must(t, http.StatusOK)
-	if list.Body["pagination"].(map[string]any)["total"] != 1.0 {
+	if list.Get("pagination", "total").Float() != 1 {
 		t.Fatalf("assets after refusals: %s", list.Raw)
 	}
 	// The same hostname again updates in place; a new one is created.
 	both := e.Do("POST", "/api/assets", write, []map[string]any{{"hostname": "ws-01.acme.local", "os": "Windows 11 24H2"}, {"hostname": "ws-02"}}).
-		Must(t, http.StatusCreated).Body["data"].([]any)
-	if b0 := both[0].(map[string]any); b0["id"] != id || b0["created"] != false || b0["os"] != "Windows 11 24H2" || len(b0["software"].([]any)) != 0 {
+		Must(t, http.StatusCreated).Get("data").List()
+	if b0 := both[0]; !b0.Get("id").Is(id) || !b0.Get("created").Is(false) || b0.Get("os").Str() != "Windows 11 24H2" || len(b0.Get("software").MustList(t)) != 0 {
 		t.Fatalf("upsert: %v", b0)
 	}
 	e.Do("POST", "/api/assets", write, map[string]any{"hostname": "ws-02"}).Must(t, http.StatusOK)
@@ -443,18 +442,18 @@ func TestThreatResearcherReadsTheStore(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	e.importIntel(admin.Token, nvdFile(nvdRecord{ID: "CVE-2023-4000", Vector: high, Score: 7.5, Severity: "HIGH", CWE: "CWE-645"})).Must(t, http.StatusOK)
 	run := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"target": "cve-2023-4000"})
-	out := run["output"].(map[string]any)
-	matches := out["cves"].(map[string]any)["matches"].([]any)
-	if len(matches) != 1 || matches[0].(map[string]any)["id"] != "CVE-2023-4000" || matches[0].(map[string]any)["cvss"] != 7.5 {
-		t.Fatalf("cves: %v", out["cves"])
+	out := run.Get("output")
+	matches := out.Get("cves", "matches").List()
+	if len(matches) != 1 || matches[0].Get("id").Str() != "CVE-2023-4000" || matches[0].Get("cvss").Float() != 7.5 {
+		t.Fatalf("cves: %v", out.Get("cves"))
 	}
 	found := false
-	for _, tq := range out["mitre_attack"].(map[string]any)["techniques"].([]any) {
-		m := tq.(map[string]any)
-		found = found || m["id"] == "T1531" && strings.Contains(fmt.Sprint(m["evidence"]), "CAPEC-2")
+	for _, tq := range out.Get("mitre_attack", "techniques").List() {
+		m := tq.MustObject(t)
+		found = found || m.Get("id").Str() == "T1531" && strings.Contains(fmt.Sprint(m.Get("evidence").Any()), "CAPEC-2")
 	}
 	if !found {
-		t.Fatalf("techniques: %v", out["mitre_attack"])
+		t.Fatalf("techniques: %v", out.Get("mitre_attack"))
 	}
 }
 
@@ -463,7 +462,7 @@ func TestIntelEPSSAndAttackImports(t *testing.T) {
 	e := newEnv(t)
 	admin := e.Register("ann@acme.test", "Acme")
 	e.importIntel(admin.Token, nvdFile(nvdRecord{ID: "CVE-2023-4000", Vector: high, Score: 7.5, Severity: "HIGH", CWE: "CWE-645"})).Must(t, http.StatusOK)
-	id := e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2023-4000"}).Must(t, http.StatusCreated).Data()["id"].(string)
+	id := e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2023-4000"}).Must(t, http.StatusCreated).Get("data", "id").MustStr(t)
 	epss := "#model_version:v2023.03.01,score_date:2024-10-25T00:00:00+0000\ncve,epss,percentile\nCVE-2023-4000,0.91234,0.99871\nCVE-2023-9999,0.1,0.5\n"
 	if r := e.importIntel(admin.Token, []byte(epss)).Must(t, http.StatusOK).Data(); r["format"] != "epss" || r["records"] != 2.0 {
 		t.Fatalf("epss import: %v", r)
@@ -474,17 +473,17 @@ func TestIntelEPSSAndAttackImports(t *testing.T) {
 	if r := e.importIntel(admin.Token, mustJSON(bundle)).Must(t, http.StatusOK).Data(); r["format"] != "attack" || r["records"] != 1.0 {
 		t.Fatalf("attack import: %v", r)
 	}
-	got := e.Do("GET", "/api/cve-watchlist/"+id, admin.Token, nil).Must(t, http.StatusOK).Data()
-	if ep := got["epss"].(map[string]any); ep["score"] != 0.91234 || ep["percentile"] != 0.99871 || ep["date"] == "" {
-		t.Fatalf("epss: %v", got["epss"])
+	got := e.Do("GET", "/api/cve-watchlist/"+id, admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	if ep := got.Get("epss"); ep.Get("score").Float() != 0.91234 || ep.Get("percentile").Float() != 0.99871 || ep.Get("date").Is("") {
+		t.Fatalf("epss: %v", got.Get("epss"))
 	}
-	techs := got["attack_techniques"].([]any)
-	if len(techs) == 0 || techs[0].(map[string]any)["name"] != "Account Access Removal (renamed)" || techs[0].(map[string]any)["source"] != "cwe-capec" ||
-		len(techs[0].(map[string]any)["tactics"].([]any)) == 0 {
+	techs := got.Get("attack_techniques").List()
+	if len(techs) == 0 || techs[0].Get("name").Str() != "Account Access Removal (renamed)" || techs[0].Get("source").Str() != "cwe-capec" ||
+		len(techs[0].Get("tactics").List()) == 0 {
 		t.Fatalf("techniques: %v", techs)
 	}
-	counts := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Data()["counts"].(map[string]any)
-	if counts["epss"] != 2.0 || counts["attack_techniques"] != 1.0 || counts["cves"] != 1.0 {
+	counts := e.Do("GET", "/api/intel/status", admin.Token, nil).Must(t, http.StatusOK).Get("data", "counts")
+	if counts.Get("epss").Float() != 2 || counts.Get("attack_techniques").Float() != 1 || counts.Get("cves").Float() != 1 {
 		t.Fatalf("status counts: %v", counts)
 	}
 }

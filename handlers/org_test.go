@@ -49,9 +49,9 @@ func TestInvites(t *testing.T) {
 	}
 	register("bob2@acme.test", token).WantFields(t, "invite_token") // single use
 	status := ""
-	for _, inv := range e.Do("GET", "/api/org/invites", admin.Token, nil).List() {
-		if m := inv.(map[string]any); m["email"] == "bob@acme.test" {
-			status = m["status"].(string)
+	for _, inv := range e.Do("GET", "/api/org/invites", admin.Token, nil).Get("data").List() {
+		if m := inv.MustObject(t); m.Get("email").Str() == "bob@acme.test" {
+			status = m.Get("status").MustStr(t)
 		}
 	}
 	if status != "accepted" {
@@ -80,21 +80,21 @@ func TestMembers(t *testing.T) {
 	outsider := e.Register("olga@other.test", "Other")
 
 	list := e.Do("GET", "/api/org/members", bob.Token, nil).Must(t, http.StatusOK)
-	if len(list.List()) != 2 || list.Body["pagination"].(map[string]any)["total"] != float64(2) {
+	if len(list.List()) != 2 || list.Get("pagination", "total").Float() != 2 {
 		t.Fatalf("members: %s", list.Raw)
 	}
 	page := e.Do("GET", "/api/org/members?limit=1", admin.Token, nil).Must(t, http.StatusOK)
-	if p := page.Body["pagination"].(map[string]any); len(page.List()) != 1 || p["next_offset"] != float64(1) || p["limit"] != float64(1) {
+	if p := page.Get("pagination"); len(page.List()) != 1 || p.Get("next_offset").Float() != 1 || p.Get("limit").Float() != 1 {
 		t.Fatalf("page: %s", page.Raw)
 	}
-	if p := e.Do("GET", "/api/org/members?offset=1", admin.Token, nil).Body["pagination"].(map[string]any); p["next_offset"] != nil {
+	if p := e.Do("GET", "/api/org/members?offset=1", admin.Token, nil).Get("pagination").MustObject(t); !p.Get("next_offset").IsNull() {
 		t.Fatalf("last page next_offset: %v", p)
 	}
 	for _, q := range []string{"limit=-1", "limit=abc", "offset=-5", "offset=1.5"} {
 		field := strings.SplitN(q, "=", 2)[0]
 		e.Do("GET", "/api/org/members?"+q, admin.Token, nil).WantFields(t, field)
 	}
-	if p := e.Do("GET", "/api/org/members?limit=5000", admin.Token, nil).Body["pagination"].(map[string]any); p["limit"] != float64(200) {
+	if p := e.Do("GET", "/api/org/members?limit=5000", admin.Token, nil).Get("pagination"); p.Get("limit").Float() != 200 {
 		t.Fatalf("limit not clamped: %v", p)
 	}
 

@@ -37,15 +37,14 @@ func TestOutreachProspectImport(t *testing.T) {
 	if r["rows"] != 3.0 || r["created"] != 3.0 || r["merged"] != 0.0 {
 		t.Fatalf("csv import: %v", r)
 	}
-	list := e.Do("GET", "/api/outreach/prospects", read, nil).Must(t, http.StatusOK).List()
-	byDomain := map[string]map[string]any{}
-	for _, it := range list {
-		m := it.(map[string]any)
-		byDomain[m["domain"].(string)] = m
+	list := e.Do("GET", "/api/outreach/prospects", read, nil).Must(t, http.StatusOK).Get("data").List()
+	byDomain := map[string]apitest.JSON{}
+	for _, m := range list {
+		byDomain[m.Get("domain").MustStr(t)] = m
 	}
 	baker := byDomain["bakerlane.law"]
-	if len(list) != 3 || baker["company"] != "Baker, Lane & Co" || baker["notes"] != "Two offices.\nWants \"help\" with email" ||
-		byDomain["smith-dental.com"]["employees"] != 24.0 || byDomain["smith-dental.com"]["attributes"].(map[string]any)["crm_id"] != "A-1" {
+	if len(list) != 3 || baker.Get("company").Str() != "Baker, Lane & Co" || baker.Get("notes").Str() != "Two offices.\nWants \"help\" with email" ||
+		byDomain["smith-dental.com"].Get("employees").Float() != 24 || byDomain["smith-dental.com"].Get("attributes", "crm_id").Str() != "A-1" {
 		t.Fatalf("prospects: %v", list)
 	}
 	// The same domains again as JSON: newer non-empty values win, the rest
@@ -58,9 +57,9 @@ func TestOutreachProspectImport(t *testing.T) {
 	if j["created"] != 1.0 || j["merged"] != 1.0 || j["unchanged"] != 1.0 {
 		t.Fatalf("json import: %v", j)
 	}
-	smith := e.Do("GET", "/api/outreach/prospects?limit=10", read, nil).Must(t, http.StatusOK).List()
+	smith := e.Do("GET", "/api/outreach/prospects?limit=10", read, nil).Must(t, http.StatusOK).Get("data").List()
 	for _, it := range smith {
-		if m := it.(map[string]any); m["domain"] == "smith-dental.com" && (m["employees"] != 30.0 || m["contact_phone"] != "+1 614 555 0101") {
+		if m := it.MustObject(t); m.Get("domain").Str() == "smith-dental.com" && (m.Get("employees").Float() != 30 || m.Get("contact_phone").Str() != "+1 614 555 0101") {
 			t.Fatalf("merged prospect: %v", m)
 		}
 	}
@@ -104,7 +103,7 @@ func TestOutreachProspectImport(t *testing.T) {
 	}
 	e.importCSV(read, prospectsCSV).WantError(t, http.StatusForbidden, "forbidden", "")
 	// Nothing refused was stored: all or nothing.
-	if total := e.Do("GET", "/api/outreach/prospects", read, nil).Must(t, http.StatusOK).Body["pagination"].(map[string]any)["total"]; total != 4.0 {
+	if total := e.Do("GET", "/api/outreach/prospects", read, nil).Must(t, http.StatusOK).Get("pagination", "total"); total.Float() != 4 {
 		t.Fatalf("%v prospects after refusals", total)
 	}
 }
@@ -117,25 +116,24 @@ func TestOutreachHunterAndPipeline(t *testing.T) {
 	e.importCSV(admin.Token, prospectsCSV).Must(t, http.StatusCreated)
 
 	run := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"region": "Ohio"})
-	out := run["output"].(map[string]any)
-	if out["prospects_considered"] != 2.0 || len(out["leads_created"].([]any)) != 2 {
+	out := run.Get("output")
+	if out.Get("prospects_considered").Float() != 2 || len(out.Get("leads_created").List()) != 2 {
 		t.Fatalf("hunter run: %v", out)
 	}
-	leads := e.Do("GET", "/api/outreach/leads", admin.Token, nil).Must(t, http.StatusOK).List()
-	top := leads[0].(map[string]any)
+	leads := e.Do("GET", "/api/outreach/leads", admin.Token, nil).Must(t, http.StatusOK).Get("data").List()
+	top := leads[0]
 	// Smith Dental: dental 25 + HIPAA 15 + 24 employees 20 + Ohio 15 + incident 12 + no IT staff 10 + insurance renewal 3 (signals capped at 25) + contact 5 = 100 capped.
-	if top["domain"] != "smith-dental.com" || top["status"] != "new" || top["score"].(float64) < 90 || !strings.Contains(top["intelligence_summary"].(string), "Smith Dental") {
+	if top.Get("domain").Str() != "smith-dental.com" || top.Get("status").Str() != "new" || top.Get("score").Float() < 90 || !strings.Contains(top.Get("intelligence_summary").Str(), "Smith Dental") {
 		t.Fatalf("top lead: %v", top)
 	}
 	factors := map[string]float64{}
-	for _, r := range top["score_reasons"].([]any) {
-		m := r.(map[string]any)
-		factors[m["factor"].(string)] = m["points"].(float64)
+	for _, m := range top.Get("score_reasons").MustList(t) {
+		factors[m.Get("factor").MustStr(t)] = m.Get("points").MustFloat(t)
 	}
 	if factors["compliance_pressure"] != 15 || factors["region_match"] != 15 || factors["recent_incident"] != 12 || factors["size_band"] != 20 {
 		t.Fatalf("reasons: %v", factors)
 	}
-	id := top["id"].(string)
+	id := top.Get("id").MustStr(t)
 
 	// Moves, by a user and by a key, each on record; a no-op records nothing.
 	e.Do("PATCH", "/api/outreach/leads/"+id+"/status", admin.Token, map[string]any{"status": "contacted", "note": "Called Ann"}).Must(t, http.StatusOK)
@@ -144,28 +142,28 @@ func TestOutreachHunterAndPipeline(t *testing.T) {
 		t.Fatalf("moved: %v", moved)
 	}
 	e.Do("PATCH", "/api/outreach/leads/"+id+"/status", key, map[string]any{"status": "qualified", "note": "again"}).Must(t, http.StatusOK)
-	got := e.Do("GET", "/api/outreach/leads/"+id, admin.Token, nil).Must(t, http.StatusOK).Data()
-	var statusMoves []map[string]any
-	for _, h := range got["history"].([]any) {
-		if m := h.(map[string]any); m["kind"] == "status" {
+	got := e.Do("GET", "/api/outreach/leads/"+id, admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	var statusMoves []apitest.JSON
+	for _, h := range got.Get("history").MustList(t) {
+		if m := h.MustObject(t); m.Get("kind").Str() == "status" {
 			statusMoves = append(statusMoves, m)
 		}
 	}
-	if len(statusMoves) != 3 || statusMoves[1]["to"] != "contacted" || statusMoves[1]["actor"] != admin.ID || statusMoves[1]["note"] != "Called Ann" ||
-		statusMoves[2]["from"] != "contacted" || !strings.HasPrefix(statusMoves[2]["actor"].(string), "key_") {
-		t.Fatalf("history: %v", got["history"])
+	if len(statusMoves) != 3 || statusMoves[1].Get("to").Str() != "contacted" || statusMoves[1].Get("actor").Str() != admin.ID || statusMoves[1].Get("note").Str() != "Called Ann" ||
+		statusMoves[2].Get("from").Str() != "contacted" || !strings.HasPrefix(statusMoves[2].Get("actor").Str(), "key_") {
+		t.Fatalf("history: %v", got.Get("history"))
 	}
 
 	// A re-run changes nothing that did not change, and never the status;
 	// a changed prospect changes its score, on record.
-	again := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"region": "Ohio"})["output"].(map[string]any)
-	if len(again["leads_created"].([]any)) != 0 || len(again["leads_updated"].([]any)) != 0 {
+	again := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"region": "Ohio"}).Get("output")
+	if len(again.Get("leads_created").MustList(t)) != 0 || len(again.Get("leads_updated").MustList(t)) != 0 {
 		t.Fatalf("re-run: %v", again)
 	}
 	e.Do("POST", "/api/outreach/prospects", admin.Token, []map[string]any{{"company": "Baker, Lane & Co", "domain": "bakerlane.law", "employees": 2000}}).Must(t, http.StatusOK)
-	third := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"region": "Ohio"})["output"].(map[string]any)
-	upd := third["leads_updated"].([]any)
-	if len(upd) != 1 || upd[0].(map[string]any)["domain"] != "bakerlane.law" || upd[0].(map[string]any)["score_from"] == nil {
+	third := e.runToEnd(admin.Token, "msp-hunter", map[string]any{"region": "Ohio"}).Get("output")
+	upd := third.Get("leads_updated").List()
+	if len(upd) != 1 || upd[0].Get("domain").Str() != "bakerlane.law" || upd[0].Get("score_from").IsNull() {
 		t.Fatalf("third run: %v", third)
 	}
 	if l := e.Do("GET", "/api/outreach/leads/"+id, admin.Token, nil).Must(t, http.StatusOK).Data(); l["status"] != "qualified" {
@@ -224,8 +222,8 @@ func TestOutreachImportEdges(t *testing.T) {
 	// Keys in any case land in their fields; a count with thousands separators is read.
 	e.Do("POST", "/api/outreach/prospects", admin.Token, []map[string]any{{"Company": "Ärzte Zentrum", "Domain": "aerzte.example", "Vertical": "healthcare",
 		"Employees": "1,200", "Notes": "ransomware in March"}}).Must(t, http.StatusCreated)
-	p := e.Do("GET", "/api/outreach/prospects", admin.Token, nil).Must(t, http.StatusOK).List()[0].(map[string]any)
-	if p["vertical"] != "healthcare" || p["employees"] != 1200.0 || p["notes"] != "ransomware in March" || len(p["attributes"].(map[string]any)) != 0 {
+	p := e.Do("GET", "/api/outreach/prospects", admin.Token, nil).Must(t, http.StatusOK).Get("data", "0")
+	if p.Get("vertical").Str() != "healthcare" || p.Get("employees").Float() != 1200 || p.Get("notes").Str() != "ransomware in March" || len(p.Get("attributes").MustMap(t)) != 0 {
 		t.Fatalf("prospect: %v", p)
 	}
 	e.runToEnd(admin.Token, "msp-hunter", map[string]any{})

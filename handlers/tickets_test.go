@@ -10,22 +10,22 @@ import (
 )
 
 // submitTicket submits a ticket and returns its data.
-func (e *env) submitTicket(cred, subject, description, priority string) map[string]any {
+func (e *env) submitTicket(cred, subject, description, priority string) apitest.JSON {
 	e.T.Helper()
 	body := map[string]any{"subject": subject, "description": description}
 	if priority != "" {
 		body["priority"] = priority
 	}
-	return e.Do("POST", "/api/tickets/submit", cred, body).Must(e.T, http.StatusCreated).Data()
+	return e.Do("POST", "/api/tickets/submit", cred, body).Must(e.T, http.StatusCreated).Get("data")
 }
 
 // awaitTriage polls a ticket until the tech-support agent has triaged it.
-func (e *env) awaitTriage(cred, id string) map[string]any {
+func (e *env) awaitTriage(cred, id string) apitest.JSON {
 	e.T.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		t := e.Do("GET", "/api/tickets/"+id, cred, nil).Must(e.T, http.StatusOK).Data()
-		if t["triage_status"] != "pending" {
+		t := e.Do("GET", "/api/tickets/"+id, cred, nil).Must(e.T, http.StatusOK).Get("data")
+		if !t.Get("triage_status").Is("pending") {
 			return t
 		}
 		if time.Now().After(deadline) {
@@ -40,28 +40,28 @@ func TestTicketTriage(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	sub := e.submitTicket(admin.Token, "Locked out of my account",
 		"I typed my password wrong a few times and now my account is locked out. I can't log in to Windows.", "")
-	if sub["status"] != "open" || sub["triage_status"] != "pending" || sub["ai_triage"] != nil || sub["priority"] != "medium" ||
-		!strings.HasPrefix(sub["id"].(string), "tkt_") || !strings.HasPrefix(sub["triage_run_id"].(string), "run_") {
+	if sub.Get("status").Str() != "open" || sub.Get("triage_status").Str() != "pending" || !sub.Get("ai_triage").IsNull() || sub.Get("priority").Str() != "medium" ||
+		!strings.HasPrefix(sub.Get("id").Str(), "tkt_") || !strings.HasPrefix(sub.Get("triage_run_id").Str(), "run_") {
 		t.Fatalf("submitted ticket: %v", sub)
 	}
-	tk := e.awaitTriage(admin.Token, sub["id"].(string))
-	triage := tk["ai_triage"].(map[string]any)
-	if tk["triage_status"] != "completed" || tk["status"] != "open" || triage["category"] != "account_lockout" ||
-		triage["confidence"].(float64) < 0.6 || triage["suggested_priority"] == "" {
+	tk := e.awaitTriage(admin.Token, sub.Get("id").Str())
+	triage := tk.Get("ai_triage")
+	if tk.Get("triage_status").Str() != "completed" || tk.Get("status").Str() != "open" || triage.Get("category").Str() != "account_lockout" ||
+		triage.Get("confidence").Float() < 0.6 || triage.Get("suggested_priority").Is("") {
 		t.Fatalf("triage: %v", tk)
 	}
-	steps := tk["ai_resolution_steps"].([]any)
-	thread := tk["thread"].([]any)
-	if len(steps) < 5 || len(thread) != 1 || thread[0].(map[string]any)["author_kind"] != "agent" ||
-		!strings.Contains(thread[0].(map[string]any)["body"].(string), steps[0].(string)) {
+	steps := tk.Get("ai_resolution_steps").List()
+	thread := tk.Get("thread").List()
+	if len(steps) < 5 || len(thread) != 1 || thread[0].Get("author_kind").Str() != "agent" ||
+		!strings.Contains(thread[0].Get("body").Str(), steps[0].MustStr(t)) {
 		t.Fatalf("steps %v, thread %v", steps, thread)
 	}
-	if len(tk["escalation_log"].([]any)) != 0 || len(tk["status_history"].([]any)) != 0 {
+	if len(tk.Get("escalation_log").MustList(t)) != 0 || len(tk.Get("status_history").MustList(t)) != 0 {
 		t.Fatalf("a confident triage escalated: %v", tk)
 	}
 	// The triage run is an ordinary tech-support execution.
-	run := e.awaitRun(admin.Token, "tech-support", sub["triage_run_id"].(string), "completed")
-	if run["output"].(map[string]any)["applied_to_ticket"] != true {
+	run := e.awaitRun(admin.Token, "tech-support", sub.Get("triage_run_id").Str(), "completed")
+	if !run.Get("output", "applied_to_ticket").Bool() {
 		t.Fatalf("triage run: %v", run)
 	}
 }
@@ -71,22 +71,22 @@ func TestTicketEscalation(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	member := e.Member(admin, "bob@acme.test", "member")
 	sub := e.submitTicket(member.Token, "Help", "It does not work since this morning.", "low")
-	tk := e.awaitTriage(member.Token, sub["id"].(string))
-	if tk["status"] != "escalated" {
+	tk := e.awaitTriage(member.Token, sub.Get("id").MustStr(t))
+	if tk.Get("status").Str() != "escalated" {
 		t.Fatalf("a vague ticket was not escalated: %v", tk)
 	}
-	log := tk["escalation_log"].([]any)
-	hist := tk["status_history"].([]any)
-	if len(log) != 1 || log[0].(map[string]any)["by"] != "tech-support" || log[0].(map[string]any)["confidence"].(float64) >= 0.6 ||
-		len(hist) != 1 || hist[0].(map[string]any)["from"] != "open" || hist[0].(map[string]any)["to"] != "escalated" {
+	log := tk.Get("escalation_log").List()
+	hist := tk.Get("status_history").List()
+	if len(log) != 1 || log[0].Get("by").Str() != "tech-support" || log[0].Get("confidence").MustFloat(t) >= 0.6 ||
+		len(hist) != 1 || hist[0].Get("from").Str() != "open" || hist[0].Get("to").Str() != "escalated" {
 		t.Fatalf("escalation log %v, history %v", log, hist)
 	}
 	notes := e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, http.StatusOK)
 	if len(notes.List()) != 1 {
 		t.Fatalf("admin notifications: %s", notes.Raw)
 	}
-	n := notes.List()[0].(map[string]any)
-	if n["kind"] != "ticket_escalated" || n["ref"] != sub["id"] || !strings.HasPrefix(n["id"].(string), "ntf_") || n["title"] != "Ticket escalated: Help" {
+	n := notes.Get("data", "0")
+	if n.Get("kind").Str() != "ticket_escalated" || !n.Get("ref").Equal(sub.Get("id")) || !strings.HasPrefix(n.Get("id").Str(), "ntf_") || n.Get("title").Str() != "Ticket escalated: Help" {
 		t.Fatalf("notification: %v", n)
 	}
 	if got := e.Do("GET", "/api/notifications", member.Token, nil).Must(t, http.StatusOK).List(); len(got) != 0 {
@@ -105,15 +105,15 @@ func TestTicketVisibility(t *testing.T) {
 	cat := e.Member(admin, "cat@acme.test", "member")
 	readKey := e.APIKey(admin, "read")
 	stranger := e.Register("zoe@other.test", "Other")
-	bobs := e.submitTicket(bob.Token, "Printer jam", "The office printer shows a paper jam.", "low")["id"].(string)
-	cats := e.submitTicket(cat.Token, "VPN drops", "My VPN disconnects every few minutes.", "high")["id"].(string)
+	bobs := e.submitTicket(bob.Token, "Printer jam", "The office printer shows a paper jam.", "low").Get("id").MustStr(t)
+	cats := e.submitTicket(cat.Token, "VPN drops", "My VPN disconnects every few minutes.", "high").Get("id").MustStr(t)
 	e.awaitTriage(bob.Token, bobs)
 	e.awaitTriage(cat.Token, cats)
 
 	ids := func(cred, query string) []string {
 		var out []string
-		for _, item := range e.Do("GET", "/api/tickets"+query, cred, nil).Must(t, http.StatusOK).List() {
-			out = append(out, item.(map[string]any)["id"].(string))
+		for _, item := range e.Do("GET", "/api/tickets"+query, cred, nil).Must(t, http.StatusOK).Get("data").List() {
+			out = append(out, item.Get("id").MustStr(t))
 		}
 		return out
 	}
@@ -163,7 +163,7 @@ func TestTicketUpdatesAndMessages(t *testing.T) {
 	admin := e.Register("ann@acme.test", "Acme")
 	bob := e.Member(admin, "bob@acme.test", "member")
 	stranger := e.Register("zoe@other.test", "Other")
-	id := e.submitTicket(bob.Token, "Backup failed", "Last night's backup job failed with an error.", "medium")["id"].(string)
+	id := e.submitTicket(bob.Token, "Backup failed", "Last night's backup job failed with an error.", "medium").Get("id").MustStr(t)
 	path := "/api/tickets/" + id
 	e.awaitTriage(bob.Token, id)
 
@@ -206,20 +206,19 @@ func TestTicketUpdatesAndMessages(t *testing.T) {
 			t.Fatalf("step %q", s.name)
 		}
 	}
-	tk := e.Do("GET", path, bob.Token, nil).Must(t, 200).Data()
+	tk := e.Do("GET", path, bob.Token, nil).Must(t, 200).Get("data")
 	var changes []string
-	for _, c := range tk["status_history"].([]any) {
-		m := c.(map[string]any)
-		from, _ := m["from"].(string)
-		to, _ := m["to"].(string)
-		changes = append(changes, m["field"].(string)+":"+from+">"+to)
+	for _, m := range tk.Get("status_history").MustList(t) {
+		from := m.Get("from").Str()
+		to := m.Get("to").Str()
+		changes = append(changes, m.Get("field").MustStr(t)+":"+from+">"+to)
 	}
 	want := []string{"priority:medium>high", "assignee:>" + admin.ID, "status:open>in_progress", "status:in_progress>resolved",
 		"status:resolved>open", "status:open>closed", "assignee:" + admin.ID + ">"}
 	if strings.Join(changes, " ") != strings.Join(want, " ") {
 		t.Fatalf("history\n%v\nwant\n%v", changes, want)
 	}
-	if tk["status"] != "closed" || tk["assignee"] != nil || tk["priority"] != "high" || tk["resolved_at"] == nil {
+	if tk.Get("status").Str() != "closed" || !tk.Get("assignee").IsNull() || tk.Get("priority").Str() != "high" || tk.Get("resolved_at").IsNull() {
 		t.Fatalf("ticket after updates: %v", tk)
 	}
 
@@ -231,8 +230,8 @@ func TestTicketUpdatesAndMessages(t *testing.T) {
 	}
 	key := e.APIKey(admin, "write")
 	e.Do("POST", path+"/messages", key, map[string]string{"body": "Closing note from the PSA sync."}).Must(t, http.StatusCreated)
-	thread := e.Do("GET", path, admin.Token, nil).Must(t, 200).Data()["thread"].([]any)
-	if len(thread) != 3 || thread[1].(map[string]any)["body"] != "Thanks, it works now." || thread[2].(map[string]any)["author_kind"] != "apikey" {
+	thread := e.Do("GET", path, admin.Token, nil).Must(t, 200).Get("data", "thread").List()
+	if len(thread) != 3 || thread[1].Get("body").Str() != "Thanks, it works now." || thread[2].Get("author_kind").Str() != "apikey" {
 		t.Fatalf("thread: %v", thread)
 	}
 }
@@ -271,7 +270,7 @@ func TestTicketSubmitValidation(t *testing.T) {
 			t.Errorf("%s: error %q, want it to say %q", body, msg, want)
 		}
 	}
-	if n := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).Body["pagination"].(map[string]any)["total"]; n != 0.0 {
+	if n := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).Get("pagination", "total"); !n.Is(0) {
 		t.Fatalf("refused tickets were stored: %v", n)
 	}
 	e.Do("GET", "/api/tickets/tkt_00000000000000000000000000", admin.Token, nil).WantError(t, 404, "not_found", "")
@@ -284,9 +283,9 @@ func TestTicketTriageRunsArePrivate(t *testing.T) {
 	cat := e.Member(admin, "cat@acme.test", "member")
 	e.StopRunner() // runs stay queued
 	tk := e.submitTicket(bob.Token, "Printer jam", "The office printer shows a paper jam.", "low")
-	runID := tk["triage_run_id"].(string)
+	runID := tk.Get("triage_run_id").MustStr(t)
 
-	e.Do("POST", "/api/agents/tech-support/execute", cat.Token, map[string]any{"ticket_id": tk["id"]}).WantError(t, 404, "not_found", "")
+	e.Do("POST", "/api/agents/tech-support/execute", cat.Token, map[string]any{"ticket_id": tk.Get("id").Any()}).WantError(t, 404, "not_found", "")
 	e.Do("GET", "/api/agents/tech-support/executions/"+runID, cat.Token, nil).WantError(t, 404, "not_found", "")
 	e.Do("POST", "/api/agents/tech-support/executions/"+runID+"/cancel", cat.Token, nil).WantError(t, 404, "not_found", "")
 	if got := e.Do("GET", "/api/agents/tech-support/executions", cat.Token, nil).Must(t, 200).List(); len(got) != 0 {
@@ -295,21 +294,21 @@ func TestTicketTriageRunsArePrivate(t *testing.T) {
 	if got := e.Do("GET", "/api/agents/tech-support/executions", bob.Token, nil).Must(t, 200).List(); len(got) != 1 {
 		t.Fatalf("the submitter's runs: %v", got)
 	}
-	e.Do("POST", "/api/agents/tech-support/execute", bob.Token, map[string]any{"ticket_id": tk["id"]}).Must(t, http.StatusAccepted)
+	e.Do("POST", "/api/agents/tech-support/execute", bob.Token, map[string]any{"ticket_id": tk.Get("id").Any()}).Must(t, http.StatusAccepted)
 
 	// Cancelling the triage leaves the ticket to a human.
 	e.Do("POST", "/api/agents/tech-support/executions/"+runID+"/cancel", admin.Token, nil).Must(t, 200)
-	got := e.Do("GET", "/api/tickets/"+tk["id"].(string), bob.Token, nil).Must(t, 200).Data()
-	if got["status"] != "escalated" || got["triage_status"] != "failed" ||
-		got["escalation_log"].([]any)[0].(map[string]any)["reason"] != "Automatic triage cancelled; a technician needs to review this ticket." {
+	got := e.Do("GET", "/api/tickets/"+tk.Get("id").MustStr(t), bob.Token, nil).Must(t, 200).Get("data")
+	if got.Get("status").Str() != "escalated" || got.Get("triage_status").Str() != "failed" ||
+		got.Get("escalation_log", "0", "reason").Str() != "Automatic triage cancelled; a technician needs to review this ticket." {
 		t.Fatalf("ticket after its triage was cancelled: %v", got)
 	}
 	// The submitter cannot take it out of the human queue, only close it.
-	e.Do("PATCH", "/api/tickets/"+tk["id"].(string), bob.Token, map[string]string{"status": "open"}).WantError(t, 403, "forbidden", "")
-	e.Do("PATCH", "/api/tickets/"+tk["id"].(string), bob.Token, map[string]string{"status": "closed"}).Must(t, 200)
-	e.Do("PATCH", "/api/tickets/"+tk["id"].(string), bob.Token, map[string]string{"status": "open"}).Must(t, 200)
-	notes := e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, 200).List()
-	if len(notes) != 1 || notes[0].(map[string]any)["kind"] != "ticket_escalated" {
+	e.Do("PATCH", "/api/tickets/"+tk.Get("id").MustStr(t), bob.Token, map[string]string{"status": "open"}).WantError(t, 403, "forbidden", "")
+	e.Do("PATCH", "/api/tickets/"+tk.Get("id").MustStr(t), bob.Token, map[string]string{"status": "closed"}).Must(t, 200)
+	e.Do("PATCH", "/api/tickets/"+tk.Get("id").MustStr(t), bob.Token, map[string]string{"status": "open"}).Must(t, 200)
+	notes := e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, 200).Get("data").List()
+	if len(notes) != 1 || notes[0].Get("kind").Str() != "ticket_escalated" {
 		t.Fatalf("notifications: %v", notes)
 	}
 }
@@ -322,7 +321,7 @@ func TestTicketSubmitSpendsTheRunBudget(t *testing.T) {
 	e.Do("POST", "/api/agents/onboarding/execute", admin.Token, nil).Must(t, http.StatusAccepted)
 	e.Do("POST", "/api/tickets/submit", admin.Token, map[string]string{"subject": "VPN", "description": "Still drops."}).
 		WantError(t, http.StatusTooManyRequests, "rate_limited", "")
-	if n := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).Body["pagination"].(map[string]any)["total"]; n != 1.0 {
+	if n := e.Do("GET", "/api/tickets", admin.Token, nil).Must(t, 200).Get("pagination", "total"); n.Float() != 1 {
 		t.Fatalf("%v tickets after a refused submit", n)
 	}
 }

@@ -41,9 +41,8 @@ func TestSuricataWebhookRealData(t *testing.T) {
 		t.Fatalf("%v events from %d alert lines", r.Data()["count"], lines)
 	}
 	list := e.Do("GET", "/api/events?limit=200", key, nil).Must(t, http.StatusOK)
-	for _, item := range list.List() {
-		ev := item.(map[string]any)
-		if ev["source"] != "suricata" || ev["type"] != "threat_detected" || ev["asset"] == "" || ev["details"] == nil {
+	for _, ev := range list.Get("data").List() {
+		if ev.Get("source").Str() != "suricata" || ev.Get("type").Str() != "threat_detected" || ev.Get("asset").Is("") || ev.Get("details").IsNull() {
 			t.Fatalf("event: %v", ev)
 		}
 	}
@@ -53,12 +52,12 @@ func TestSuricataWebhookRealData(t *testing.T) {
 
 	verify := readTestdata(t, "../eve/testdata/verify_samples.jsonl")
 	v := e.postWebhook("suricata", key, "application/json", verify).Must(t, http.StatusCreated)
-	if v.Data()["dns_queries"].(float64) == 0 {
+	if v.Get("data", "dns_queries").Float() == 0 {
 		t.Fatalf("no DNS telemetry from the verify samples: %s", v.Raw)
 	}
-	nh := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Data()
-	protection := nh["protection"].(map[string]any)
-	if protection["event_sources_reporting"].(float64) < 1 || protection["last_dns_query"] == nil {
+	nh := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Get("data")
+	protection := nh.Get("protection")
+	if protection.Get("event_sources_reporting").Float() < 1 || protection.Get("last_dns_query").IsNull() {
 		t.Fatalf("network health: %v", nh)
 	}
 }
@@ -75,7 +74,7 @@ func TestSuricataWebhookRejectsBadLine(t *testing.T) {
 	if !strings.Contains(r.Str("error"), "line 3") {
 		t.Fatalf("message does not name the line: %s", r.Raw)
 	}
-	if total := e.Do("GET", "/api/events", key, nil).Body["pagination"].(map[string]any)["total"]; total != float64(0) {
+	if total := e.Do("GET", "/api/events", key, nil).Get("pagination", "total"); !total.Is(0) {
 		t.Fatalf("a rejected batch stored %v events", total)
 	}
 }
@@ -90,7 +89,7 @@ func TestNativeWebhookAndRefusals(t *testing.T) {
 	if r.Data()["count"] != float64(1) {
 		t.Fatalf("native: %s", r.Raw)
 	}
-	if src := e.Do("GET", "/api/events", key, nil).List()[0].(map[string]any)["source"]; src != "webhook:native" {
+	if src := e.Do("GET", "/api/events", key, nil).Get("data", "0", "source"); src.Str() != "webhook:native" {
 		t.Fatalf("source %v", src)
 	}
 	e.postWebhook("splunk", key, "application/json", body).WantFields(t, "source")
@@ -131,8 +130,8 @@ func TestStratosphereThroughWebhook(t *testing.T) {
 	for start := 0; start < len(lines); start += 400 {
 		chunk := bytes.Join(lines[start:min(start+400, len(lines))], []byte("\n"))
 		r := e.postWebhook("suricata", key, "application/x-ndjson", chunk).Must(t, http.StatusCreated)
-		events += int(r.Data()["count"].(float64))
-		dns += int(r.Data()["dns_queries"].(float64))
+		events += r.Get("data", "count").MustInt(t)
+		dns += r.Get("data", "dns_queries").MustInt(t)
 	}
 	var stored, queries int
 	e.Store.DB().QueryRow(`SELECT COUNT(*) FROM events`).Scan(&stored)
@@ -174,12 +173,12 @@ func TestNativeDNSTelemetry(t *testing.T) {
 	if r.Data()["dns_queries"] != float64(len(queries)) {
 		t.Fatalf("%v of %d queries taken", r.Data()["dns_queries"], len(queries))
 	}
-	nh := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Data()
-	day := nh["dns"].(map[string]any)["24h"].(map[string]any)
-	top := nh["top_blocked_domains"].([]any)
-	t.Logf("%d queries, %v blocked trackers; top: %v", len(queries), day["blocked_trackers"], top[0])
-	if day["queries"] != float64(len(queries)) || day["blocked_trackers"].(float64) == 0 || len(top) == 0 ||
-		nh["protection"].(map[string]any)["dns_filtering_active"] != true {
+	nh := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Get("data")
+	day := nh.Get("dns", "24h")
+	top := nh.Get("top_blocked_domains").List()
+	t.Logf("%d queries, %v blocked trackers; top: %v", len(queries), day.Get("blocked_trackers"), top[0])
+	if !day.Get("queries").Is(len(queries)) || day.Get("blocked_trackers").Float() == 0 || len(top) == 0 ||
+		!nh.Get("protection", "dns_filtering_active").Bool() {
 		t.Fatalf("network health: %v", nh)
 	}
 	bad := map[string]any{"dns": []map[string]string{{"timestamp": "x", "client": "nope", "domain": "-bad domain", "qtype": "A"}}}
@@ -195,7 +194,7 @@ func TestSuricataOutOfRangeTimestamps(t *testing.T) {
 			`"alert":{"action":"allowed","signature_id":1,"signature":"ET SCAN x","severity":3}}`
 		e.postWebhook("suricata", key, "application/json", []byte(line)).WantFields(t, "body")
 	}
-	if total := e.Do("GET", "/api/events", key, nil).Body["pagination"].(map[string]any)["total"]; total != float64(0) {
+	if total := e.Do("GET", "/api/events", key, nil).Get("pagination", "total"); !total.Is(0) {
 		t.Fatalf("stored %v", total)
 	}
 }
@@ -209,12 +208,12 @@ func TestDNSWindowsAreHours(t *testing.T) {
 	}
 	e.postWebhook("native", key, "application/json", mustJSON(map[string]any{"dns": []map[string]string{q(time.Hour), q(35 * time.Hour)}})).
 		Must(t, http.StatusCreated)
-	dns := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Data()["dns"].(map[string]any)
-	if dns["24h"].(map[string]any)["queries"] != float64(1) || dns["7d"].(map[string]any)["queries"] != float64(2) {
+	dns := e.Do("GET", "/api/dashboard/network-health", key, nil).Must(t, http.StatusOK).Get("data", "dns")
+	if dns.Get("24h", "queries").Float() != 1 || dns.Get("7d", "queries").Float() != 2 {
 		t.Fatalf("windows: %v", dns)
 	}
 	// A DNS-only sensor counts as a reporting source.
-	if r := e.Do("GET", "/api/dashboard/network-health", key, nil).Data()["protection"].(map[string]any)["event_sources_reporting"]; r != float64(1) {
+	if r := e.Do("GET", "/api/dashboard/network-health", key, nil).Get("data", "protection", "event_sources_reporting"); r.Float() != 1 {
 		t.Fatalf("reporting sources %v", r)
 	}
 }

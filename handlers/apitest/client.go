@@ -47,18 +47,7 @@ func (r Response) List() []any {
 }
 
 // Str follows path through nested objects to a string ("" if absent).
-func (r Response) Str(path ...string) string {
-	var v any = r.Body
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = m[p]
-	}
-	s, _ := v.(string)
-	return s
-}
+func (r Response) Str(path ...string) string { return r.Get(path...).Str() }
 
 // Must fails the test unless the answer has the wanted status.
 func (r Response) Must(t testing.TB, status int) Response {
@@ -85,10 +74,9 @@ func (r Response) WantError(t testing.TB, status int, code, message string) {
 func (r Response) WantFields(t testing.TB, fields ...string) {
 	t.Helper()
 	r.WantError(t, http.StatusBadRequest, "validation_error", "")
-	got, _ := r.Body["fields"].([]any)
 	var names []string
-	for _, f := range got {
-		names = append(names, f.(string))
+	for _, f := range r.Get("fields").List() {
+		names = append(names, f.MustStr(t))
 	}
 	if strings.Join(names, ",") != strings.Join(fields, ",") {
 		t.Fatalf("fields %v, want %v (%s)", names, fields, r.Raw)
