@@ -19,7 +19,9 @@ func (a *API) table() []Route {
 		row("POST", "/api/auth/logout", Session, a.logout, throttled(AuthBucket), audited(audit.Logout)),
 		row("POST", "/api/auth/logout-all", Session, a.logoutAll, throttled(AuthBucket), audited(audit.LogoutAll)),
 		row("POST", "/api/auth/refresh", Session, a.refresh, throttled(AuthBucket)),
-		row("GET", "/api/auth/me", Session, a.me, throttled(AuthBucket)),
+		// Reading one's own session is no guess: the credential's bucket, not the
+		// sign-in buckets (a console page load reads it).
+		row("GET", "/api/auth/me", Session, a.me),
 		row("GET", "/api/user/profile", Session, a.me),
 		row("POST", "/api/auth/change-password", Session, a.changePassword, throttled(AuthBucket), audited(audit.ChangePassword)),
 		row("POST", "/api/auth/reset-request", Public, a.resetRequest, throttled(ResetBuckets)),
