@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"garrison/app"
 	"garrison/demo"
 	"garrison/handlers"
 	"garrison/memory"
@@ -45,6 +46,11 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 			log.Error("cpu profile", "err", err)
 		}
 	}()
+	unlock, err := app.LockDataDir(cfg.dataDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	a, err := newApp(ctx, cfg, log, opts)
 	if err != nil {
 		return err
@@ -55,7 +61,7 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 			return err
 		}
 	}
-	tlsConfig, err := loadTLS(cfg, a.Now)
+	tlsConfig, selfSigned, err := loadTLS(cfg, a.Now)
 	if err != nil {
 		return err
 	}
@@ -104,6 +110,7 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	for _, name := range slices.Sorted(maps.Keys(cfg.limits)) {
 		log.Info("rate limit", "name", name, "limit", cfg.limits[name].String())
 	}
+	greeting(stderr, cfg, httpsLn.Addr().String(), selfSigned)
 	if ready != nil {
 		ready(httpsLn.Addr().String(), httpAddr)
 	}

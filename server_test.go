@@ -339,7 +339,7 @@ func TestTLSHostsAndFileModes(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(t)
 	cfg.dataDir, cfg.tlsHosts = dir, []string{"garrison.msp.example", "10.20.30.40"}
-	tlsCfg, err := loadTLS(cfg, time.Now)
+	tlsCfg, _, err := loadTLS(cfg, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

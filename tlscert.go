@@ -4,16 +4,19 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -23,23 +26,51 @@ const (
 )
 
 // loadTLS returns the HTTPS configuration: the given certificate, or a
-// self-signed ECDSA one made once into the data directory.
-func loadTLS(cfg config, now func() time.Time) (*tls.Config, error) {
+// self-signed ECDSA one made once into the data directory, with its
+// SHA-256 fingerprint for the operator to check in the browser ("" for a
+// given certificate).
+func loadTLS(cfg config, now func() time.Time) (_ *tls.Config, selfSigned string, err error) {
 	certFile, keyFile := cfg.tlsCert, cfg.tlsKey
 	if certFile == "" {
 		certFile = filepath.Join(cfg.dataDir, selfSignedCert)
 		keyFile = filepath.Join(cfg.dataDir, selfSignedKey)
 		if _, err := os.Stat(certFile); errors.Is(err, os.ErrNotExist) {
 			if err := writeSelfSigned(certFile, keyFile, cfg.tlsHosts, now()); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
-		return nil, fmt.Errorf("load TLS certificate: %w", err)
+		return nil, "", fmt.Errorf("load TLS certificate: %w", err)
 	}
-	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
+	if cfg.tlsCert == "" {
+		selfSigned = fingerprint(cert.Certificate[0])
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, selfSigned, nil
+}
+
+// fingerprint is a certificate's SHA-256 fingerprint as browsers show it:
+// upper-case hex bytes joined by colons.
+func fingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	parts := make([]string, len(sum))
+	for i, b := range sum {
+		parts[i] = fmt.Sprintf("%02X", b)
+	}
+	return strings.Join(parts, ":")
+}
+
+// greeting tells the operator, on the terminal, where to open the console
+// and, for the self-signed certificate, which fingerprint the browser must
+// show.
+func greeting(w io.Writer, cfg config, httpsAddr, selfSigned string) {
+	url := strings.TrimSuffix(cfg.baseURL, "/") + "/"
+	fmt.Fprintf(w, "Garrison is serving %s on %s (data in %s). Open %s in a browser.\n", versionLine(), httpsAddr, cfg.dataDir, url)
+	if selfSigned != "" {
+		fmt.Fprintf(w, "Its certificate is self-signed: before you accept it, check that the browser shows this SHA-256 fingerprint:\n  %s\n",
+			selfSigned)
+	}
 }
 
 // writeSelfSigned makes the certificate for localhost, the loopback

@@ -99,6 +99,7 @@ type App struct {
 	Handler    http.Handler
 
 	settings Settings
+	version  string
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -136,12 +137,12 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Store: st, settings: s, log: o.Log, now: o.Now, Metrics: metrics.New()}
+	a := &App{Store: st, settings: s, log: o.Log, now: o.Now, Metrics: metrics.New(), version: o.Version}
 	a.Limits = handlers.NewRateLimits(handlers.LimitsConfig{Limits: s.Limits, Trusted: s.TrustedProxies, Now: limiterClock})
 	a.KeyUse = account.NewKeyUse(account.KeyUseConfig{Store: st, Log: o.Log})
 	a.Mailer = mail.New(mail.Config{Store: st, Log: o.Log, Now: o.Now, BaseURL: s.BaseURL, SMTPAddr: s.SMTPAddr, From: s.SMTPFrom,
 		Username: s.SMTPUsername, Password: s.SMTPPassword, Observe: func(outcome string) {
-			a.Metrics.Add("garrison_mail_deliveries_total", "Outbox delivery attempts, by outcome.", 1, "outcome", outcome)
+			a.Metrics.Add(mailDeliveriesName, mailDeliveriesHelp, 1, "outcome", outcome)
 		}})
 	model := llm.New(llm.Config{URL: s.LLMURL, Model: s.LLMModel, APIKey: s.LLMAPIKey, Timeout: s.LLMTimeout})
 	a.Compliance = compliance.New(compliance.Config{Store: st, Now: o.Now,
@@ -151,7 +152,7 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 	a.Runner = agents.NewRunner(agents.Config{Store: st, Log: o.Log, Now: o.Now, Workers: s.AgentWorkers,
 		Timeout: s.AgentTimeout, LLM: model, Compliance: a.Compliance, CVEs: agents.IntelCVEs(a.Intel), Mailer: a.Mailer,
 		Observe: func(agent, status string) {
-			a.Metrics.Add("garrison_agent_runs_total", "Agent runs ended, by agent and status.", 1, "agent", agent, "status", status)
+			a.Metrics.Add(agentRunsName, agentRunsHelp, 1, "agent", agent, "status", status)
 		}})
 	a.Accounts = account.New(account.Config{Store: st, Passwords: credential.NewHasher(o.PasswordIterations),
 		Sessions: o.Sessions, KeyUse: a.KeyUse, Mailer: a.Mailer, Now: o.Now, Log: o.Log,

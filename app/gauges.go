@@ -15,6 +15,8 @@ import (
 // fold's lag, the database's files, the Go runtime.
 func (a *App) registerGauges() {
 	m, dataDir := a.Metrics, a.settings.DataDir
+	a.declareCounters()
+	registerProcess(m, a.version)
 	read := func(f func(ctx context.Context) (float64, error)) func() []metrics.Sample {
 		return func() []metrics.Sample {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

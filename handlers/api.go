@@ -97,6 +97,7 @@ func New(d Deps) *API {
 	a := &API{Deps: d, ingestBudget: newInflight(d.IngestInflight)}
 	a.routes = a.table()
 	a.healthyBody = healthyBody(d.Version, d.Accounts.Registration())
+	a.declareMetrics()
 	return a
 }
 

@@ -165,11 +165,36 @@ func (a *API) ingestBody(w http.ResponseWriter, r *http.Request, kind string) (i
 	return a.Ingest.Ingest(r.Context(), orgID, kind, body)
 }
 
+// The API's own counters, beside the per-route ones.
+const (
+	ingestBatchesName = "garrison_ingest_batches_total"
+	ingestBatchesHelp = "Ingest requests accepted (POST /events and webhooks)."
+	ingestEventsName  = "garrison_ingest_events_total"
+	ingestEventsHelp  = "Events accepted by ingest."
+	refusalsName      = "garrison_ratelimit_refusals_total"
+	refusalsHelp      = "Requests refused by a rate-limit bucket, by bucket."
+)
+
+// declareMetrics makes the API's counters present, at zero, from the
+// first scrape.
+func (a *API) declareMetrics() {
+	if a.Metrics == nil {
+		return
+	}
+	a.Metrics.Declare(ingestBatchesName, ingestBatchesHelp)
+	a.Metrics.Declare(ingestEventsName, ingestEventsHelp)
+	var buckets [][]string
+	for _, name := range a.Limits.names {
+		buckets = append(buckets, []string{"bucket", name})
+	}
+	a.Metrics.Declare(refusalsName, refusalsHelp, buckets...)
+}
+
 // countIngest counts an accepted batch and its events.
 func (a *API) countIngest(events int) {
 	if a.Metrics == nil {
 		return
 	}
-	a.Metrics.Add("garrison_ingest_batches_total", "Ingest requests accepted (POST /events and webhooks).", 1)
-	a.Metrics.Add("garrison_ingest_events_total", "Events accepted by ingest.", float64(events))
+	a.Metrics.Add(ingestBatchesName, ingestBatchesHelp, 1)
+	a.Metrics.Add(ingestEventsName, ingestEventsHelp, float64(events))
 }

@@ -100,7 +100,7 @@ func (a *API) charge(w http.ResponseWriter, r *http.Request, l *ratelimit.Limite
 // so far, and refuses (and counts the refusal) when it is one.
 func (a *API) applyDecision(w http.ResponseWriter, r *http.Request, l *ratelimit.Limiter, d ratelimit.Decision) error {
 	if !d.Allowed && a.Metrics != nil {
-		a.Metrics.Add("garrison_ratelimit_refusals_total", "Requests refused by a rate-limit bucket, by bucket.", 1, "bucket", a.Limits.names[l])
+		a.Metrics.Add(refusalsName, refusalsHelp, 1, "bucket", a.Limits.names[l])
 	}
 	req := stateOf(r.Context())
 	if req == nil {

@@ -44,8 +44,8 @@ type histogram struct {
 }
 
 type gauge struct {
-	name, help string
-	read       func() []Sample
+	name, help, typ string
+	read            func() []Sample
 }
 
 // Sample is one gauge value with its labels.
@@ -93,11 +93,42 @@ func (r *Registry) Add(name, help string, v float64, labels ...string) {
 	f.values[labelSet(labels)] += v
 }
 
+// Declare makes a counter present from the first scrape: at zero for each
+// label set given (name, value, name, value…), or unlabelled when none is.
+// A scraper then sees the family before anything happened, and rates over
+// it start from zero instead of from the first event.
+func (r *Registry) Declare(name, help string, labelSets ...[]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, ok := r.counters[name]
+	if !ok {
+		f = &family{help: help, typ: "counter", values: map[string]float64{}}
+		r.counters[name] = f
+	}
+	if len(labelSets) == 0 {
+		labelSets = [][]string{nil}
+	}
+	for _, labels := range labelSets {
+		k := labelSet(labels)
+		if _, ok := f.values[k]; !ok {
+			f.values[k] = 0
+		}
+	}
+}
+
 // Gauge registers a gauge read at each scrape.
 func (r *Registry) Gauge(name, help string, read func() []Sample) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.gauges = append(r.gauges, gauge{name, help, read})
+	r.gauges = append(r.gauges, gauge{name, help, "gauge", read})
+}
+
+// CounterFunc registers a counter the process keeps elsewhere (the CPU
+// time the kernel counts), read at each scrape.
+func (r *Registry) CounterFunc(name, help string, read func() []Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gauges = append(r.gauges, gauge{name, help, "counter", read})
 }
 
 // Names and help of the per-route families.
@@ -164,7 +195,7 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 	r.mu.Unlock()
 	sort.Slice(gauges, func(i, j int) bool { return gauges[i].name < gauges[j].name })
 	for _, g := range gauges {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", g.name, g.help, g.name)
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", g.name, g.help, g.name, g.typ)
 		for _, s := range g.read() {
 			fmt.Fprintf(&b, "%s%s %s\n", g.name, labelSet(s.Labels), number(s.Value))
 		}

@@ -129,3 +129,21 @@ func BenchmarkRouteObserve(b *testing.B) {
 		})
 	}
 }
+
+func TestDeclare(t *testing.T) {
+	r := New()
+	r.Declare("x_total", "X.")
+	r.Declare("y_total", "Y.", []string{"k", "a"}, []string{"k", "b"})
+	r.Add("y_total", "Y.", 2, "k", "b")
+	r.Declare("y_total", "Y.", []string{"k", "b"}) // declaring again keeps the count
+	var b strings.Builder
+	r.WriteTo(&b)
+	want := "# HELP x_total X.\n# TYPE x_total counter\nx_total 0\n" +
+		"# HELP y_total Y.\n# TYPE y_total counter\ny_total{k=\"a\"} 0\ny_total{k=\"b\"} 2\n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	if err := Check(b.String()); err != nil {
+		t.Fatal(err)
+	}
+}
