@@ -61,9 +61,18 @@ func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) 
 		return CreatedOrg{}, err
 	}
 	verify, verifyHash := credential.NewToken()
+	// The operator vouches for the address, so it needs no confirmation
+	// mail: the admin hears of the account through the set-password mail,
+	// or from the operator who chose the password.
+	var notice store.Mail
+	if o.Password != "" {
+		notice = store.Mail{To: o.AdminEmail, Subject: "Your Garrison organization " + o.Name,
+			Body: "The operator of this Garrison appliance made an administrator account of " + o.Name +
+				" for this address, with a password they will give you.\n"}
+	}
 	u, err := a.store.Register(ctx, store.NewAccount{Email: o.AdminEmail, Name: o.AdminName, PasswordHash: hash, OrgName: o.Name, Plan: o.Plan,
 		Verify:     store.UserToken{Hash: verifyHash, Purpose: store.PurposeVerify, ExpiresAt: a.now().Add(time.Hour)},
-		VerifyMail: store.Mail{To: o.AdminEmail, Subject: "Your Garrison organization " + o.Name, Body: "Your administrator account was made by the appliance's operator."}})
+		VerifyMail: notice})
 	if err != nil {
 		return CreatedOrg{}, err
 	}
@@ -75,7 +84,7 @@ func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) 
 		token, tokenHash := credential.NewToken()
 		until := a.now().Add(setPasswordTTL)
 		if err := a.store.IssueResetToken(ctx, u.ID, store.UserToken{Hash: tokenHash, Purpose: store.PurposeReset, ExpiresAt: until},
-			a.mail.Reset(o.AdminEmail, token)); err != nil {
+			a.mail.SetPassword(o.AdminEmail, o.Name, token, setPasswordTTL, until)); err != nil {
 			return CreatedOrg{}, err
 		}
 		out.SetPasswordToken, out.SetPasswordUntil = token, until

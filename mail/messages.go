@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"garrison/store"
+	"garrison/wording"
 )
 
 // link builds a URL on the configured base, never on the request's Host.
@@ -43,6 +45,19 @@ func (m *Mailer) Reset(to, token string) store.Mail {
 			m.link("/reset-password", token) + "\n\nor set it with the API (at least 12 characters):\n\n" +
 			m.apiCall("/auth/reset-confirm", map[string]string{"token": token, "new_password": "YOUR NEW PASSWORD"}) +
 			"\nIf it was not you, ignore this message; the password stays as it is.\n"}
+}
+
+// SetPassword is the mail of an admin account the appliance's operator
+// made (garrison org create): it says for how long, and until when, its
+// link lets the admin choose a password.
+func (m *Mailer) SetPassword(to, orgName, token string, valid time.Duration, until time.Time) store.Mail {
+	return store.Mail{To: to, Subject: "Choose your password for " + orgName + " on Garrison",
+		Body: "The operator of this Garrison appliance made an administrator account of " + orgName + " for this address.\n\n" +
+			"Choose your password by opening the link below within " + wording.Count(int(valid/time.Hour), "hour", "hours") +
+			" (before " + until.UTC().Format(time.RFC3339) + "):\n\n" +
+			m.link("/reset-password", token) + "\n\nor set it with the API (at least 12 characters):\n\n" +
+			m.apiCall("/auth/reset-confirm", map[string]string{"token": token, "new_password": "YOUR NEW PASSWORD"}) +
+			"\nAfter that time, ask the operator for a new link, or use \"Forgot your password?\" on the sign-in page.\n"}
 }
 
 // Invite is the mail that invites someone into an organization.

@@ -18,6 +18,9 @@ const (
 )
 
 func queueMail(ctx context.Context, tx *sql.Tx, m Mail, now time.Time) error {
+	if m.To == "" { // nothing to say
+		return nil
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (to_addr, subject, body, created_at) VALUES (?, ?, ?, ?)`,
 		valid.NormalEmail(m.To), m.Subject, m.Body, ms(now)); err != nil {
 		return fmt.Errorf("queue mail: %w", err)
