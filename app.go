@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"garrison/app"
@@ -21,6 +23,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 	now := opts.now
 	if now == nil {
 		now = time.Now
+	}
+	// The secret lives in the data directory, made here on a first start.
+	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	secret, err := loadSecret(cfg.dataDir)
 	if err != nil {

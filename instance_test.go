@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,4 +65,29 @@ func TestStartTellsWhereAndWhichCertificate(t *testing.T) {
 	if len(presented) != 32*3-1 {
 		t.Errorf("fingerprint %q", presented)
 	}
+}
+
+// TestFirstStartMakesTheDataDirectory: a first start on a data directory
+// that does not exist yet makes it, with its secret, database and
+// certificate.
+func TestFirstStartMakesTheDataDirectory(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.dataDir = filepath.Join(t.TempDir(), "fresh", "data")
+	startServer(t, cfg)
+	for _, f := range []string{secretFileName, "garrison.db", selfSignedCert} {
+		if _, err := os.Stat(filepath.Join(cfg.dataDir, f)); err != nil {
+			t.Errorf("first start: %v", err)
+		}
+	}
+	a, err := newApp(context.Background(), testConfigAt(t, filepath.Join(t.TempDir(), "new")), newLogger(cfg, io.Discard), appOptions{})
+	if err != nil {
+		t.Fatalf("newApp on a new directory: %v", err)
+	}
+	a.Close()
+}
+
+func testConfigAt(t *testing.T, dir string) config {
+	cfg := testConfig(t)
+	cfg.dataDir = dir
+	return cfg
 }
