@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"garrison/app"
@@ -48,7 +49,20 @@ func appSettings(cfg config) app.Settings {
 		AgentTimeout: cfg.agentTimeout, LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMAPIKey: cfg.llmAPIKey,
 		LLMTimeout: cfg.llmTimeout, IngestInflight: cfg.ingestInflight, IntelImportOrgs: cfg.intelImportOrgs,
 		Retention: cfg.retention, AuditRetention: cfg.auditRetention, IntelSyncURLs: cfg.intelSyncURLs,
-		IntelSyncEvery: cfg.intelSyncEvery}
+		IntelSyncEvery: cfg.intelSyncEvery, SelfSignedCert: selfSignedCertOf(cfg)}
+}
+
+// selfSignedCertOf is the certificate file the server makes for itself,
+// "" when it is given one.
+func selfSignedCertOf(cfg config) string {
+	if cfg.tlsCert != "" {
+		return ""
+	}
+	path, err := filepath.Abs(filepath.Join(cfg.dataDir, selfSignedCert))
+	if err != nil {
+		return filepath.Join(cfg.dataDir, selfSignedCert)
+	}
+	return path
 }
 
 func newLogger(cfg config, w interface{ Write([]byte) (int, error) }) *slog.Logger {

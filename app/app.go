@@ -42,13 +42,17 @@ type Settings struct {
 	BaseURL string
 	// SessionTTL is a session token's lifetime (shown to the compliance
 	// checks; the codec itself is Options.Sessions).
-	SessionTTL      time.Duration
-	DefaultPlan     string
-	Registration    string
-	SMTPAddr        string
-	SMTPFrom        string
-	SMTPUsername    string
-	SMTPPassword    string
+	SessionTTL   time.Duration
+	DefaultPlan  string
+	Registration string
+	SMTPAddr     string
+	SMTPFrom     string
+	SMTPUsername string
+	SMTPPassword string
+	// SelfSignedCert is the server's own certificate file when it made
+	// one ("": a certificate clients trust); mail written to the log names
+	// it in its curl commands.
+	SelfSignedCert  string
 	Limits          map[string]ratelimit.Limit
 	TrustedProxies  []netip.Prefix
 	AgentWorkers    int
@@ -141,7 +145,7 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 	a.Limits = handlers.NewRateLimits(handlers.LimitsConfig{Limits: s.Limits, Trusted: s.TrustedProxies, Now: limiterClock})
 	a.KeyUse = account.NewKeyUse(account.KeyUseConfig{Store: st, Log: o.Log})
 	a.Mailer = mail.New(mail.Config{Store: st, Log: o.Log, Now: o.Now, BaseURL: s.BaseURL, SMTPAddr: s.SMTPAddr, From: s.SMTPFrom,
-		Username: s.SMTPUsername, Password: s.SMTPPassword, Observe: func(outcome string) {
+		Username: s.SMTPUsername, Password: s.SMTPPassword, CACert: s.SelfSignedCert, Observe: func(outcome string) {
 			a.Metrics.Add(mailDeliveriesName, mailDeliveriesHelp, 1, "outcome", outcome)
 		}})
 	model := llm.New(llm.Config{URL: s.LLMURL, Model: s.LLMModel, APIKey: s.LLMAPIKey, Timeout: s.LLMTimeout})

@@ -41,6 +41,11 @@ type Config struct {
 	From     string
 	Username string // SMTP AUTH PLAIN when set
 	Password string
+	// CACert is the server's self-signed certificate file ("" for a
+	// certificate clients trust): mail written to the log is read on the
+	// appliance, and its curl commands name the file so they work as
+	// printed.
+	CACert string
 	// Observe, when set, hears each delivery attempt's outcome ("sent",
 	// "logged", or the failed status).
 	Observe func(outcome string)
@@ -55,6 +60,7 @@ type Mailer struct {
 	now     func() time.Time
 	wake    chan struct{}
 	observe func(outcome string)
+	caCert  string // for the curl commands of mail written to the log
 }
 
 // New builds a mailer over the store's outbox.
@@ -62,6 +68,8 @@ func New(cfg Config) *Mailer {
 	m := &Mailer{baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), store: cfg.Store, log: cfg.Log, now: cfg.Now, wake: make(chan struct{}, 1), observe: cfg.Observe}
 	if cfg.SMTPAddr != "" {
 		m.smtp = &smtpSender{addr: cfg.SMTPAddr, from: cfg.From, username: cfg.Username, password: cfg.Password}
+	} else {
+		m.caCert = cfg.CACert
 	}
 	return m
 }

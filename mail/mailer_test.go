@@ -195,3 +195,24 @@ func TestResetMailFromQueue(t *testing.T) {
 	}
 	t.Fatal("reset mail never produced")
 }
+
+// TestLoggedMailNamesTheCertificate: mail written to the log is read on
+// the appliance, so its curl commands trust the server's own certificate;
+// mail sent to a mailbox elsewhere does not name a file of this machine.
+func TestLoggedMailNamesTheCertificate(t *testing.T) {
+	for _, tc := range []struct {
+		name, smtp, want string
+		named            bool
+	}{
+		{"written to the log", "", "curl --cacert '/srv/garrison/data/tls-cert.pem' -X POST https://garrison.test/api/auth/verify-email", true},
+		{"sent by SMTP", "127.0.0.1:2525", "curl -X POST https://garrison.test/api/auth/verify-email", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := mail.New(mail.Config{BaseURL: "https://garrison.test", SMTPAddr: tc.smtp, CACert: "/srv/garrison/data/tls-cert.pem"})
+			body := m.Verify("ann@acme.test", "tok").Body
+			if !strings.Contains(body, tc.want) || strings.Contains(body, "--cacert") != tc.named {
+				t.Fatalf("body:\n%s", body)
+			}
+		})
+	}
+}

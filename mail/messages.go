@@ -21,7 +21,11 @@ func (m *Mailer) link(path, token string) string {
 // reachable from where they read mail), as a curl command to paste.
 func (m *Mailer) apiCall(path string, body map[string]string) string {
 	raw, _ := json.Marshal(body) // a map of strings always encodes
-	return "  curl -X POST " + m.baseURL + "/api" + path + " \\\n" +
+	cacert := ""
+	if m.caCert != "" {
+		cacert = "--cacert " + shellQuote(m.caCert) + " "
+	}
+	return "  curl " + cacert + "-X POST " + m.baseURL + "/api" + path + " \\\n" +
 		"    -H 'Content-Type: application/json' -d " + shellQuote(string(raw)) + "\n"
 }
 
