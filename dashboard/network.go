@@ -84,6 +84,13 @@ func (b *Board) NetworkHealth(ctx context.Context, orgID string) (Health, error)
 		}
 		h.DNS[win.name] = dnsStats(t)
 	}
+	// The top blocked domains count over everything retained: their
+	// totals are this window's, so the list never adds up past them.
+	retained, err := b.store.DNSTotals(ctx, orgID, time.Unix(0, 0))
+	if err != nil {
+		return h, err
+	}
+	h.DNS["retained"] = dnsStats(retained)
 	top, err := b.store.TopBlockedDomains(ctx, orgID, topN)
 	if err != nil {
 		return h, err

@@ -35,27 +35,55 @@ const (
 	demoDays = 30
 )
 
-// demoSignature is a detection the demo sensors raise, with the asset
-// classes it hits.
+// demoSignature is a detection the demo sensors raise: on which assets
+// (a few each, as real detections are), from which outside addresses
+// (inbound ones) or from the asset itself (outbound ones).
 type demoSignature struct {
 	typ               string
 	severity          event.Severity
 	message, category string
 	weight            int
+	assets            []string
+	attackers         []string // outside sources of inbound detections; none: the asset is the source
+	// days bounds when it fires, in days ago (first, last); zero: the
+	// whole month. An incident has its days, then is cleaned up.
+	days [2]int
 }
 
 var demoSignatures = []demoSignature{
-	{event.TypeThreat, event.Low, "ET SCAN Potential SSH Scan", "Attempted Information Leak", 30},
-	{event.TypeThreat, event.Low, "ET SCAN Behavioral Unusual Port 445 traffic Potential Scan or Infection", "Misc activity", 20},
-	{event.TypeThreat, event.Medium, "ET POLICY Outbound SMB to external network", "Potential Corporate Privacy Violation", 10},
-	{event.TypeThreat, event.Medium, "ET WEB_SERVER Possible SQL Injection Attempt UNION SELECT", "Web Application Attack", 6},
-	{event.TypeThreat, event.High, "ET EXPLOIT Possible Apache Log4j RCE Attempt (CVE-2021-44228)", "Attempted Administrator Privilege Gain", 2},
-	{event.TypeThreat, event.Critical, "ET MALWARE Win32/Emotet CnC Activity", "A Network Trojan was detected", 1},
-	{event.TypeBlocked, event.Low, "Dropped TCP connection to known botnet controller", "", 15},
-	{event.TypeBlocked, event.Medium, "Blocked outbound RDP to the internet", "", 5},
-	{event.TypeDNS, event.Medium, "DNS query with unusually long subdomain (possible tunnelling)", "", 3},
-	{event.TypePolicy, event.Info, "USB mass storage device connected", "", 6},
-	{event.TypePolicy, event.Medium, "Local administrator account login outside business hours", "", 2},
+	{event.TypeThreat, event.Low, "ET SCAN Potential SSH Scan", "Attempted Information Leak", 30,
+		[]string{"edge-rtr.demo.local", "web-01.demo.local", "mail-01.demo.local"}, []string{"203.0.113.7", "203.0.113.45", "198.51.100.23"}, [2]int{}},
+	{event.TypeThreat, event.Low, "ET SCAN Behavioral Unusual Port 445 traffic Potential Scan or Infection", "Misc activity", 20,
+		[]string{"file-01.demo.local", "dc-01.demo.local", ws(3), ws(4), ws(8), ws(11)}, []string{"10.20.0.18"}, [2]int{}},
+	{event.TypeThreat, event.Medium, "ET POLICY Outbound SMB to external network", "Potential Corporate Privacy Violation", 10,
+		[]string{ws(3), ws(11)}, nil, [2]int{}},
+	{event.TypeThreat, event.Medium, "ET WEB_SERVER Possible SQL Injection Attempt UNION SELECT", "Web Application Attack", 6,
+		[]string{"web-01.demo.local"}, []string{"198.51.100.77", "203.0.113.201"}, [2]int{}},
+	{event.TypeThreat, event.High, "ET EXPLOIT Possible Apache Log4j RCE Attempt (CVE-2021-44228)", "Attempted Administrator Privilege Gain", 2,
+		[]string{"web-01.demo.local", "mail-01.demo.local"}, []string{"203.0.113.245"}, [2]int{}},
+	// Emotet on ws-07 three weeks ago, cleaned up; on ws-12 since yesterday.
+	{event.TypeThreat, event.Critical, "ET MALWARE Win32/Emotet CnC Activity", "A Network Trojan was detected", 8,
+		[]string{ws(7)}, nil, [2]int{24, 18}},
+	{event.TypeThreat, event.Critical, "ET MALWARE Win32/Emotet CnC Activity", "A Network Trojan was detected", 8,
+		[]string{ws(12)}, nil, [2]int{1, 0}},
+	{event.TypeBlocked, event.Low, "Dropped TCP connection to known botnet controller", "", 15,
+		[]string{ws(7), ws(12), "ws-frontdesk.demo.local"}, nil, [2]int{}},
+	{event.TypeBlocked, event.Medium, "Blocked outbound RDP to the internet", "", 5, []string{ws(15)}, nil, [2]int{}},
+	{event.TypeDNS, event.Medium, "DNS query with unusually long subdomain (possible tunnelling)", "", 3, []string{ws(7)}, nil, [2]int{24, 18}},
+	{event.TypePolicy, event.Info, "USB mass storage device connected", "", 6,
+		[]string{ws(2), ws(5), ws(9), ws(14), "ws-frontdesk.demo.local"}, nil, [2]int{}},
+	{event.TypePolicy, event.Medium, "Local administrator account login outside business hours", "", 2,
+		[]string{"dc-01.demo.local", "file-01.demo.local"}, nil, [2]int{}},
+}
+
+// demoIP is the inventory address of a demo host.
+func demoIP(host string) string {
+	for _, a := range demoAssets {
+		if a.Hostname == host {
+			return a.IP
+		}
+	}
+	return ""
 }
 
 var demoBenignDomains = []string{"www.microsoft.com", "login.microsoftonline.com", "outlook.office365.com", "update.googleapis.com",
@@ -124,17 +152,21 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 		var dns []store.DNSQuery
 		for range 150 + r.IntN(250) {
 			s := weighted[r.IntN(len(weighted))]
+			if s.days != [2]int{} && (d > s.days[0] || d < s.days[1]) {
+				continue // not one of its days
+			}
 			at := dayStart.Add(time.Duration(r.Int64N(int64(24 * time.Hour))))
 			if at.After(now) {
 				continue
 			}
-			asset := fmt.Sprintf("ws-%02d.demo.local", r.IntN(25))
-			if s.typ == event.TypeThreat && r.IntN(3) == 0 {
-				asset = fmt.Sprintf("srv-%02d.demo.local", r.IntN(6))
+			asset := s.assets[r.IntN(len(s.assets))]
+			src, dest := demoIP(asset), "203.0.113.66" // outbound: the asset calls out
+			if len(s.attackers) > 0 {
+				src, dest = s.attackers[r.IntN(len(s.attackers))], demoIP(asset)
 			}
 			events = append(events, store.NewEvent{Type: s.typ, Severity: s.severity, Timestamp: at, Source: "suricata",
 				Asset: asset, Message: s.message, Indicator: s.message, Category: s.category,
-				Details: []byte(fmt.Sprintf(`{"src_ip":"203.0.113.%d","demo":true}`, r.IntN(250)))})
+				Details: []byte(fmt.Sprintf(`{"src_ip":%q,"dest_ip":%q,"demo":true}`, src, dest))})
 		}
 		for range 600 + r.IntN(400) {
 			at := dayStart.Add(time.Duration(r.Int64N(int64(24 * time.Hour))))
@@ -146,7 +178,7 @@ func seedDemo(ctx context.Context, st *store.Store, orgID string, blocked *block
 				domain = trackers[r.IntN(len(trackers))]
 			}
 			category, _ := blocked.Match(domain)
-			dns = append(dns, store.DNSQuery{Timestamp: at, Source: "suricata", Client: fmt.Sprintf("10.20.0.%d", 10+r.IntN(25)),
+			dns = append(dns, store.DNSQuery{Timestamp: at, Source: "suricata", Client: demoClients[r.IntN(len(demoClients))],
 				Domain: domain, QType: "A", RCode: "NOERROR", Category: category})
 		}
 		if _, err := st.Ingest(ctx, orgID, events, dns); err != nil {
@@ -211,7 +243,7 @@ func seedDemoWork(ctx context.Context, st *store.Store, admin store.User) error 
 		return err
 	}
 	for _, r := range []store.NewRun{
-		{Agent: "threat-researcher", Params: []byte(`{"target":"srv-01.demo.local"}`)},
+		{Agent: "threat-researcher", Params: []byte(`{"target":"web-01.demo.local"}`)},
 		{Agent: "onboarding", Params: []byte(`{}`)},
 		// An audit of all four frameworks: the compliance pages have a
 		// completed report as soon as the server's workers start.

@@ -16,20 +16,6 @@ import (
 //go:embed data/demo-nvd.json data/demo-kev.json data/NOTICE.md
 var demoIntel embed.FS
 
-// demoAssets run software some of the demo CVEs affect (and some they do
-// not: the mail server runs a fixed Exim).
-var demoAssets = []intel.AssetInput{
-	{Hostname: "web-01.demo.local", IP: "10.10.1.20", OS: "Ubuntu 10.04", Owner: "Smith Dental", Software: []store.Software{
-		{Vendor: "php", Product: "php", Version: "5.3.10"}, {Vendor: "phpmyadmin", Product: "phpmyadmin", Version: "3.1.2"},
-		{Vendor: "linux", Product: "linux_kernel", Version: "2.6.32"}}},
-	{Hostname: "mail-01.demo.local", IP: "10.10.1.25", OS: "Debian 6", Owner: "Smith Dental", Software: []store.Software{
-		{Vendor: "exim", Product: "exim", Version: "4.72"}, {Vendor: "linux", Product: "linux_kernel", Version: "2.6.32"}}},
-	{Hostname: "ws-frontdesk.demo.local", IP: "10.10.2.14", OS: "Windows 7", Owner: "Smith Dental", Software: []store.Software{
-		{Vendor: "oracle", Product: "jre", Version: "1.5.0"}}},
-	{Hostname: "edge-rtr.demo.local", IP: "10.10.0.1", OS: "Cisco IOS", Owner: "Smith Dental", Software: []store.Software{
-		{Vendor: "cisco", Product: "ios", Version: "12.2(15)zj1"}}},
-}
-
 var demoWatched = []string{"CVE-2012-1823", "CVE-2010-4344", "CVE-2009-1151", "CVE-2011-3544", "CVE-2010-3904", "CVE-2004-1464"}
 
 // seedDemoIntel loads the demo's intelligence into the store (public data,
