@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"garrison/valid"
 )
 
 // eachRecord calls fn for every record of a JSON-lines or JSON-array
@@ -49,8 +51,21 @@ func eachLine(data []byte, fn func(int, record) error) error {
 	return nil
 }
 
+// errDuplicateKey refuses a record holding a key twice: Go keeps the
+// last, another reader the first.
+type errDuplicateKey struct{ path string }
+
+func (e errDuplicateKey) Error() string {
+	return fmt.Sprintf("the key %q is given twice; a key may appear once in an object", e.path)
+}
+
 // decodeLine decodes exactly one JSON object.
 func decodeLine(b []byte) (record, error) {
+	if json.Valid(b) {
+		if path, dup := valid.DuplicateKey(b); dup {
+			return nil, errDuplicateKey{path}
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // keeps flow_id and other large integers exact
 	var v any
@@ -77,8 +92,15 @@ func eachElement(data []byte, fn func(int, record) error) error {
 		if n > MaxRecords {
 			return &lineError{line: n, err: ErrTooManyRecords}
 		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return &lineError{line: n, err: fmt.Errorf("malformed JSON: %w", err)}
+		}
+		if path, dup := valid.DuplicateKey(raw); dup {
+			return &lineError{line: n, err: errDuplicateKey{path}}
+		}
+		v, err := decodeValue(raw)
+		if err != nil {
 			return &lineError{line: n, err: fmt.Errorf("malformed JSON: %w", err)}
 		}
 		r, err := asRecord(v)
@@ -96,6 +118,15 @@ func eachElement(data []byte, fn func(int, record) error) error {
 		return &lineError{line: n + 1, err: errors.New("malformed JSON: data after the end of the array")}
 	}
 	return nil
+}
+
+// decodeValue decodes one JSON value, large integers kept exact.
+func decodeValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
 }
 
 func asRecord(v any) (record, error) {

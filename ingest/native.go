@@ -63,12 +63,15 @@ func parseNative(body []byte, sh shape, now time.Time, classify func(domain stri
 	if !json.Valid(body) {
 		return Batch{}, syntaxProblem(body)
 	}
+	if path, dup := valid.DuplicateKey(body); dup {
+		return Batch{}, valid.Field(path, duplicateProblem)
+	}
 	var events, dns []byte
 	var others []string
 	isObject, _ := eachMember(body, func(key string, value []byte) error {
 		switch {
 		case key == "events":
-			events = value // the last one wins, as in encoding/json
+			events = value
 		case key == "dns" && sh.dns:
 			dns = value
 		default:
@@ -134,6 +137,10 @@ func parseNative(body []byte, sh shape, now time.Time, classify func(domain stri
 	}
 	return b, nil
 }
+
+// duplicateProblem refuses a key given twice: Go keeps the last, another
+// reader the first, so the record would say two things.
+const duplicateProblem = "is given twice; a key may appear once in an object"
 
 // measure checks the lists' types and counts their records, stopping one
 // past MaxRecords: a body of millions of entries costs no allocation.

@@ -75,7 +75,7 @@ call -X PATCH $B/alerts/$ALERT -H "Authorization: Bearer $TOKEN" -H 'Content-Typ
 
 # A Suricata sensor posts its EVE log to the webhook (not rate limited). The
 # sample was recorded in 2018: its times are moved to now, since events older
-# than the retention (30 days by default) would be pruned within a minute.
+# than the retention (90 days by default) would be pruned within a minute.
 EVE_NOW=$(date -u +%Y-%m-%dT%H:%M:%S.000000+0000)
 sed -E 's/"timestamp":"[^"]*"/"timestamp":"'$EVE_NOW'"/' eve/testdata/ccdc_sample.jsonl |
   call -X POST $B/webhooks/suricata -H "Authorization: Bearer $WKEY" -H 'Content-Type: application/x-ndjson' --data-binary @-
