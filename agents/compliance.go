@@ -60,8 +60,8 @@ func audit(ctx context.Context, env *Env, run store.AgentRun, params Params) (Re
 	var parts []string
 	for _, fr := range a.Frameworks {
 		summaries[fr.Framework] = fr.Summary
-		parts = append(parts, fmt.Sprintf("%s %d%% (%d of %d assessed controls pass, %d manual)", fr.Name,
-			fr.Summary.CompletionPercentage, fr.Summary.Passed, fr.Summary.Passed+fr.Summary.Failed, fr.Summary.Manual))
+		parts = append(parts, fmt.Sprintf("%s %d%% (%d of %d applicable controls pass, %d not assessed)", fr.Name,
+			fr.Summary.CompletionPercentage, fr.Summary.Passing, fr.Summary.Applicable, fr.Summary.NotAssessed))
 	}
 	var worst []map[string]any
 	var named []string

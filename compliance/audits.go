@@ -71,11 +71,18 @@ func parseAudit(a store.Audit) (AuditReport, error) {
 		if err := json.Unmarshal(a.Summary, &r.Summary); err != nil {
 			return r, fmt.Errorf("audit %s summary: %w", a.ID, err)
 		}
+		for id, s := range r.Summary {
+			s.derive()
+			r.Summary[id] = s
+		}
 	}
 	if a.Results != nil && a.Status == store.AuditCompleted {
 		r.Results = &AuditResults{}
 		if err := json.Unmarshal(a.Results, r.Results); err != nil {
 			return r, fmt.Errorf("audit %s results: %w", a.ID, err)
+		}
+		for i := range r.Results.Frameworks {
+			r.Results.Frameworks[i].Summary.derive()
 		}
 	}
 	return r, nil
@@ -92,7 +99,7 @@ type FrameworkStatus struct {
 	LastAuditAt   *time.Time
 	LastReportID  string
 	ControlsTotal int
-	Summary       Summary // zero before the first audit
+	Summary       Summary // NotAudited before the first audit
 }
 
 // Overview reads each framework's status.
@@ -108,7 +115,7 @@ func (e *Engine) Overview(ctx context.Context, orgID string) ([]FrameworkStatus,
 	var out []FrameworkStatus
 	for _, fw := range frameworks {
 		s := FrameworkStatus{ID: fw.ID, Name: fw.Name, Version: fw.Version, Enabled: true, OpenGaps: open[fw.ID],
-			ControlsTotal: len(fw.Controls)}
+			ControlsTotal: len(fw.Controls), Summary: NotAudited(len(fw.Controls))}
 		if a, ok := latest[fw.ID]; ok {
 			r, err := parseAudit(a)
 			if err != nil {

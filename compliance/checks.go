@@ -3,6 +3,7 @@ package compliance
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -186,7 +187,7 @@ var dataChecks = []*Check{
 		Controls: map[string][]string{"soc2": {"CC6.1"}, "hipaa": {"164.308(a)(5)(ii)(D)"}, "nist": {"PR.AA-01"}, "cis": {"5.2"}},
 		Steps: []string{
 			"Run Garrison with its default password rules (at least 12 characters, PBKDF2-HMAC-SHA256 with 600,000 iterations).",
-			"Ask every user to change a password set under weaker rules (POST /api/auth/change-password).",
+			"Ask every user whose password was set under weaker rules to change it (Settings, Organization tab, Change password).",
 		},
 		evaluate: func(f *Facts) outcome {
 			s := f.Settings
@@ -200,7 +201,7 @@ var dataChecks = []*Check{
 		Controls: map[string][]string{"soc2": {"CC6.1"}, "hipaa": {"164.312(a)(2)(iii)"}, "nist": {"PR.AA-03"}, "cis": {"4.3"}},
 		Steps: []string{
 			"Restart Garrison with --jwt-ttl 24h or shorter.",
-			"Have users who must stay signed in use POST /api/auth/refresh instead of long-lived tokens.",
+			"Rather than raising the lifetime, give tools that need lasting access an API key with an expiry, and have people sign in again when their session ends.",
 		},
 		evaluate: func(f *Facts) outcome {
 			ttl := f.Settings.SessionTTL
@@ -213,8 +214,8 @@ var dataChecks = []*Check{
 		ID: "admin_count", Title: "Administrator rights are limited", Severity: event.Medium,
 		Controls: map[string][]string{"soc2": {"CC6.3"}, "hipaa": {"164.308(a)(4)(ii)(B)"}, "nist": {"PR.AA-05"}, "cis": {"5.4", "6.8"}},
 		Steps: []string{
-			"List the organization's users (GET /api/org/members) and decide who administers it.",
-			"Demote the others to member (PATCH /api/org/members/:id with role member).",
+			"On Settings, Members and invites, decide who administers the organization.",
+			"Make the others members there (the role button beside each name).",
 		},
 		evaluate: func(f *Facts) outcome {
 			all, _ := admins(f)
@@ -229,7 +230,7 @@ var dataChecks = []*Check{
 		ID: "admins_verified", Title: "Every administrator has a confirmed e-mail address", Severity: event.High,
 		Controls: map[string][]string{"soc2": {"CC6.2"}, "hipaa": {"164.312(d)"}, "nist": {"PR.AA-02"}, "cis": {"5.1"}},
 		Steps: []string{
-			"Ask each administrator listed to confirm their address with the link Garrison mailed (POST /api/auth/verify-email).",
+			"Ask each administrator without a confirmed address to open the confirmation link Garrison mailed them.",
 			"Demote or remove administrator accounts nobody confirms within a week.",
 		},
 		evaluate: func(f *Facts) outcome {
@@ -243,8 +244,8 @@ var dataChecks = []*Check{
 		ID: "key_expiry", Title: "API keys expire", Severity: event.Medium,
 		Controls: map[string][]string{"soc2": {"CC6.1"}, "hipaa": {"164.308(a)(4)(ii)(C)"}, "nist": {"PR.AA-01"}, "cis": {"6.2"}},
 		Steps: []string{
-			"Give every API key an expiry: create a replacement with expires_at (POST /api/api-keys), move the integration to it, revoke the old key.",
-			"Or let Garrison set a 90-day expiry on each key without one (POST /api/compliance/remediate with auto_apply true).",
+			"Give every API key an expiry: on Settings, API keys, create a replacement with an expiry date, move the integration to it, then revoke the old key.",
+			"Or let Garrison set a " + strconv.Itoa(int(account.KeyMaxLifetime/(24*time.Hour))) + "-day expiry on each key without one (Remediate on the gap, Compliance page).",
 		},
 		evaluate: func(f *Facts) outcome {
 			keys := keysWithoutExpiry(f)
@@ -260,8 +261,8 @@ var dataChecks = []*Check{
 		ID: "dormant_keys", Title: "API keys unused for " + wording.Days(account.KeyDormantAfter) + " are revoked", Severity: event.Medium,
 		Controls: map[string][]string{"soc2": {"CC6.2"}, "hipaa": {"164.308(a)(3)(ii)(C)"}, "nist": {"PR.AA-01"}, "cis": {"5.3"}},
 		Steps: []string{
-			"Confirm nothing still uses the keys listed (their last use is on GET /api/api-keys).",
-			"Revoke them (DELETE /api/api-keys/:id), or let Garrison revoke them (POST /api/compliance/remediate with auto_apply true).",
+			"On Settings, API keys, confirm nothing still uses the keys not used for " + wording.Days(account.KeyDormantAfter) + " (the Last used column).",
+			"Revoke them there, or let Garrison revoke them (Remediate on the gap, Compliance page).",
 		},
 		evaluate: func(f *Facts) outcome {
 			keys := dormantKeys(f)
@@ -284,7 +285,7 @@ var dataChecks = []*Check{
 		Controls: map[string][]string{"soc2": {"CC6.3"}, "hipaa": {"164.308(a)(4)(ii)(B)"}, "nist": {"PR.AA-05"}, "cis": {"5.4"}},
 		Steps: []string{
 			"Check whether each admin-scope key needs that scope; replace it with a write-scope key where it does not.",
-			"Give admin-scope keys an expiry at most " + wording.Days(account.KeyMaxLifetime) + " away, or let Garrison set it (POST /api/compliance/remediate with auto_apply true).",
+			"Give admin-scope keys an expiry at most " + wording.Days(account.KeyMaxLifetime) + " away, or let Garrison set it (Remediate on the gap, Compliance page).",
 		},
 		evaluate: func(f *Facts) outcome {
 			keys := longLivedAdminKeys(f)
@@ -300,8 +301,8 @@ var dataChecks = []*Check{
 		ID: "alert_sla", Title: "Critical and high alerts are handled within their SLA", Severity: event.High,
 		Controls: map[string][]string{"soc2": {"CC7.3", "CC7.4"}, "hipaa": {"164.308(a)(6)(ii)"}, "nist": {"RS.MA-02", "DE.AE-02"}, "cis": {"17.4"}},
 		Steps: []string{
-			"Open each alert listed (GET /api/alerts/:id) and investigate the affected asset.",
-			"Contain the threat, then resolve the alert with a note saying what was done (PATCH /api/alerts/:id).",
+			"Open each critical alert open for over 24 hours and each high one open for over 72 hours on the Alerts page, and investigate the affected asset.",
+			"Contain the threat, then resolve the alert on the Alerts page with a note saying what was done.",
 			"If alerts keep breaching the SLA, name an on-call owner for critical alerts.",
 		},
 		evaluate: func(f *Facts) outcome {
@@ -317,7 +318,7 @@ var dataChecks = []*Check{
 		Controls: map[string][]string{"soc2": {"CC7.2"}, "hipaa": {"164.312(b)", "164.308(a)(1)(ii)(D)"}, "nist": {"DE.CM-01", "DE.CM-09", "PR.PS-04"},
 			"cis": {"8.2", "8.9", "13.1"}},
 		Steps: []string{
-			"Connect a sensor: POST events to /api/events, or point Suricata's EVE output at /api/webhooks/suricata.",
+			"Connect a sensor: point Suricata's EVE output at Garrison's Suricata webhook, or send events from your tools through Garrison's events API.",
 			"For each silent source listed, check the sensor is running and can reach Garrison.",
 		},
 		evaluate: func(f *Facts) outcome {
@@ -360,8 +361,8 @@ var dataChecks = []*Check{
 		ID: "vulnerability_sla", Title: "Watched vulnerabilities are patched within their SLA", Severity: event.High,
 		Controls: map[string][]string{"soc2": {"CC7.1"}, "hipaa": {"164.308(a)(1)(ii)(B)"}, "nist": {"ID.RA-01", "PR.PS-02"}, "cis": {"7.2", "7.7"}},
 		Steps: []string{
-			"Update the affected assets of each overdue CVE listed (GET /api/cve-watchlist/{id} names them), KEV-listed first, then by CVSS score.",
-			"Update the asset's software list (PATCH /api/assets/{id}) with the new version, so the CVE no longer matches it.",
+			"Patch the affected assets of each overdue CVE (the CVE watchlist page names them), KEV-listed first, then by CVSS score.",
+			"Update each patched asset's software list on the Assets page with the new version, so the CVE no longer matches it.",
 			"Where no patch exists, apply the vendor's mitigation and record it in an attestation of the control.",
 		},
 		evaluate: func(f *Facts) outcome {
@@ -392,8 +393,8 @@ var dataChecks = []*Check{
 		ID: "incident_tickets", Title: "Incident tickets are handled within 72 hours", Severity: event.Medium,
 		Controls: map[string][]string{"soc2": {"CC7.4", "CC7.5"}, "hipaa": {"164.308(a)(6)(ii)"}, "nist": {"RS.MA-01", "RS.MA-04"}, "cis": {"17.3"}},
 		Steps: []string{
-			"Assign each ticket listed to a named engineer (PATCH /api/tickets/:id with assignee).",
-			"Work it to resolution and record what was done in the thread (POST /api/tickets/:id/messages).",
+			"On the Tickets page, assign each high-priority or escalated ticket open for over 72 hours to a named engineer.",
+			"Work it to resolution and record what was done in a reply on the ticket.",
 		},
 		evaluate: func(f *Facts) outcome {
 			o := f.OverdueTickets
@@ -408,7 +409,7 @@ var dataChecks = []*Check{
 		Controls: map[string][]string{"soc2": {"CC7.3"}, "hipaa": {"164.308(a)(1)(ii)(D)"}, "nist": {"DE.AE-02"}, "cis": {"8.11"}},
 		Steps: []string{
 			"Review the open alerts at least weekly.",
-			"Resolve each reviewed alert with a note (PATCH /api/alerts/:id), so the review is on record.",
+			"Resolve each reviewed alert on the Alerts page with a note, so the review is on record.",
 		},
 		evaluate: func(f *Facts) outcome {
 			// Unreviewed: an alert open for a week while nothing was
@@ -458,16 +459,17 @@ func policyCheck(t *Template) *Check {
 		ID: "policy_" + strings.ReplaceAll(t.ID, "-", "_"), Title: "The " + t.Name + " is adopted", Severity: event.Medium,
 		Controls: t.Controls,
 		Steps: []string{
-			"Download the template (GET /api/compliance/templates/" + t.ID + "/download?format=md) and adapt it to the organization.",
-			"Have management approve it and share it with staff.",
-			"Record the adoption (POST /api/compliance/templates/" + t.ID + "/adopt).",
+			"Download the " + t.Name + " from Policy templates on the Compliance page and adapt it to the organization.",
+			"Have management approve the " + t.Name + " and share it with staff.",
+			"Record the " + t.Name + "'s adoption there (Adopt).",
 		},
 		evaluate: func(f *Facts) outcome {
 			a, ok := f.Adopted[t.ID]
 			if !ok {
 				return outcome{Fail, "The " + t.Name + " has not been adopted.", map[string]any{"template_id": t.ID, "adopted": false}}
 			}
-			return outcome{Pass, fmt.Sprintf("The %s was adopted on %s by %s.", t.Name, a.AdoptedAt.Format("2 January 2006"), a.AdoptedBy),
+			return outcome{Pass, fmt.Sprintf("The %s was adopted on %s by %s.", t.Name, a.AdoptedAt.Format("2 January 2006"),
+				newPeople(f.Users, f.Keys).Name(a.AdoptedBy)),
 				map[string]any{"template_id": t.ID, "adopted": true, "adopted_at": timestamp.Format(a.AdoptedAt), "adopted_by": a.AdoptedBy}}
 		},
 		fix: func(f *Facts) []store.RemediationAction {

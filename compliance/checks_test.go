@@ -459,10 +459,18 @@ func TestCheckPolicyAdoption(t *testing.T) {
 		runCheckCases(t, id, []checkCase{
 			{tmpl.ID + " not adopted", func(f *Facts) { delete(f.Adopted, tmpl.ID) }, Fail, "The " + tmpl.Name + " has not been adopted.",
 				map[string]any{"template_id": tmpl.ID, "adopted": false}},
-			{tmpl.ID + " adopted", func(f *Facts) {
+			{tmpl.ID + " adopted by a member: named, not shown by id", func(f *Facts) {
+				f.Users = append(f.Users, store.User{ID: "usr_7", Name: "Ann Lee", Email: "ann@acme.test"})
 				f.Adopted[tmpl.ID] = store.PolicyAdoption{TemplateID: tmpl.ID, AdoptedBy: "usr_7", AdoptedAt: adoptedAt}
-			}, Pass, "The " + tmpl.Name + " was adopted on 1 March 2026 by usr_7.",
+			}, Pass, "The " + tmpl.Name + " was adopted on 1 March 2026 by Ann Lee <ann@acme.test>.",
 				map[string]any{"template_id": tmpl.ID, "adopted": true, "adopted_at": "2026-03-01T09:30:00Z", "adopted_by": "usr_7"}},
+			{tmpl.ID + " adopted by an API key: its name", func(f *Facts) {
+				f.Keys = []store.APIKey{{ID: "key_1", Name: "CI deploy", CreatedAt: testNow}}
+				f.Adopted[tmpl.ID] = store.PolicyAdoption{TemplateID: tmpl.ID, AdoptedBy: "key_1", AdoptedAt: adoptedAt}
+			}, Pass, "The " + tmpl.Name + " was adopted on 1 March 2026 by the API key “CI deploy”.", nil},
+			{tmpl.ID + " adopted by someone since removed", func(f *Facts) {
+				f.Adopted[tmpl.ID] = store.PolicyAdoption{TemplateID: tmpl.ID, AdoptedBy: "usr_7", AdoptedAt: adoptedAt}
+			}, Pass, "The " + tmpl.Name + " was adopted on 1 March 2026 by a former member of the organization.", nil},
 		})
 	}
 }

@@ -77,13 +77,26 @@ func newAttestationView(a store.Attestation, now time.Time) *AttestationView {
 	return v
 }
 
-// Summary counts a framework's controls by result.
+// Summary counts a framework's controls by result. Completion is over
+// every applicable control, assessed or not: a control nobody assessed
+// (manual: no check evidences it and no attestation holds) is not passing.
 type Summary struct {
-	ControlsTotal        int `json:"controls_total"`
-	Passed               int `json:"passed"`
-	Failed               int `json:"failed"`
-	Manual               int `json:"manual"`
-	NotApplicable        int `json:"not_applicable"`
+	ControlsTotal int `json:"controls_total"`
+	Passed        int `json:"passed"`
+	Failed        int `json:"failed"`
+	Manual        int `json:"manual"`
+	NotApplicable int `json:"not_applicable"`
+	// Applicable are the controls that are not not-applicable: assessed
+	// and not assessed.
+	Applicable int `json:"applicable"`
+	// Assessed have a result from checks or a current attestation: passing
+	// and failing.
+	Assessed    int `json:"assessed"`
+	Passing     int `json:"passing"`
+	Failing     int `json:"failing"`
+	NotAssessed int `json:"not_assessed"`
+	// CompletionPercentage is 100 × passing ÷ applicable, rounded down; 0
+	// with no applicable control.
 	CompletionPercentage int `json:"completion_percentage"`
 }
 
@@ -99,9 +112,28 @@ func (s *Summary) add(result string) {
 	case NotApplicable:
 		s.NotApplicable++
 	}
-	if assessed := s.Passed + s.Failed; assessed > 0 {
-		s.CompletionPercentage = 100 * s.Passed / assessed
+	s.derive()
+}
+
+// derive computes the counts that follow from the results, so that a
+// summary stored before they existed reads the same as a new one.
+func (s *Summary) derive() {
+	s.Passing, s.Failing, s.NotAssessed = s.Passed, s.Failed, s.Manual
+	s.Assessed = s.Passing + s.Failing
+	s.Applicable = s.Assessed + s.NotAssessed
+	s.CompletionPercentage = 0
+	if s.Applicable > 0 {
+		s.CompletionPercentage = 100 * s.Passing / s.Applicable
 	}
+}
+
+// NotAudited is a framework's summary before its first audit: every
+// control is applicable until shown otherwise, and none is assessed.
+func NotAudited(controls int) Summary {
+	s := Summary{ControlsTotal: controls, Manual: controls}
+	s.derive()
+	s.Manual = 0 // no result recorded
+	return s
 }
 
 // FrameworkResult is one framework's part of an audit.
@@ -186,7 +218,7 @@ func (ev *evaluation) control(fw *Framework, c Control) (ControlResult, *GapDeta
 		g.RemediationSteps = []string{
 			"Put the control in place: " + c.Title + ".",
 			"Keep the evidence (a document, a ticket, a screenshot) where an auditor can see it.",
-			"Attest the control again (PATCH /api/compliance/controls/" + fw.ID + "/" + c.ID + " with status pass and the evidence_url).",
+			"Attest the control again on the Compliance page, as passing, with a link to the evidence.",
 		}
 		return r, g
 	}

@@ -16,6 +16,16 @@ import (
 	"garrison/valid"
 )
 
+// sum is a summary with its derived counts: applicable = passed + failed +
+// manual, assessed = passed + failed.
+func sum(total, passed, failed, manual, na, pct int) Summary {
+	return Summary{ControlsTotal: total, Passed: passed, Failed: failed, Manual: manual, NotApplicable: na,
+		Applicable: passed + failed + manual, Assessed: passed + failed, Passing: passed, Failing: failed, NotAssessed: manual,
+		CompletionPercentage: pct}
+}
+
+// TestSummaryAdd: completion is passing ÷ every applicable control,
+// assessed or not; only not-applicable controls are left out.
 func TestSummaryAdd(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -23,16 +33,16 @@ func TestSummaryAdd(t *testing.T) {
 		want    Summary
 	}{
 		{"nothing", nil, Summary{}},
-		{"manual only: no completion", []string{Manual, Manual}, Summary{ControlsTotal: 2, Manual: 2}},
-		{"not applicable only", []string{NotApplicable}, Summary{ControlsTotal: 1, NotApplicable: 1}},
-		{"all pass", []string{Pass, Pass, Manual}, Summary{ControlsTotal: 3, Passed: 2, Manual: 1, CompletionPercentage: 100}},
-		{"all fail", []string{Fail, NotApplicable}, Summary{ControlsTotal: 2, Failed: 1, NotApplicable: 1, CompletionPercentage: 0}},
-		{"two of three, rounded down", []string{Pass, Pass, Fail}, Summary{ControlsTotal: 3, Passed: 2, Failed: 1, CompletionPercentage: 66}},
-		{"one of three, rounded down", []string{Pass, Fail, Fail, Manual}, Summary{ControlsTotal: 4, Passed: 1, Failed: 2, Manual: 1,
-			CompletionPercentage: 33}},
-		{"199 of 200 is 99", append(slices.Repeat([]string{Pass}, 199), Fail),
-			Summary{ControlsTotal: 200, Passed: 199, Failed: 1, CompletionPercentage: 99}},
-		{"an unknown result only counts in the total", []string{"weird", Pass}, Summary{ControlsTotal: 2, Passed: 1, CompletionPercentage: 100}},
+		{"manual only: nothing passes", []string{Manual, Manual}, sum(2, 0, 0, 2, 0, 0)},
+		{"not applicable only: nothing to complete", []string{NotApplicable}, sum(1, 0, 0, 0, 1, 0)},
+		{"all assessed pass, one not assessed", []string{Pass, Pass, Manual}, sum(3, 2, 0, 1, 0, 66)},
+		{"all fail", []string{Fail, NotApplicable}, sum(2, 0, 1, 0, 1, 0)},
+		{"two of three, rounded down", []string{Pass, Pass, Fail}, sum(3, 2, 1, 0, 0, 66)},
+		{"one of four applicable", []string{Pass, Fail, Fail, Manual}, sum(4, 1, 2, 1, 0, 25)},
+		{"not applicable left out", []string{Pass, NotApplicable, NotApplicable, Manual}, sum(4, 1, 0, 1, 2, 50)},
+		{"199 of 200 is 99", append(slices.Repeat([]string{Pass}, 199), Fail), sum(200, 199, 1, 0, 0, 99)},
+		{"every control assessed and passing", []string{Pass, Pass, NotApplicable}, sum(3, 2, 0, 0, 1, 100)},
+		{"an unknown result only counts in the total", []string{"weird", Pass}, sum(2, 1, 0, 0, 0, 100)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,6 +54,23 @@ func TestSummaryAdd(t *testing.T) {
 				t.Errorf("got %+v, want %+v", s, tc.want)
 			}
 		})
+	}
+}
+
+// TestSummaryDerivedOnRead: a summary stored before the derived counts
+// existed (and with completion over assessed controls) reads with them,
+// and with completion over every applicable control.
+func TestSummaryDerivedOnRead(t *testing.T) {
+	stored := `{"cis": {"controls_total": 153, "passed": 54, "failed": 0, "manual": 97, "not_applicable": 2, "completion_percentage": 100}}`
+	r, err := parseAudit(store.Audit{ID: "rpt_1", Summary: []byte(stored)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sum(153, 54, 0, 97, 2, 35); r.Summary["cis"] != want {
+		t.Errorf("got %+v, want %+v", r.Summary["cis"], want)
+	}
+	if got, want := NotAudited(61), (Summary{ControlsTotal: 61, Applicable: 61, NotAssessed: 61}); got != want {
+		t.Errorf("before any audit: %+v, want %+v", got, want)
 	}
 }
 
@@ -207,7 +234,7 @@ func TestGapSteps(t *testing.T) {
 		want := []string{
 			"Put the control in place: " + c.Title + ".",
 			"Keep the evidence (a document, a ticket, a screenshot) where an auditor can see it.",
-			"Attest the control again (PATCH /api/compliance/controls/soc2/CC1.2 with status pass and the evidence_url).",
+			"Attest the control again on the Compliance page, as passing, with a link to the evidence.",
 		}
 		if gap == nil || !slices.Equal(gap.RemediationSteps, want) || gap.AutoRemediable || len(gap.Failed) != 0 {
 			t.Fatalf("gap %+v, want steps %v", gap, want)
@@ -237,14 +264,22 @@ func TestAssess(t *testing.T) {
 			fw, _ := LookupFramework(fr.Framework)
 			// vulnerability_sla is not applicable without a CVE affecting an asset.
 			na := map[string]int{"soc2": 1, "cis": 2}[fr.Framework]
-			want := Summary{ControlsTotal: len(fw.Controls), Passed: mapped(fr.Framework) - na, NotApplicable: na,
-				Manual: len(fw.Controls) - mapped(fr.Framework), CompletionPercentage: 100}
+			passed, manual := mapped(fr.Framework)-na, len(fw.Controls)-mapped(fr.Framework)
+			want := sum(len(fw.Controls), passed, 0, manual, na, 100*passed/(passed+manual))
 			if fr.Summary != want || len(fr.Controls) != len(fw.Controls) || fr.Name != fw.Name || fr.Version != fw.Version {
 				t.Errorf("%s: summary %+v, want %+v", fr.Framework, fr.Summary, want)
 			}
 		}
 		if len(a.Gaps) != 0 {
 			t.Errorf("gaps %+v", a.Gaps)
+		}
+		// Every check passing is not 100%: 97 CIS safeguards and 35 SOC 2
+		// criteria no check evidences and nobody attested.
+		if got, want := a.Frameworks[1].Summary, sum(153, 54, 0, 97, 2, 35); got != want {
+			t.Errorf("cis with every check passing: %+v, want %+v", got, want)
+		}
+		if got, want := a.Frameworks[0].Summary, sum(61, 25, 0, 35, 1, 41); got != want {
+			t.Errorf("soc2 with every check passing: %+v, want %+v", got, want)
 		}
 	})
 	t.Run("gaps most severe first", func(t *testing.T) {
@@ -262,7 +297,7 @@ func TestAssess(t *testing.T) {
 			t.Errorf("gaps %v, want %v", got, want)
 		}
 		s := a.Frameworks[0].Summary
-		if s.Failed != 5 || s.Passed != mapped("cis")-2-5 || s.CompletionPercentage != 100*s.Passed/(s.Passed+5) {
+		if s.Failed != 5 || s.Passed != mapped("cis")-2-5 || s.CompletionPercentage != 100*s.Passed/(153-2) {
 			t.Errorf("summary %+v", s)
 		}
 	})

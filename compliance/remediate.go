@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
+	"garrison/account"
 	"garrison/store"
 	"garrison/valid"
+	"garrison/wording"
 )
 
 // RemediateRequest asks to remediate a gap.
@@ -83,7 +86,7 @@ func (e *Engine) Remediate(ctx context.Context, r RemediateRequest) (Remediation
 			return Remediation{}, err
 		}
 		out.ControlResult = result.Result
-		out.Message = "The control no longer fails (" + result.Result + "); the next audit closes this gap."
+		out.Message = "The control no longer fails (" + resultNow(result.Result) + "); the next audit closes this gap."
 		return out, e.outcome(ctx, &out, result.Result)
 	}
 	out.Steps = detail.RemediationSteps
@@ -118,9 +121,87 @@ func (e *Engine) Remediate(ctx context.Context, r RemediateRequest) (Remediation
 	ev = &evaluation{facts: facts, findings: map[string]Finding{}}
 	after, _ := ev.control(fw, control)
 	out.ControlResult = after.Result
-	out.Message = "Applied; the control now " + map[bool]string{true: "passes", false: "still fails"}[after.Result == Pass] +
-		". The next audit closes the gap once the control no longer fails."
+	out.Message = appliedMessage(out.Changes, after.Result)
 	return out, e.outcome(ctx, &out, after.Result)
+}
+
+// resultNow says where a control stands, in words.
+func resultNow(result string) string {
+	switch result {
+	case Pass:
+		return "it passes now"
+	case NotApplicable:
+		return "it is not applicable now"
+	case Manual:
+		return "no check evidences it now; it needs an attestation"
+	}
+	return "it fails"
+}
+
+// appliedMessage says what an applied remediation changed, what still
+// needs a person, and where the control stands. Adopting a policy is only
+// Garrison's record of it: the message says so rather than calling the
+// control done.
+func appliedMessage(changes []store.Change, result string) string {
+	expired, revoked := 0, 0
+	var policies []string
+	for _, c := range changes {
+		switch {
+		case c.Object == "api_key" && c.Field == "expires_at":
+			expired++
+		case c.Object == "api_key" && c.Field == "status":
+			revoked++
+		case c.Object == "policy_template":
+			name := c.ID
+			if t, ok := LookupTemplate(c.ID); ok {
+				name = t.Name
+			}
+			policies = append(policies, "the "+name)
+		}
+	}
+	var did []string
+	if expired > 0 {
+		did = append(did, "set an expiry "+wording.Days(account.KeyMaxLifetime)+" away on "+wording.Count(expired, "API key", "API keys"))
+	}
+	if revoked > 0 {
+		did = append(did, "revoked "+wording.Count(revoked, "API key", "API keys")+" unused for "+wording.Days(account.KeyDormantAfter))
+	}
+	if len(policies) > 0 {
+		did = append(did, "recorded "+joinWords(policies)+" as adopted")
+	}
+	var b strings.Builder
+	switch {
+	case len(did) == 0:
+		b.WriteString("Garrison found nothing left to change.")
+	case len(policies) > 0 && expired+revoked == 0:
+		b.WriteString("Garrison " + joinWords(did) + "; nothing else was changed.")
+	default:
+		b.WriteString("Garrison " + joinWords(did) + ".")
+	}
+	if len(policies) > 0 {
+		b.WriteString(" Adopting a policy here is a record, not the policy itself: the control is evidenced when " + joinWords(policies) + " " +
+			wording.Agree(len(policies), "has", "have") + " been adapted to the organization, approved by management and shared with staff, " +
+			"which a person still has to do.")
+	}
+	switch {
+	case result == Fail:
+		b.WriteString(" The control still fails: follow the remaining steps, then run a new audit.")
+	case result != Pass:
+		b.WriteString(" The control no longer fails (" + resultNow(result) + "); the next audit closes the gap.")
+	case len(policies) > 0:
+		b.WriteString(" Garrison's checks count the control as passing from now on, and the next audit closes the gap.")
+	default:
+		b.WriteString(" The control passes its checks now; the next audit closes the gap.")
+	}
+	return b.String()
+}
+
+// joinWords writes "a", "a and b", "a, b and c".
+func joinWords(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // outcome records whether the control passes after the remediation.

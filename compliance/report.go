@@ -12,6 +12,7 @@ import (
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/valid"
+	"garrison/wording"
 )
 
 // Report formats.
@@ -60,6 +61,8 @@ type AuditDocument struct {
 	Gaps         []GapView         `json:"gaps"`
 	// RequesterLabel names the requester in the printed report.
 	RequesterLabel string `json:"-"`
+	// people names the requester and the attesters in the printed report.
+	people People
 }
 
 // GapView is a gap the audit found, with its state now.
@@ -77,7 +80,8 @@ const (
 	methodText = "Each control is assessed by the automated checks mapped to it, over a snapshot of the data taken when " +
 		"the audit ran: it fails if any check fails, passes if at least one passes and none fails, and is not applicable " +
 		"if every check is. A control no check can evidence takes the result an administrator attested, until the " +
-		"attestation expires; otherwise it is manual and needs an attestation."
+		"attestation expires; otherwise it is not assessed (manual) and needs an attestation. Completion is the share of applicable " +
+		"controls that pass, every applicable control counted whether it was assessed or not."
 )
 
 // Document builds the audit's document for the organization.
@@ -124,7 +128,10 @@ func (e *Engine) Report(ctx context.Context, orgID, id, format string) (Document
 		return Document{}, err
 	}
 	doc := r.Document(org.Name)
-	doc.RequesterLabel = e.requesterLabel(ctx, orgID, r.RequestedBy)
+	if doc.people, err = e.people(ctx, orgID); err != nil {
+		return Document{}, err
+	}
+	doc.RequesterLabel = doc.people.Name(r.RequestedBy)
 	base := "garrison-audit-" + r.ID
 	switch format {
 	case FormatCSV:
@@ -147,27 +154,39 @@ func auditCSV(d AuditDocument) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"framework", "control", "title", "result", "evidence", "gap_id", "severity"})
+	// First a row per framework with its counts (no control), then a row
+	// per control.
+	for _, fr := range d.Results {
+		w.Write(safeCells(fr.Framework, "", "Summary of "+fr.Name, "", summaryText(fr.Summary), "", ""))
+	}
 	for _, fr := range d.Results {
 		for _, c := range fr.Controls {
 			gap, severity := "", ""
 			if c.GapID != nil {
 				gap, severity = *c.GapID, gapSeverity[*c.GapID].String()
 			}
-			w.Write(safeCells(fr.Framework, c.ControlID, c.Title, c.Result, evidenceText(c), gap, severity))
+			w.Write(safeCells(fr.Framework, c.ControlID, c.Title, c.Result, d.evidence(c), gap, severity))
 		}
 	}
 	w.Flush()
 	return buf.Bytes(), w.Error()
 }
 
-// evidenceText is a control's evidence in one line.
-func evidenceText(c ControlResult) string {
+// summaryText states a framework's counts and completion in a sentence.
+func summaryText(s Summary) string {
+	return fmt.Sprintf("Completion %d%%: %d of %s pass. %d assessed (%d passing, %d failing), %d not assessed, %d not applicable; %s in all.",
+		s.CompletionPercentage, s.Passing, wording.Count(s.Applicable, "applicable control", "applicable controls"), s.Assessed,
+		s.Passing, s.Failing, s.NotAssessed, s.NotApplicable, wording.Count(s.ControlsTotal, "control", "controls"))
+}
+
+// evidence is a control's evidence in one line, people named.
+func (d AuditDocument) evidence(c ControlResult) string {
 	var parts []string
 	for _, f := range c.Findings {
 		parts = append(parts, f.Title+": "+f.Result+". "+f.Evidence)
 	}
 	if a := c.Attestation; a != nil && c.Basis == "attestation" {
-		text := "Attested " + a.Status + " by " + a.AttestedBy + " on " + a.AttestedAt
+		text := "Attested " + a.Status + " by " + d.people.Name(a.AttestedBy) + " on " + dateText(&a.AttestedAt)
 		if a.Note != "" {
 			text += ": " + a.Note
 		}
@@ -191,19 +210,6 @@ func safeCells(cells ...string) []string {
 		}
 	}
 	return cells
-}
-
-// requesterLabel names who requested an audit the way a reader of the
-// printed report knows them: a user by name and address, a key as a key.
-func (e *Engine) requesterLabel(ctx context.Context, orgID, actor string) string {
-	if strings.HasPrefix(actor, "key_") {
-		return "API key " + actor
-	}
-	u, err := e.store.UserByID(ctx, actor)
-	if err != nil || u.OrgID != orgID {
-		return actor // a user since removed from the organization
-	}
-	return fmt.Sprintf("%s <%s> (%s)", u.Name, u.Email, actor)
 }
 
 // AuditDocument is an audit as the API shows it, its organization named.

@@ -14,18 +14,11 @@ import (
 var reportTemplateText string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"date": func(s *string) string {
-		if s == nil {
-			return ""
-		}
-		t, err := timestamp.Parse(*s)
-		if err != nil {
-			return *s
-		}
-		return t.Format("2 January 2006, 15:04 UTC")
-	},
-	"evidence":  evidenceText,
+	"date":      dateTimeText,
+	"day":       dateText,
+	"evidence":  func(ControlResult) string { return "" }, // each report's own, in auditHTML
 	"cssString": cssString,
+	"result":    resultText,
 	"upper":     strings.ToUpper,
 	"name": func(id string) string {
 		if fw, ok := LookupFramework(id); ok {
@@ -44,11 +37,51 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 // auditHTML renders the printable report: one self-contained page, no
 // external assets, every value escaped by html/template.
 func auditHTML(d AuditDocument) ([]byte, error) {
+	t, err := reportTemplate.Clone()
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
-	if err := reportTemplate.Execute(&buf, d); err != nil {
+	if err := t.Funcs(template.FuncMap{"evidence": d.evidence}).Execute(&buf, d); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// resultText is a control's result in words.
+func resultText(result string) string {
+	switch result {
+	case Manual:
+		return "not assessed"
+	case NotApplicable:
+		return "not applicable"
+	}
+	return result
+}
+
+// dateTimeText writes a timestamp as a reader of the report would: "9
+// March 2026, 14:05 UTC".
+func dateTimeText(s *string) string {
+	if s == nil {
+		return ""
+	}
+	t, err := timestamp.Parse(*s)
+	if err != nil {
+		return *s
+	}
+	return t.Format("2 January 2006, 15:04 UTC")
+}
+
+// dateText writes a timestamp's day: "9 March 2026".
+func dateText(s *string) string {
+	if s == nil {
+		return ""
+	}
+	t, err := timestamp.Parse(*s)
+	if err != nil {
+		return *s
+	}
+	return t.Format("2 January 2006")
 }
 
 // cssString quotes text as a CSS string (for the printed page footer): every

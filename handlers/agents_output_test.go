@@ -124,13 +124,14 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 		manager.Get("compliance", "checks_failed").Float() != 2 {
 		t.Fatalf("account manager: %v", manager)
 	}
-	// Score 66 (D: the HIPAA audit's gaps now count in it) is the one
+	// Score 62 (D: the HIPAA audit counts in it, 9 of its 69 applicable
+	// controls passing, 13%) is the one
 	// renewal-risk point; DNS reports and no alert is overdue; two checks
 	// fail (the address, a key without expiry): a compliance package to offer.
 	risk := manager.Get("renewal_risk")
 	upsells := manager.Get("upsell_signals").List()
-	if manager.Get("security_score", "score").Float() != 66 || risk.Get("level").Str() != "low" ||
-		strings.Join(risk.Get("reasons").Strings(), ";") != "security score 66 is below 75" || len(upsells) != 1 ||
+	if manager.Get("security_score", "score").Float() != 62 || risk.Get("level").Str() != "low" ||
+		strings.Join(risk.Get("reasons").Strings(), ";") != "security score 62 is below 75" || len(upsells) != 1 ||
 		upsells[0].Get("signal").Str() != "2 control checks fail" ||
 		manager.Get("risk_trend", "trend").Str() != "stable" {
 		t.Fatalf("account manager: %v", manager)

@@ -368,7 +368,7 @@ func TestAgentRunLifecycleAndCancel(t *testing.T) {
 	}
 	narrative := done.Get("output", "narrative")
 	if narrative.Get("source").Str() != "llm" || narrative.Get("model").Str() != "test-model" ||
-		!strings.Contains(done.Get("output", "facts_summary").Str(), "assessed controls pass") {
+		!strings.Contains(done.Get("output", "facts_summary").Str(), "applicable controls pass") {
 		t.Fatalf("narrative: %v", done.Get("output"))
 	}
 	// Cancelled runs stay cancelled; ended runs cannot be cancelled.

@@ -24,6 +24,11 @@ type frameworkView struct {
 	Version              string       `json:"version"`
 	Enabled              bool         `json:"enabled"`
 	CompletionPercentage int          `json:"completion_percentage"`
+	Applicable           int          `json:"applicable"`
+	Assessed             int          `json:"assessed"`
+	Passing              int          `json:"passing"`
+	Failing              int          `json:"failing"`
+	NotAssessed          int          `json:"not_assessed"`
 	OpenGaps             int          `json:"open_gaps"`
 	LastAuditAt          *string      `json:"last_audit_at"`
 	LastReportID         *string      `json:"last_report_id"`
@@ -39,7 +44,8 @@ func (a *API) complianceOverview(w http.ResponseWriter, r *http.Request) error {
 	views := make([]frameworkView, len(statuses))
 	for i, s := range statuses {
 		views[i] = frameworkView{ID: s.ID, Name: s.Name, Version: s.Version, Enabled: s.Enabled,
-			CompletionPercentage: s.Summary.CompletionPercentage, OpenGaps: s.OpenGaps, LastAuditAt: timestamp.Optional(s.LastAuditAt),
+			CompletionPercentage: s.Summary.CompletionPercentage, Applicable: s.Summary.Applicable, Assessed: s.Summary.Assessed,
+			Passing: s.Summary.Passing, Failing: s.Summary.Failing, NotAssessed: s.Summary.NotAssessed, OpenGaps: s.OpenGaps, LastAuditAt: timestamp.Optional(s.LastAuditAt),
 			LastReportID: optString(s.LastReportID), ControlsTotal: s.ControlsTotal,
 			Results: resultCounts{s.Summary.Passed, s.Summary.Failed, s.Summary.Manual, s.Summary.NotApplicable}}
 	}
@@ -195,6 +201,11 @@ func (a *API) adoptTemplate(w http.ResponseWriter, r *http.Request) error {
 	t, created, err := a.Compliance.Adopt(r.Context(), p.OrgID, r.PathValue("id"), p.ID)
 	if err != nil {
 		return err
+	}
+	if created {
+		auditDetail(r, "adopted", "now")
+	} else {
+		auditDetail(r, "adopted", "already")
 	}
 	status := http.StatusOK
 	if created {

@@ -94,6 +94,11 @@ func TestComplianceOverviewBeforeAnyAudit(t *testing.T) {
 			!f.Get("open_gaps").Is(0) || !f.Get("last_audit_at").IsNull() || !f.Get("last_report_id").IsNull() || f.Get("name").Is("") {
 			t.Errorf("framework %d before any audit: %v", i, f)
 		}
+		// Nothing is assessed yet: every control counts as not assessed.
+		if !f.Get("assessed").Is(0) || !f.Get("passing").Is(0) || !f.Get("failing").Is(0) || !f.Get("not_assessed").Is(want[id]) ||
+			!f.Get("applicable").Is(want[id]) {
+			t.Errorf("framework %d's counts before any audit: %v", i, f)
+		}
 	}
 	stats := e.Do("GET", "/api/dashboard/stats", admin.Token, nil).Must(t, http.StatusOK).Data()
 	if stats["compliance_gaps"] != 0.0 || stats["compliance_audited"] != false {
@@ -253,8 +258,14 @@ func TestComplianceAuditAllFrameworks(t *testing.T) {
 			!sum.Get("not_applicable").Is(counted["not_applicable"]) {
 			t.Fatalf("%s: counted %v, summary %v", fw, counted, sum)
 		}
-		if want := int(100 * sum.Get("passed").MustFloat(t) / (sum.Get("passed").MustFloat(t) + sum.Get("failed").MustFloat(t))); !sum.Get("completion_percentage").Is(want) {
+		// Completion is over every applicable control, assessed or not.
+		applicable := counted["pass"] + counted["fail"] + counted["manual"]
+		if want := int(100 * counted["pass"] / applicable); !sum.Get("completion_percentage").Is(want) {
 			t.Fatalf("%s: completion %v, want %d", fw, sum.Get("completion_percentage"), want)
+		}
+		if !sum.Get("applicable").Is(applicable) || !sum.Get("assessed").Is(counted["pass"]+counted["fail"]) || !sum.Get("passing").Is(counted["pass"]) ||
+			!sum.Get("failing").Is(counted["fail"]) || !sum.Get("not_assessed").Is(counted["manual"]) {
+			t.Fatalf("%s: counted %v, summary %v", fw, counted, sum)
 		}
 		openGaps += sum.Get("failed").MustInt(t)
 	}
@@ -383,15 +394,24 @@ func TestComplianceReports(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Join(rows[0], ",") != "framework,control,title,result,evidence,gap_id,severity" || len(rows) != controls+1 {
+		// The header, a summary row per framework, a row per control.
+		if strings.Join(rows[0], ",") != "framework,control,title,result,evidence,gap_id,severity" || len(rows) != 1+4+controls {
 			t.Fatalf("csv: header %v, %d rows for %d controls", rows[0], len(rows), controls)
+		}
+		for i, fw := range []string{"soc2", "hipaa", "nist", "cis"} {
+			sum := a.Get("summary", fw)
+			want := fmt.Sprintf("Completion %d%%: %d of %d applicable controls pass.", sum.Get("completion_percentage").MustInt(t),
+				sum.Get("passing").MustInt(t), sum.Get("applicable").MustInt(t))
+			if row := rows[1+i]; row[0] != fw || row[1] != "" || !strings.HasPrefix(row[4], want) {
+				t.Fatalf("csv summary row %d: %q, want %q", i, row, want)
+			}
 		}
 		found := false
 		for _, row := range rows[1:] {
 			if row[0] == "hipaa" && row[1] == "164.312(d)" {
 				found = row[3] == "fail" && strings.HasPrefix(row[5], "gap_") && row[6] == "high" && strings.Contains(row[4], "confirmed")
 			}
-			if row[0] == "soc2" && row[1] == "CC1.2" && (row[3] != "pass" || !strings.Contains(row[4], "Attested pass by "+admin.ID)) {
+			if row[0] == "soc2" && row[1] == "CC1.2" && (row[3] != "pass" || !strings.Contains(row[4], "Attested pass by Test User <ann@acme.test> on ")) {
 				t.Fatalf("attested row: %v", row)
 			}
 			for _, cell := range row {
@@ -412,12 +432,14 @@ func TestComplianceReports(t *testing.T) {
 			t.Fatalf("html headers: %v", r.Header)
 		}
 		for _, want := range []string{"<!DOCTYPE html>", "Acme &lt;b&gt;&amp;&lt;/b&gt; &#34;Sons&#34;", id, "Scope and method", "Summary",
-			"164.312(d)", "HIPAA Security Rule", "CIS Critical Security Controls", gapOf(t, a, "hipaa", "164.312(d)").Get("gap_id").MustStr(t)} {
+			"164.312(d)", "HIPAA Security Rule", "CIS Critical Security Controls", "<dd>Test User &lt;ann@acme.test&gt;</dd>",
+			"Attested pass by Test User &lt;ann@acme.test&gt; on "} {
 			if !strings.Contains(page, want) {
 				t.Fatalf("html report lacks %q", want)
 			}
 		}
-		for _, banned := range []string{"<script", "<b>&", "src=", "href=\"http", "@import", "url("} {
+		// People by name, pages by name: no user or gap id, no API path.
+		for _, banned := range []string{"<script", "<b>&", "src=", "href=\"http", "@import", "url(", admin.ID, "gap_", "/api/"} {
 			if strings.Contains(page, banned) {
 				t.Fatalf("html report contains %q", banned)
 			}
@@ -466,6 +488,10 @@ func TestComplianceRemediation(t *testing.T) {
 	if k := keys()[0]; k.Get("expires_at").Str() != want {
 		t.Fatalf("key after remediation: %v", k)
 	}
+	if msg := applied.Get("message").Str(); !strings.HasPrefix(msg, "Garrison set an expiry 90 days away on 1 API key and recorded the ") ||
+		!strings.Contains(msg, "which a person still has to do.") || strings.Contains(msg, "now passes") {
+		t.Fatalf("applied message: %q", msg)
+	}
 	// The key still works: an expiry, not a revocation.
 	e.Do("GET", "/api/org", write, nil).Must(t, http.StatusOK)
 
@@ -495,6 +521,26 @@ func TestComplianceRemediation(t *testing.T) {
 	if p.Get("status").Str() != "applied" || !p.Get("control_passes").Bool() || len(p.Get("changes").List()) == 0 ||
 		p.Get("changes", "0", "object").Str() != "policy_template" {
 		t.Fatalf("policy remediation: %v", p)
+	}
+	// Adopting a policy is a record: the answer says what changed and what
+	// a person still has to do, not that the control is done.
+	names := map[string]string{}
+	for _, tpl := range e.Do("GET", "/api/compliance/templates", admin.Token, nil).Must(t, http.StatusOK).Get("data").MustList(t) {
+		names[tpl.Get("id").MustStr(t)] = "the " + tpl.Get("name").MustStr(t)
+	}
+	var adopted []string
+	for _, c := range p.Get("changes").MustList(t) {
+		adopted = append(adopted, names[c.Get("id").MustStr(t)])
+	}
+	policies := strings.Join(adopted, " and ") // one or two
+	has := "has"
+	if len(adopted) > 1 {
+		has = "have"
+	}
+	if want := "Garrison recorded " + policies + " as adopted; nothing else was changed. Adopting a policy here is a record, not the policy itself: " +
+		"the control is evidenced when " + policies + " " + has + " been adapted to the organization, approved by management and shared with staff, " +
+		"which a person still has to do. Garrison's checks count the control as passing from now on, and the next audit closes the gap."; len(adopted) > 2 || p.Get("message").Str() != want {
+		t.Fatalf("policy remediation message\n got %q\nwant %q", p.Get("message").Str(), want)
 	}
 
 	// The next audit closes the fixed gaps and keeps the others; the old
@@ -552,7 +598,7 @@ func TestComplianceAttestation(t *testing.T) {
 		t.Fatalf("attested control: %v", c)
 	}
 	g := gapOf(t, a, "hipaa", "164.310(a)(2)(ii)")
-	if g.IsNull() || g.Get("severity").Str() != "medium" || !g.Get("auto_remediable").Is(false) || !strings.Contains(g.Get("remediation_steps", "2").Str(), "PATCH /api/compliance/controls/hipaa/164.310(a)(2)(ii)") {
+	if g.IsNull() || g.Get("severity").Str() != "medium" || !g.Get("auto_remediable").Is(false) || g.Get("remediation_steps", "2").Str() != "Attest the control again on the Compliance page, as passing, with a link to the evidence." {
 		t.Fatalf("attested failure: %v", g)
 	}
 
@@ -670,5 +716,85 @@ func TestComplianceAuditsShareTheRunBudget(t *testing.T) {
 	list := e.Do("GET", "/api/compliance/audits", admin.Token, nil).Must(t, http.StatusOK)
 	if total := list.Get("pagination", "total"); total.Float() != 10 {
 		t.Fatalf("%v audits stored, want the 10 accepted", total)
+	}
+}
+
+// TestComplianceCompletionCountsEveryApplicableControl: an organization
+// whose every policy is adopted still has most controls unassessed (no
+// check evidences them, nobody attested them). Completion counts them:
+// passing ÷ applicable, in the overview, the audit, its results and every
+// report format, each with the counts it rests on. (Over assessed controls
+// only, SOC 2 read 88% and CIS 88%.)
+func TestComplianceCompletionCountsEveryApplicableControl(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	for _, tpl := range e.Do("GET", "/api/compliance/templates", admin.Token, nil).Must(t, http.StatusOK).Get("data").MustList(t) {
+		e.Do("POST", "/api/compliance/templates/"+tpl.Get("id").MustStr(t)+"/adopt", admin.Token, nil).Must(t, http.StatusCreated)
+	}
+	e.Do("PATCH", "/api/compliance/controls/soc2/CC1.2", admin.Token, map[string]any{"status": "pass"}).Must(t, http.StatusOK)
+	e.Do("PATCH", "/api/compliance/controls/cis/1.1", admin.Token, map[string]any{"status": "not_applicable"}).Must(t, http.StatusOK)
+	a := e.audit(admin.Token, "")
+
+	// Failing: the unconfirmed admin, no event source, no DNS telemetry.
+	type counts struct{ total, na, applicable, assessed, passing, failing, notAssessed, completion int }
+	want := map[string]counts{
+		"soc2":  {61, 1, 60, 26, 23, 3, 34, 38},   // 23 ÷ 60
+		"hipaa": {70, 1, 69, 26, 22, 4, 43, 31},   // 22 ÷ 69
+		"nist":  {106, 2, 104, 36, 32, 4, 68, 30}, // 32 ÷ 104
+		"cis":   {153, 3, 150, 54, 48, 6, 96, 32}, // 48 ÷ 150
+	}
+	check := func(where string, fw string, s apitest.JSON) {
+		t.Helper()
+		w := want[fw]
+		got := counts{s.Get("controls_total").MustInt(t), s.Get("not_applicable").MustInt(t), s.Get("applicable").MustInt(t),
+			s.Get("assessed").MustInt(t), s.Get("passing").MustInt(t), s.Get("failing").MustInt(t), s.Get("not_assessed").MustInt(t),
+			s.Get("completion_percentage").MustInt(t)}
+		if got != w {
+			t.Errorf("%s %s: %+v, want %+v", where, fw, got, w)
+		}
+	}
+	for fw := range want {
+		check("audit summary", fw, a.Get("summary", fw))
+		check("listed audit", fw, e.Do("GET", "/api/compliance/audits", admin.Token, nil).Must(t, http.StatusOK).Get("data", "0", "summary", fw))
+	}
+	for _, fr := range a.Get("results").MustList(t) {
+		check("audit results", fr.Get("framework").MustStr(t), fr.Get("summary"))
+	}
+	for _, f := range e.Do("GET", "/api/compliance", admin.Token, nil).Must(t, http.StatusOK).Get("data", "frameworks").MustList(t) {
+		fw := f.Get("id").MustStr(t)
+		w := want[fw]
+		check("overview", fw, apitest.J(map[string]any{"controls_total": f.Get("controls_total").Any(),
+			"not_applicable": f.Get("results", "not_applicable").Any(), "applicable": f.Get("applicable").Any(),
+			"assessed": f.Get("assessed").Any(), "passing": f.Get("passing").Any(), "failing": f.Get("failing").Any(),
+			"not_assessed": f.Get("not_assessed").Any(), "completion_percentage": f.Get("completion_percentage").Any()}))
+		if !f.Get("results", "passed").Is(w.passing) || !f.Get("results", "failed").Is(w.failing) || !f.Get("results", "manual").Is(w.notAssessed) {
+			t.Errorf("overview %s results: %v", fw, f.Get("results"))
+		}
+	}
+
+	id := a.Get("report_id").MustStr(t)
+	report := e.Do("GET", "/api/compliance/audits/"+id+"/download?format=json", admin.Token, nil).Must(t, http.StatusOK)
+	for fw := range want {
+		check("json report", fw, report.Get("summary", fw))
+	}
+	csvBody := string(e.Do("GET", "/api/compliance/audits/"+id+"/download?format=csv", admin.Token, nil).Must(t, http.StatusOK).Raw)
+	html := string(e.Do("GET", "/api/compliance/audits/"+id+"/download?format=html", admin.Token, nil).Must(t, http.StatusOK).Raw)
+	for _, want := range []string{
+		`soc2,,Summary of SOC 2,,"Completion 38%: 23 of 60 applicable controls pass. 26 assessed (23 passing, 3 failing), 34 not assessed, 1 not applicable; 61 controls in all.",,` + "\n",
+		`cis,,Summary of CIS Critical Security Controls,,"Completion 32%: 48 of 150 applicable controls pass. 54 assessed (48 passing, 6 failing), 96 not assessed, 3 not applicable; 153 controls in all.",,` + "\n",
+	} {
+		if !strings.Contains(csvBody, want) {
+			t.Errorf("csv report lacks %q", want)
+		}
+	}
+	for _, want := range []string{
+		`<td class="num">61</td><td class="num">1</td><td class="num">60</td>` + "\n    " +
+			`<td class="num">26</td><td class="num">23</td><td class="num">3</td>` + "\n    " + `<td class="num">34</td>` + "\n    <td>38% ",
+		`<td class="num">153</td><td class="num">3</td><td class="num">150</td>` + "\n    " +
+			`<td class="num">54</td><td class="num">48</td><td class="num">6</td>` + "\n    " + `<td class="num">96</td>` + "\n    <td>32% ",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("html report lacks %q", want)
+		}
 	}
 }

@@ -177,7 +177,7 @@ func complianceScore(audited []AuditedFramework) *SubScore {
 	for i, a := range audited {
 		shortfall := shortfalls[i]
 		s.penalise(a.Framework+"_completion_percentage", a.Summary.CompletionPercentage, shares[i],
-			fmt.Sprintf("%s: %d%% of assessed controls pass in audit %s (%s); the %d-point shortfall costs its share of %d audited frameworks",
+			fmt.Sprintf("%s: %d%% of applicable controls pass in audit %s (%s); the %d-point shortfall costs its share of %d audited frameworks",
 				a.Name, a.Summary.CompletionPercentage, a.ReportID, timestamp.Format(a.AuditedAt), shortfall, len(audited)))
 	}
 	s.finish("Completion of the audited compliance frameworks (latest audit of each)")

@@ -512,7 +512,7 @@ func TestComplianceSubScore(t *testing.T) {
 	}
 	t.Run("explanation names the audit", func(t *testing.T) {
 		s := complianceScore([]AuditedFramework{fw("soc2", 80), fw("cis", 60)})
-		want := "SOC2: 80% of assessed controls pass in audit rpt_soc2 (2026-03-01T09:30:00Z); the 20-point shortfall costs its share of 2 audited frameworks"
+		want := "SOC2: 80% of applicable controls pass in audit rpt_soc2 (2026-03-01T09:30:00Z); the 20-point shortfall costs its share of 2 audited frameworks"
 		if got := s.Inputs[0].Explain; got != want {
 			t.Errorf("explanation %q, want %q", got, want)
 		}
