@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"garrison/account"
+	"garrison/actor"
 	"garrison/app"
 	"garrison/audit"
 	"garrison/blocklist"
@@ -54,6 +55,14 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 	k, secret, err := account.CreateKey(ctx, st, account.NewKey{OrgID: admin.OrgID, CreatedBy: admin.ID,
 		Name: *name, Scope: *scope, ExpiresAt: expiry}, time.Now())
 	if err != nil {
+		return err
+	}
+	detail := map[string]string{"name": k.Name, "scope": k.Scope, "for_admin": admin.Email}
+	if k.ExpiresAt != nil {
+		detail["expires_at"] = k.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: admin.OrgID, Actor: audit.CLIActor(currentUser()), Action: audit.KeyCreate,
+		Target: k.ID, Detail: detail}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "Created API key %s (%s, scope %s) for %s. It is shown only this once:\n", k.ID, k.Name, k.Scope, admin.OrgName)
@@ -209,6 +218,10 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
+	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: res.Admin.OrgID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgCreate,
+		Target: res.Admin.OrgID, Detail: map[string]string{"name": res.Admin.OrgName, "plan": res.Admin.Plan, "admin": res.Admin.Email}}); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "Created %s (%s, %s plan) with admin %s (%s).\n", res.Admin.OrgName, res.Admin.OrgID, res.Admin.Plan, res.Admin.Email, res.Admin.ID)
 	if res.SetPasswordToken != "" {
 		fmt.Fprintf(stdout, "Set the admin's password before %s with POST /api/auth/reset-confirm {\"token\": %q, \"new_password\": \"…\"}\n"+
@@ -261,7 +274,8 @@ func runOrgDelete(ctx context.Context, args []string, getenv func(string) string
 		line, _ := bufio.NewReader(stdin).ReadString('\n')
 		confirm = strings.TrimRight(line, "\r\n")
 	}
-	org, err := accounts.DeleteOrg(ctx, admin.OrgID, &confirm)
+	operator := account.Credential{Actor: actor.Actor{Kind: actor.System, OrgID: admin.OrgID, ID: audit.CLIActor(currentUser())}}
+	org, err := accounts.DeleteOrg(ctx, operator, &confirm)
 	if fault.Has(err, fault.Invalid) {
 		return errors.New("not confirmed: nothing was deleted")
 	}

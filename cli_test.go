@@ -268,7 +268,7 @@ func TestOrgDelete(t *testing.T) {
 		e.Do("POST", "/api/events", k, map[string]any{"events": []map[string]any{{"type": "threat_detected", "severity": "critical",
 			"source": "ids", "asset": "web-01", "timestamp": at, "message": "exploit"}}}).Must(t, http.StatusCreated)
 	}
-	e.Do("DELETE", "/api/org", key, map[string]any{"confirm": "Acme"}).WantError(t, http.StatusForbidden, "forbidden", "Deleting an organization needs an admin's session, not an API key")
+	e.Do("DELETE", "/api/org", key, map[string]any{"confirm": "Acme"}).WantError(t, http.StatusForbidden, "forbidden", "Changing who is an admin, and deleting the organization, need an admin's session, not an API key")
 	e.Do("DELETE", "/api/org", admin.Token, map[string]any{"confirm": "acme"}).WantFields(t, "confirm")
 	e.Do("DELETE", "/api/org", admin.Token, map[string]any{}).WantFields(t, "confirm")
 	d := e.Do("DELETE", "/api/org", admin.Token, map[string]any{"confirm": "Acme"}).Must(t, http.StatusOK).Data()

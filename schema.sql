@@ -802,3 +802,14 @@ ALTER TABLE alert_history ADD COLUMN action TEXT NOT NULL DEFAULT 'status'
 ALTER TABLE alert_history ADD COLUMN disposition TEXT;
 ALTER TABLE alert_history ADD COLUMN assignee TEXT;
 CREATE INDEX alerts_org_assignee ON alerts (org_id, assignee, last_seen) WHERE assignee IS NOT NULL;
+
+-- migration: 16
+-- How each account came to be, so no chain of API-key actions can end in
+-- an admin with a person's powers: an invitation an API key made is
+-- marked (invited_by_key), and an account made through one is
+-- 'key_invite'. An organization keeps at least one admin who did not.
+ALTER TABLE invites ADD COLUMN invited_by_key TEXT;
+ALTER TABLE users ADD COLUMN origin TEXT NOT NULL DEFAULT 'signup'
+    CHECK (origin IN ('signup', 'invite', 'key_invite', 'operator'));
+UPDATE users SET origin = 'invite'
+    WHERE id IN (SELECT u.id FROM users u JOIN invites i ON i.email = u.email AND i.org_id = u.org_id WHERE i.accepted_at IS NOT NULL);

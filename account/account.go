@@ -292,13 +292,25 @@ func (a *Accounts) VerifyEmail(ctx context.Context, token string) (store.User, e
 // ValidRole reports whether role is a user role.
 func ValidRole(role string) bool { return role == actor.RoleAdmin || role == actor.RoleMember }
 
-// SetRole makes a member of the organization an admin or a member; the
-// last admin cannot be demoted (store.ErrLastAdmin).
-func (a *Accounts) SetRole(ctx context.Context, orgID, userID, role string) (store.User, error) {
+// SetRole makes a user of who's organization an admin or a member and
+// says the role it had. Granting or taking away admin needs a person who
+// gave their password within ReauthWindow; the organization keeps an
+// admin not made through an API key's invitation (store.ErrLastAdmin).
+func (a *Accounts) SetRole(ctx context.Context, who Credential, userID, role string) (u store.User, previous string, err error) {
 	if !ValidRole(role) {
-		return store.User{}, valid.Field("role", "must be admin or member")
+		return store.User{}, "", valid.Field("role", "must be admin or member")
 	}
-	return a.store.SetMemberRole(ctx, orgID, userID, role)
+	cur, err := a.store.Member(ctx, who.OrgID, userID)
+	if err != nil {
+		return store.User{}, "", err
+	}
+	if role == actor.RoleAdmin || cur.Role == actor.RoleAdmin {
+		if err := a.requireFreshPerson(who); err != nil {
+			return store.User{}, "", err
+		}
+	}
+	u, err = a.store.SetMemberRole(ctx, who.OrgID, userID, role)
+	return u, cur.Role, err
 }
 
 // InviteStatus is pending, accepted or expired.
@@ -316,6 +328,9 @@ func InviteStatus(inv store.Invite, now time.Time) string {
 type Invitation struct {
 	OrgID     string
 	InvitedBy string // the user, or "" for an API key
+	// ByKey is the API key inviting, when a key does: its invitations
+	// cannot make admins.
+	ByKey string
 	// SenderVerified: the inviting user has confirmed their own address.
 	// For an API key, the organization needs a confirmed admin instead.
 	SenderVerified bool
@@ -335,6 +350,9 @@ func (a *Accounts) Invite(ctx context.Context, in Invitation) (inv store.Invite,
 	if err := p.Err(); err != nil {
 		return inv, "", err
 	}
+	if in.ByKey != "" && in.Role == actor.RoleAdmin {
+		return inv, "", ErrKeyInviteAdmin
+	}
 	if in.InvitedBy == "" && !in.SenderVerified {
 		n, err := a.store.VerifiedAdmins(ctx, in.OrgID)
 		if err != nil {
@@ -351,7 +369,7 @@ func (a *Accounts) Invite(ctx context.Context, in Invitation) (inv store.Invite,
 	}
 	token, hash := credential.NewToken()
 	inv, err = a.store.CreateInvite(ctx, store.Invite{OrgID: in.OrgID, Email: in.Email, Role: in.Role,
-		TokenHash: hash, InvitedBy: in.InvitedBy, ExpiresAt: a.now().Add(inviteTTL)},
+		TokenHash: hash, InvitedBy: in.InvitedBy, ByKey: in.ByKey, ExpiresAt: a.now().Add(inviteTTL)},
 		a.mail.Invite(in.Email, org.Name, in.Role, token))
 	if err != nil {
 		return inv, "", err

@@ -25,10 +25,21 @@ func (a *Accounts) Invites(ctx context.Context, orgID string, p store.Page) ([]s
 	return a.store.Invites(ctx, orgID, p)
 }
 
-// RemoveMember removes a user from the organization; the last admin stays
-// (store.ErrLastAdmin).
-func (a *Accounts) RemoveMember(ctx context.Context, orgID, userID string) error {
-	return a.store.DeleteMember(ctx, orgID, userID)
+// RemoveMember removes a user from who's organization and says who it
+// was. Removing an admin needs a person who gave their password within
+// ReauthWindow, and an admin not made through an API key's invitation
+// stays (store.ErrLastAdmin).
+func (a *Accounts) RemoveMember(ctx context.Context, who Credential, userID string) (store.User, error) {
+	cur, err := a.store.Member(ctx, who.OrgID, userID)
+	if err != nil {
+		return store.User{}, err
+	}
+	if cur.Role == actor.RoleAdmin {
+		if err := a.requireFreshPerson(who); err != nil {
+			return store.User{}, err
+		}
+	}
+	return cur, a.store.DeleteMember(ctx, who.OrgID, userID)
 }
 
 // RevokeKey revokes one of the organization's API keys from the next
@@ -63,10 +74,16 @@ func (a *Accounts) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) 
 	return org, err
 }
 
-// DeleteOrg removes an organization and everything it owns, confirmed by
-// its exact name (confirm): the one confirmation rule of the API and the
-// admin CLI. Its sessions and keys stop working at once.
-func (a *Accounts) DeleteOrg(ctx context.Context, orgID string, confirm *string) (store.Org, error) {
+// DeleteOrg removes who's organization and everything it owns, confirmed
+// by its exact name (confirm): the one confirmation rule of the API and
+// the admin CLI. It needs a person who gave their password within
+// ReauthWindow, or the operator. Its sessions and keys stop working at
+// once.
+func (a *Accounts) DeleteOrg(ctx context.Context, who Credential, confirm *string) (store.Org, error) {
+	if err := a.requireFreshPerson(who); err != nil {
+		return store.Org{}, err
+	}
+	orgID := who.OrgID
 	org, err := a.store.Org(ctx, orgID)
 	if err != nil {
 		return org, err

@@ -71,6 +71,7 @@ func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) 
 				" for this address, with a password they will give you.\n"}
 	}
 	u, err := a.store.Register(ctx, store.NewAccount{Email: o.AdminEmail, Name: o.AdminName, PasswordHash: hash, OrgName: o.Name, Plan: o.Plan,
+		Origin:     store.OriginOperator,
 		Verify:     store.UserToken{Hash: verifyHash, Purpose: store.PurposeVerify, ExpiresAt: a.now().Add(time.Hour)},
 		VerifyMail: notice})
 	if err != nil {

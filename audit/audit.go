@@ -19,11 +19,13 @@ const (
 	Register       = "auth.register"
 	Login          = "auth.login"
 	LoginFailed    = "auth.login_failed" // a sign-in refused for a known account
+	AccessDenied   = "access.denied"     // an admin route or audited change refused (403)
 	Logout         = "auth.logout"
 	LogoutAll      = "auth.logout_all"
 	ChangePassword = "auth.change_password"
 	ResetPassword  = "auth.reset_password"
 	VerifyEmail    = "auth.verify_email"
+	Reauthenticate = "auth.reauthenticate" // a password confirmed again, for an action that needs it
 
 	KeyCreate    = "api_key.create"
 	KeyRevoke    = "api_key.revoke"
@@ -41,14 +43,19 @@ const (
 	ComplianceAudit     = "compliance.audit"
 	ComplianceAttest    = "compliance.attest"
 	ComplianceRemediate = "compliance.remediate"
+	PolicyAdopt         = "compliance.policy_adopt"
 	IntelImport         = "intel.import"
+	AssetDelete         = "asset.delete"
+	WatchRemove         = "watchlist.remove"
+	ProspectImport      = "outreach.import"
 	LeadStatus          = "lead.status"
+	OrgCreate           = "org.create" // garrison org create
 )
 
 // Actions lists every action, for the log's filter and its documentation.
-var Actions = []string{Register, Login, LoginFailed, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail,
+var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail, Reauthenticate,
 	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan,
-	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, IntelImport, LeadStatus}
+	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate}
 
 // writeTimeout bounds writing an entry after its request or command ended.
 const writeTimeout = 10 * time.Second

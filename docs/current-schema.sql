@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 15
+-- Schema version (PRAGMA user_version): 16
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -396,7 +396,7 @@ CREATE TABLE invites (
     expires_at   INTEGER NOT NULL,
     accepted_at  INTEGER,
     created_at   INTEGER NOT NULL
-) STRICT;
+, invited_by_key TEXT) STRICT;
 CREATE INDEX invites_org ON invites (org_id, created_at);
 
 CREATE TABLE lead_history (
@@ -605,5 +605,6 @@ CREATE TABLE users (
     token_version     INTEGER NOT NULL DEFAULT 0,
     email_verified_at INTEGER,
     created_at        INTEGER NOT NULL
-) STRICT;
+, origin TEXT NOT NULL DEFAULT 'signup'
+    CHECK (origin IN ('signup', 'invite', 'key_invite', 'operator'))) STRICT;
 CREATE INDEX users_org ON users (org_id, role);

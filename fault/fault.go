@@ -15,6 +15,7 @@ const (
 	Invalid            Code = "validation_error"
 	Unauthorized       Code = "unauthorized"
 	Forbidden          Code = "forbidden"
+	ReauthRequired     Code = "reauthentication_required" // a password given recently is needed
 	EmailUnverified    Code = "email_unverified"
 	PlanRequired       Code = "plan_upgrade_required"
 	RegistrationClosed Code = "registration_closed"

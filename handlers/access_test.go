@@ -41,6 +41,7 @@ var routeAccess = map[string]handlers.Access{
 	"POST /api/auth/logout":                                   handlers.Session,
 	"POST /api/auth/logout-all":                               handlers.Session,
 	"POST /api/auth/refresh":                                  handlers.Session,
+	"POST /api/auth/reauthenticate":                           handlers.Session,
 	"GET /api/auth/me":                                        handlers.Session,
 	"GET /api/user/profile":                                   handlers.Session,
 	"POST /api/auth/change-password":                          handlers.Session,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"garrison/account"
+	"garrison/audit"
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/valid"
@@ -95,6 +96,11 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 		if u.ID != "" {
 			noteAudit(r, u.OrgID, "")
 			auditDetail(r, "user", u.ID)
+			// Recorded before the answer: on a full disk, a refused sign-in
+			// is refused as unavailable rather than answered unrecorded.
+			if auditErr := a.auditNow(r, audit.LoginFailed); auditErr != nil {
+				return auditErr
+			}
 		}
 		if limitErr := a.charge(w, r, a.Limits.loginTarget, target); limitErr != nil {
 			return limitErr
@@ -105,7 +111,40 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	noteAudit(r, u.OrgID, u.ID)
+	// No session is given unless its sign-in is on the audit log.
+	if err := a.auditNow(r, audit.Login); err != nil {
+		return err
+	}
 	return a.writeSession(w, r, http.StatusOK, u, a.Now())
+}
+
+type reauthenticateRequest struct {
+	Password string `json:"password"`
+}
+
+// reauthenticate confirms the session's password again, for the actions
+// that need one given recently; a wrong one spends the account's
+// failed-login bucket like a login's.
+func (a *API) reauthenticate(w http.ResponseWriter, r *http.Request) error {
+	var req reauthenticateRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	p := principalFrom(r.Context())
+	target := valid.NormalEmail(p.User.Email)
+	if d := a.Limits.loginTarget.Peek(target); !d.Allowed {
+		return a.applyDecision(w, r, a.Limits.loginTarget, d)
+	}
+	s, err := a.Accounts.Reauthenticate(r.Context(), p.Credential, req.Password)
+	if errors.Is(err, account.ErrWrongPassword) {
+		if limitErr := a.charge(w, r, a.Limits.loginTarget, target); limitErr != nil {
+			return limitErr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return a.writeToken(w, r, http.StatusOK, p.User, s)
 }
 
 func (a *API) logout(w http.ResponseWriter, r *http.Request) error {

@@ -201,11 +201,11 @@ func (a *API) endpoint(rt Route) http.Handler {
 			err = checkQuery(r) // after the limits, so the answer carries their headers
 		}
 		var note *auditNote
+		if rt.Audit != "" || rt.Access == Admin {
+			r, note = withAudit(r) // an admin route's refusal is recorded too
+		}
 		if err == nil {
 			noteWho(r, principalFrom(r.Context()))
-			if rt.Audit != "" {
-				r, note = withAudit(r)
-			}
 			err = rt.handle(w, r)
 		}
 		if err != nil {
@@ -240,11 +240,9 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) error {
 	if err := a.limitAfterAuth(w, r, rt, p, ip); err != nil {
 		return err
 	}
-	if err := authorize(p, rt.Access); err != nil {
-		return err
-	}
+	// Noted before the access check: a refusal is recorded with who tried.
 	if st := stateOf(r.Context()); st != nil {
 		st.principal = &p
 	}
-	return nil
+	return authorize(p, rt.Access)
 }

@@ -60,6 +60,9 @@ func (a *API) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	auditTarget(r, k.ID)
 	auditDetail(r, "name", k.Name)
 	auditDetail(r, "scope", k.Scope)
+	if k.ExpiresAt != nil {
+		auditDetail(r, "expires_at", timestamp.Format(*k.ExpiresAt))
+	}
 	view := a.newAPIKeyView(k)
 	view.Key = secret
 	writeData(w, http.StatusCreated, view)
@@ -71,6 +74,8 @@ func (a *API) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	auditDetail(r, "name", k.Name)
+	auditDetail(r, "scope", k.Scope)
 	writeData(w, http.StatusOK, a.newAPIKeyView(k))
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 type auditNote struct {
 	orgID, actor, target string
 	detail               map[string]string
+	recorded             bool // the handler wrote the entry before answering
 }
 
 type auditKey struct{}
@@ -63,11 +64,50 @@ func (a *API) recordAudit(w http.ResponseWriter, r *http.Request, rt Route, n *a
 	}
 	action := rt.Audit
 	switch {
-	case status == http.StatusUnauthorized && action == audit.Login:
-		action = audit.LoginFailed
-	case status >= 400:
+	case n.recorded:
+		return
+	case status == http.StatusForbidden:
+		// Someone tried what they may not: an admin route, or an audited
+		// change, refused.
+		action = audit.AccessDenied
+		auditDetail(r, "route", rt.Method+" "+rt.Path)
+		auditDetail(r, "required", rt.Access.String())
+	case status >= 400 || action == "": // an admin route that changes nothing
 		return
 	}
+	e := a.auditEntry(r, n, action)
+	if e.OrgID == "" {
+		return // an unknown account: the request log has it
+	}
+	if err := audit.Record(r.Context(), a.Store, e); err != nil {
+		a.Log.Error("audit log", "request_id", e.RequestID, "action", action, "err", err)
+	}
+}
+
+// auditNow writes the request's entry before the answer, for an action
+// that must not succeed unrecorded (a sign-in: it writes nothing else, so
+// on a full disk it would); an entry that cannot be written fails the
+// request.
+func (a *API) auditNow(r *http.Request, action string) error {
+	n, ok := r.Context().Value(auditKey{}).(*auditNote)
+	if !ok {
+		return nil
+	}
+	e := a.auditEntry(r, n, action)
+	if e.OrgID == "" {
+		return nil
+	}
+	if err := audit.Record(r.Context(), a.Store, e); err != nil {
+		return err
+	}
+	n.recorded = true
+	return nil
+}
+
+// auditEntry is the entry of a request: who (the principal, or whom a
+// public route acted on), what, on which resource, with the details the
+// handler noted.
+func (a *API) auditEntry(r *http.Request, n *auditNote, action string) store.AuditEntry {
 	e := store.AuditEntry{OrgID: n.orgID, Actor: n.actor, Action: action, Target: n.target, Detail: n.detail, RequestID: RequestID(r.Context()),
 		IP: a.clientIP(r).String()}
 	if p := principalFrom(r.Context()); p.OrgID != "" {
@@ -81,12 +121,7 @@ func (a *API) recordAudit(w http.ResponseWriter, r *http.Request, rt Route, n *a
 			}
 		}
 	}
-	if e.OrgID == "" {
-		return // an unknown account: the request log has it
-	}
-	if err := audit.Record(r.Context(), a.Store, e); err != nil {
-		a.Log.Error("audit log", "request_id", e.RequestID, "action", action, "err", err)
-	}
+	return e
 }
 
 type auditEntryView struct {

@@ -27,6 +27,7 @@ var statusOf = map[fault.Code]int{
 	fault.Invalid:            http.StatusBadRequest,
 	fault.Unauthorized:       http.StatusUnauthorized,
 	fault.Forbidden:          http.StatusForbidden,
+	fault.ReauthRequired:     http.StatusForbidden,
 	fault.EmailUnverified:    http.StatusForbidden,
 	fault.PlanRequired:       http.StatusForbidden,
 	fault.RegistrationClosed: http.StatusForbidden,

@@ -237,9 +237,11 @@ func (a *API) getWatch(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) deleteWatch(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := a.Intel.Unwatch(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
+	e, err := a.Intel.Unwatch(r.Context(), principalFrom(r.Context()).OrgID, id)
+	if err != nil {
 		return err
 	}
+	auditDetail(r, "cve_id", e.CVEID)
 	writeData(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
 	return nil
 }
@@ -340,9 +342,11 @@ func (a *API) patchAsset(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) deleteAsset(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := a.Intel.DeleteAsset(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
+	as, err := a.Intel.DeleteAsset(r.Context(), principalFrom(r.Context()).OrgID, id)
+	if err != nil {
 		return err
 	}
+	auditDetail(r, "hostname", as.Hostname)
 	writeData(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
 	return nil
 }

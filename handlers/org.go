@@ -49,6 +49,8 @@ func (a *API) createInvite(w http.ResponseWriter, r *http.Request) error {
 	in := account.Invitation{OrgID: p.OrgID, Email: req.Email, Role: req.Role}
 	if p.Kind == actor.Person {
 		in.InvitedBy, in.SenderVerified = p.User.ID, p.User.EmailVerifiedAt != nil
+	} else {
+		in.ByKey = p.ID
 	}
 	inv, token, err := a.Accounts.Invite(r.Context(), in)
 	if err != nil {
@@ -98,19 +100,25 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	u, err := a.Accounts.SetRole(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"), req.Role)
+	u, previous, err := a.Accounts.SetRole(r.Context(), principalFrom(r.Context()).Credential, r.PathValue("id"), req.Role)
 	if err != nil {
 		return err
 	}
+	auditDetail(r, "role_from", previous)
+	auditDetail(r, "role_to", u.Role)
+	auditDetail(r, "email", u.Email)
 	writeData(w, http.StatusOK, newUserView(u))
 	return nil
 }
 
 func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := a.Accounts.RemoveMember(r.Context(), principalFrom(r.Context()).OrgID, id); err != nil {
+	removed, err := a.Accounts.RemoveMember(r.Context(), principalFrom(r.Context()).Credential, id)
+	if err != nil {
 		return err
 	}
+	auditDetail(r, "email", removed.Email)
+	auditDetail(r, "role", removed.Role)
 	writeData(w, http.StatusOK, struct {
 		ID      string `json:"id"`
 		Removed bool   `json:"removed"`
@@ -122,19 +130,15 @@ type deleteOrgRequest struct {
 	Confirm *string `json:"confirm"`
 }
 
-// deleteOrg removes the caller's organization and all it owns: an admin's
-// session only (a leaked key must not be able to), confirmed by the
-// organization's exact name.
+// deleteOrg removes the caller's organization and all it owns (the rules
+// are account.DeleteOrg's: an admin's recent session, the exact name).
 func (a *API) deleteOrg(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
-	if p.Kind != actor.Person {
-		return forbidden("Deleting an organization needs an admin's session, not an API key")
-	}
 	var req deleteOrgRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	deleted, err := a.Accounts.DeleteOrg(r.Context(), p.OrgID, req.Confirm)
+	deleted, err := a.Accounts.DeleteOrg(r.Context(), p.Credential, req.Confirm)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"garrison/outreach"
 	"garrison/store"
@@ -36,6 +37,9 @@ func (a *API) importProspects(w http.ResponseWriter, r *http.Request) error {
 	res, err := outreach.Import(r.Context(), a.Store, p.OrgID, p.ID, r.Header.Get("Content-Type"), body)
 	if err != nil {
 		return err
+	}
+	for k, v := range map[string]int{"rows": res.Rows, "created": res.Created, "merged": res.Merged, "unchanged": res.Unchanged} {
+		auditDetail(r, k, strconv.Itoa(v))
 	}
 	status := http.StatusOK
 	if res.Created > 0 {

@@ -19,6 +19,7 @@ func (a *API) table() []Route {
 		row("POST", "/api/auth/logout", Session, a.logout, throttled(AuthBucket), audited(audit.Logout)),
 		row("POST", "/api/auth/logout-all", Session, a.logoutAll, throttled(AuthBucket), audited(audit.LogoutAll)),
 		row("POST", "/api/auth/refresh", Session, a.refresh, throttled(AuthBucket)),
+		row("POST", "/api/auth/reauthenticate", Session, a.reauthenticate, throttled(LoginBuckets), audited(audit.Reauthenticate)),
 		// Reading one's own session is no guess: the credential's bucket, not the
 		// sign-in buckets (a console page load reads it).
 		row("GET", "/api/auth/me", Session, a.me),
@@ -84,23 +85,23 @@ func (a *API) table() []Route {
 		row("PATCH", "/api/compliance/controls/{framework}/{control_id}", Admin, a.attestControl, audited(audit.ComplianceAttest)),
 		row("GET", "/api/compliance/templates", Read, a.listTemplates),
 		row("GET", "/api/compliance/templates/{id}/download", Read, a.downloadTemplate),
-		row("POST", "/api/compliance/templates/{id}/adopt", Write, a.adoptTemplate),
+		row("POST", "/api/compliance/templates/{id}/adopt", Write, a.adoptTemplate, audited(audit.PolicyAdopt)),
 		row("POST", "/api/compliance/remediate", Write, a.remediate, audited(audit.ComplianceRemediate)),
 
 		row("GET", "/api/cve-watchlist", Read, a.listWatch),
 		row("POST", "/api/cve-watchlist", Write, a.addWatch),
 		row("GET", "/api/cve-watchlist/{id}", Read, a.getWatch),
-		row("DELETE", "/api/cve-watchlist/{id}", Write, a.deleteWatch),
+		row("DELETE", "/api/cve-watchlist/{id}", Write, a.deleteWatch, audited(audit.WatchRemove)),
 		row("GET", "/api/assets", Read, a.listAssets),
 		row("POST", "/api/assets", Write, a.putAssets),
 		row("GET", "/api/assets/{id}", Read, a.getAsset),
 		row("PATCH", "/api/assets/{id}", Write, a.patchAsset),
-		row("DELETE", "/api/assets/{id}", Write, a.deleteAsset),
+		row("DELETE", "/api/assets/{id}", Write, a.deleteAsset, audited(audit.AssetDelete)),
 		row("POST", "/api/intel/import", Admin, a.importIntel, bodyCap(intel.MaxImportBytes), audited(audit.IntelImport)),
 		row("GET", "/api/intel/status", Read, a.intelStatus),
 
 		// Bulk imports take the ingest cap: 10,000 prospects are over 1 MiB.
-		row("POST", "/api/outreach/prospects", Write, a.importProspects, bodyCap(MaxIngestBodyBytes)),
+		row("POST", "/api/outreach/prospects", Write, a.importProspects, bodyCap(MaxIngestBodyBytes), audited(audit.ProspectImport)),
 		row("GET", "/api/outreach/prospects", Read, a.listProspects),
 		row("GET", "/api/outreach/leads", Read, a.listLeads),
 		row("GET", "/api/outreach/leads/{id}", Read, a.getLead),

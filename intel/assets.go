@@ -164,7 +164,11 @@ func (s *Service) Asset(ctx context.Context, orgID, id string) (store.Asset, err
 	return s.cfg.Store.AssetByID(ctx, orgID, id)
 }
 
-// DeleteAsset removes an asset from the inventory.
-func (s *Service) DeleteAsset(ctx context.Context, orgID, id string) error {
-	return s.cfg.Store.DeleteAsset(ctx, orgID, id)
+// DeleteAsset removes an asset from the inventory and says which it was.
+func (s *Service) DeleteAsset(ctx context.Context, orgID, id string) (store.Asset, error) {
+	a, err := s.cfg.Store.AssetByID(ctx, orgID, id)
+	if err != nil {
+		return a, err
+	}
+	return a, s.cfg.Store.DeleteAsset(ctx, orgID, id)
 }

@@ -375,8 +375,12 @@ func (q ListQuery) keeps(e *Entry) bool {
 }
 
 // Unwatch takes an entry off the watchlist: no more notifications for it.
-func (s *Service) Unwatch(ctx context.Context, orgID, id string) error {
-	return s.cfg.Store.DeleteWatch(ctx, orgID, id)
+func (s *Service) Unwatch(ctx context.Context, orgID, id string) (store.WatchEntry, error) {
+	e, err := s.cfg.Store.WatchEntryByID(ctx, orgID, id)
+	if err != nil {
+		return e, err
+	}
+	return e, s.cfg.Store.DeleteWatch(ctx, orgID, id)
 }
 
 // pageAll reads a whole watchlist (it holds at most store.MaxWatched).

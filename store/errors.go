@@ -23,7 +23,8 @@ var (
 	ErrInvalidToken = &fault.Error{Code: fault.Invalid, Message: "Invalid request: token is invalid, expired or already used",
 		Fields: []string{"token"}}
 	// ErrLastAdmin: the change would leave an organization without an admin.
-	ErrLastAdmin = fault.New(fault.Conflict, "The organization's last admin cannot be demoted or removed; promote another member first")
+	ErrLastAdmin = fault.New(fault.Conflict, "The organization's last admin cannot be demoted or removed (an organization keeps "+
+		"an admin who was not made through an API key's invitation); promote another member first")
 	// ErrSessionEnded: the session token was revoked already (a concurrent
 	// refresh or logout).
 	ErrSessionEnded = fault.New(fault.Unauthorized, "Token invalidated. Please log in again.")

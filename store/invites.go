@@ -22,9 +22,9 @@ func (s *Store) CreateInvite(ctx context.Context, inv Invite, m Mail) (Invite, e
 		if member {
 			return ErrEmailTaken
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO invites (id, org_id, email, role, token_hash, invited_by, expires_at, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, inv.ID, inv.OrgID, inv.Email, inv.Role, inv.TokenHash,
-			nullString(inv.InvitedBy), ms(inv.ExpiresAt), ms(now)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO invites (id, org_id, email, role, token_hash, invited_by, invited_by_key, expires_at, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, inv.ID, inv.OrgID, inv.Email, inv.Role, inv.TokenHash,
+			nullString(inv.InvitedBy), nullString(inv.ByKey), ms(inv.ExpiresAt), ms(now)); err != nil {
 			return fmt.Errorf("create invite: %w", err)
 		}
 		return queueMail(ctx, tx, m, now)

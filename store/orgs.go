@@ -131,11 +131,15 @@ func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, stays
 	if role != actor.RoleAdmin || staysAdmin {
 		return nil
 	}
-	var admins int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin'`, orgID).Scan(&admins); err != nil {
+	// The others who stay admins and were not made through an API key's
+	// invitation: a key's chain of actions must never leave it the only
+	// admin.
+	var others int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin' AND id <> ? AND origin <> ?`,
+		orgID, userID, OriginKeyInvite).Scan(&others); err != nil {
 		return fmt.Errorf("count admins: %w", err)
 	}
-	if admins <= 1 {
+	if others == 0 {
 		return ErrLastAdmin
 	}
 	return nil

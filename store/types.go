@@ -38,7 +38,19 @@ type User struct {
 	TokenVersion    int64
 	EmailVerifiedAt *time.Time
 	CreatedAt       time.Time
+	Origin          string // how the account came to be: Origin*
 }
+
+// How an account came to be.
+const (
+	OriginSignup    = "signup"     // registered, making its organization
+	OriginInvite    = "invite"     // accepted a person's invitation
+	OriginKeyInvite = "key_invite" // accepted an invitation an API key made
+	OriginOperator  = "operator"   // made by the appliance's operator (garrison org create)
+)
+
+// Origins lists every origin.
+var Origins = []string{OriginSignup, OriginInvite, OriginKeyInvite, OriginOperator}
 
 // APIKey is an organization's key. Only the SHA-256 of the secret is stored.
 type APIKey struct {
@@ -63,7 +75,8 @@ type Invite struct {
 	Email      string
 	Role       string
 	TokenHash  []byte
-	InvitedBy  string
+	InvitedBy  string // the user; "" when an API key made it
+	ByKey      string // the API key that made it, if one did
 	ExpiresAt  time.Time
 	AcceptedAt *time.Time
 	CreatedAt  time.Time

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -19,19 +20,23 @@ type NewAccount struct {
 	OrgName      string // used when no invite is given
 	Plan         string // plan of a new organization
 	InviteHash   []byte // joins the invite's organization instead, with its role
-	Verify       UserToken
-	VerifyMail   Mail
+	// Origin is how the account came to be without an invite (OriginSignup
+	// or OriginOperator); an invite's account is OriginInvite, or
+	// OriginKeyInvite when an API key made the invitation.
+	Origin     string
+	Verify     UserToken
+	VerifyMail Mail
 }
 
 const userColumns = `u.id, u.org_id, o.name, o.plan, u.email, u.name, u.role, u.password_hash,
-	u.token_version, u.email_verified_at, u.created_at`
+	u.token_version, u.email_verified_at, u.created_at, u.origin`
 
 func scanUser(row interface{ Scan(...any) error }, extra ...any) (User, error) {
 	var u User
 	var verified sql.NullInt64
 	var created int64
 	dest := append([]any{&u.ID, &u.OrgID, &u.OrgName, &u.Plan, &u.Email, &u.Name, &u.Role,
-		&u.PasswordHash, &u.TokenVersion, &verified, &created}, extra...)
+		&u.PasswordHash, &u.TokenVersion, &verified, &created, &u.Origin}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return User{}, ErrNotFound
@@ -59,12 +64,17 @@ func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 		if exists {
 			return ErrEmailTaken
 		}
-		orgID, role := "", actor.RoleAdmin
+		orgID, role, origin := "", actor.RoleAdmin, cmp.Or(a.Origin, OriginSignup)
 		if a.InviteHash != nil {
 			var inviteID, inviteEmail string
-			err := tx.QueryRowContext(ctx, `SELECT id, org_id, email, role FROM invites
+			var byKey sql.NullString
+			err := tx.QueryRowContext(ctx, `SELECT id, org_id, email, role, invited_by_key FROM invites
 				WHERE token_hash = ? AND accepted_at IS NULL AND expires_at > ?`, a.InviteHash, ms(now)).
-				Scan(&inviteID, &orgID, &inviteEmail, &role)
+				Scan(&inviteID, &orgID, &inviteEmail, &role, &byKey)
+			origin = OriginInvite
+			if byKey.Valid {
+				origin = OriginKeyInvite
+			}
 			if errors.Is(err, sql.ErrNoRows) || (err == nil && inviteEmail != email) {
 				return ErrInvalidToken
 			}
@@ -82,8 +92,8 @@ func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
 			}
 		}
 		userID = NewID("usr", now)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, role, a.PasswordHash, ms(now)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at, origin)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, role, a.PasswordHash, ms(now), origin); err != nil {
 			if isUniqueViolation(err) {
 				return ErrEmailTaken
 			}

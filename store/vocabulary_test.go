@@ -41,10 +41,11 @@ func TestVocabularyMatchesSchema(t *testing.T) {
 		{"ticket_messages", "author_kind", []string{ticket.AuthorUser, ticket.AuthorAPIKey, ticket.AuthorAgent}},
 		{"alerts", "status", alerting.Statuses},
 		{"leads", "status", outreach.Statuses},
+		{"users", "origin", store.Origins},
 		{"agent_runs", "status", []string{store.RunQueued, store.RunRunning, store.RunCompleted, store.RunFailed, store.RunCancelled}},
 	} {
 		t.Run(tc.table+"."+tc.column, func(t *testing.T) {
-			m := regexp.MustCompile(`(?m)^\s*` + tc.column + `\s+TEXT NOT NULL[^,\n]*CHECK \(` + tc.column + ` IN \(([^)]*)\)\)`).
+			m := regexp.MustCompile(`\b` + tc.column + `\s+TEXT NOT NULL[^,]*?CHECK \(` + tc.column + ` IN \(([^)]*)\)\)`).
 				FindStringSubmatch(tableSQL(tc.table))
 			if m == nil {
 				t.Fatalf("no CHECK (%s IN (...)) in %s", tc.column, tc.table)
