@@ -320,8 +320,14 @@ func TestThreatRecommendations(t *testing.T) {
 		}
 		return techniqueFinding{Technique: tq}
 	}
+	// Nothing seen is not "no action is needed": nothing is known.
 	quiet := func(target string) string {
-		return "No activity involving " + target + " was seen; no action is needed now. Re-run this research if it appears in new reports."
+		return "Not seen in this organization's data; no intelligence held on " + target +
+			". That does not make it safe: re-run this research if it appears in new reports."
+	}
+	private := func(target, why string) string {
+		return target + " is " + why + ": one of the organization's own hosts or networks, not an outside threat to block. " +
+			"Investigate the host instead: find the machine that holds the address, check what it ran and who used it, and isolate it if it is compromised."
 	}
 	tests := []struct {
 		name       string
@@ -331,38 +337,124 @@ func TestThreatRecommendations(t *testing.T) {
 		open       int
 		dns        *store.DomainQueries
 		techniques []techniqueFinding
+		internal   string
+		cves       []CVERecord
 		want       []string
 	}{
-		{"a quiet IP", "10.0.0.1", "ip", none, 0, nil, nil, []string{quiet("10.0.0.1")}},
-		{"a quiet vendor", "Acme", "vendor", none, 0, nil, nil, []string{quiet("Acme")}},
-		{"a quiet domain", "example.com", "domain", none, 0, &store.DomainQueries{}, nil, []string{quiet("example.com")}},
-		{"an IP with events", "10.0.0.1", "ip", some, 0, nil, nil,
-			[]string{"Block 10.0.0.1 at the perimeter firewall if it is not a known business partner, and review flows to it."}},
-		{"a domain only queried", "example.com", "domain", none, 0, &store.DomainQueries{Count: 4, Clients: 2}, nil,
+		{"a quiet IP", "185.220.101.4", "ip", none, 0, nil, nil, "", nil, []string{quiet("185.220.101.4")}},
+		{"a quiet vendor", "Acme", "vendor", none, 0, nil, nil, "", nil, []string{quiet("Acme")}},
+		{"a quiet domain", "example.com", "domain", none, 0, &store.DomainQueries{}, nil, "", nil, []string{quiet("example.com")}},
+		{"a quiet vendor with CVE intelligence", "Acme", "vendor", none, 0, nil, nil, "",
+			[]CVERecord{{ID: "CVE-1"}, {ID: "CVE-2", KnownExploited: true}},
+			[]string{"Check the asset inventory for software of Acme affected by the 2 CVEs found (1 known to be exploited) and patch or mitigate it."}},
+		{"an outside IP with events", "203.0.113.9", "ip", some, 0, nil, nil, "", nil,
+			[]string{"Block 203.0.113.9 at the perimeter firewall if it is not a known business partner, and review flows to it."}},
+		{"a private IP with events: investigated, not blocked", "10.0.0.1", "ip", some, 0, nil, nil, "a private address (RFC 1918)", nil,
+			[]string{private("10.0.0.1", "a private address (RFC 1918)")}},
+		{"a private IP nothing was seen of", "192.168.1.20", "ip", none, 0, nil, nil, "a private address (RFC 1918)", nil,
+			[]string{private("192.168.1.20", "a private address (RFC 1918)")}},
+		{"an inventory host's public address", "203.0.113.10", "ip", severe, 1, nil, nil,
+			"the address of web-1 in the organization's asset inventory", nil, []string{
+				"Work the 1 open alerts about 203.0.113.10 first: confirm or dismiss each with a note.",
+				"Investigate the affected assets: a1, a2, a3, a4, a5.",
+				private("203.0.113.10", "the address of web-1 in the organization's asset inventory")}},
+		{"an internal host name", "intranet.acme.example", "domain", some, 0, &store.DomainQueries{Count: 3}, nil,
+			"a host in the organization's asset inventory", nil, []string{
+				"intranet.acme.example is a host in the organization's asset inventory, not an outside threat to block: investigate the host instead, " +
+					"check what it ran and who used it, and isolate it if it is compromised."}},
+		{"a domain only queried", "example.com", "domain", none, 0, &store.DomainQueries{Count: 4, Clients: 2}, nil, "", nil,
 			[]string{"Add example.com to the DNS blocklist if it has no business use."}},
-		{"a hash, even quiet", "d41d8cd98f00b204e9800998ecf8427e", "hash", none, 0, nil, nil,
+		{"a hash, even quiet", "d41d8cd98f00b204e9800998ecf8427e", "hash", none, 0, nil, nil, "", nil,
 			[]string{"Search endpoints for files with hash d41d8cd98f00b204e9800998ecf8427e and quarantine any found."}},
-		{"a CVE, even quiet", "cve-2021-44228", "cve", none, 0, nil, nil,
+		{"a CVE, even quiet", "cve-2021-44228", "cve", none, 0, nil, nil, "", nil,
 			[]string{"Check the asset inventory for software affected by CVE-2021-44228 and patch or mitigate it."}},
-		{"most urgent first", "bad.example", "domain", severe, 2, &store.DomainQueries{Count: 9, Clients: 3, Category: "malware"}, nil, []string{
+		{"most urgent first", "bad.example", "domain", severe, 2, &store.DomainQueries{Count: 9, Clients: 3, Category: "malware"}, nil, "", nil, []string{
 			"Work the 2 open alerts about bad.example first: confirm or dismiss each with a note.",
 			"3 clients resolved bad.example, a known malware domain: isolate them and scan for the payload.",
 			"Investigate the affected assets: a1, a2, a3, a4, a5.",
 			"Add bad.example to the DNS blocklist if it has no business use.",
 		}},
-		{"low events name no assets", "10.0.0.1", "ip", some, 0, nil, nil,
-			[]string{"Block 10.0.0.1 at the perimeter firewall if it is not a known business partner, and review flows to it."}},
+		{"low events name no assets", "198.51.100.7", "ip", some, 0, nil, nil, "", nil,
+			[]string{"Block 198.51.100.7 at the perimeter firewall if it is not a known business partner, and review flows to it."}},
 		{"advice for those of the first three techniques that have some", "Acme", "vendor", none, 0, nil,
-			[]techniqueFinding{technique("T1071.004"), technique("T1189"), technique("T1110"), technique("T1046")}, []string{
+			[]techniqueFinding{technique("T1071.004"), technique("T1189"), technique("T1110"), technique("T1046")}, "", nil, []string{
 				"T1071.004 DNS: inspect outbound traffic from the affected hosts and block the command-and-control endpoints.",
 				"T1110 Brute Force: enforce MFA and account lockout, and block the sources of repeated failures.",
 			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := threatRecommendations(tc.target, tc.kind, tc.ev, tc.open, tc.dns, tc.techniques)
+			got := threatRecommendations(tc.target, tc.kind, tc.ev, tc.open, tc.dns, tc.techniques, tc.internal, tc.cves)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+			for _, r := range got {
+				if strings.Contains(r, "no action is needed") || tc.internal != "" && strings.Contains(r, "Block ") {
+					t.Errorf("misleading recommendation %q", r)
+				}
+			}
+		})
+	}
+}
+
+// TestInternalAddress: addresses no outside party can hold are named as
+// the organization's own; public ones are not.
+func TestInternalAddress(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{"10.0.0.1", "a private address (RFC 1918)"},
+		{"172.16.0.1", "a private address (RFC 1918)"},
+		{"172.31.255.255", "a private address (RFC 1918)"},
+		{"192.168.1.20", "a private address (RFC 1918)"},
+		{"::ffff:192.168.1.20", "a private address (RFC 1918)"},
+		{"fd12:3456:789a::1", "a unique local address (RFC 4193)"},
+		{"fc00::1", "a unique local address (RFC 4193)"},
+		{"127.0.0.1", "a loopback address"},
+		{"::1", "a loopback address"},
+		{"169.254.10.1", "a link-local address"},
+		{"fe80::1", "a link-local address"},
+		{"100.64.0.1", "a carrier-grade NAT address (RFC 6598)"},
+		{"100.127.255.254", "a carrier-grade NAT address (RFC 6598)"},
+		{"0.0.0.0", "the unspecified address"},
+		{"172.32.0.1", ""},  // just past 172.16/12
+		{"100.128.0.1", ""}, // just past 100.64/10
+		{"185.220.101.4", ""},
+		{"2001:db8::1", ""},
+		{"example.com", ""},
+	}
+	for _, tc := range tests {
+		if got := internalAddress(tc.addr); got != tc.want {
+			t.Errorf("internalAddress(%q) = %q, want %q", tc.addr, got, tc.want)
+		}
+	}
+}
+
+// TestResearchSummary: the summary says where the search stopped (the
+// scan limit, the match cap) and when the target is the organization's
+// own.
+func TestResearchSummary(t *testing.T) {
+	base := researchFacts{target: "10.0.0.7", kind: "ip", ev: eventSummary{Count: 2, Assets: []string{"ws-1"}}, alerts: 1, open: 1,
+		score: 30, rating: "medium", scanned: 1200}
+	const head = "Research on 10.0.0.7 (ip): 2 matching events in the last 90 days across 1 assets, 1 related alerts (1 open). Risk is medium (30/100)."
+	limit := " The search reached its scan limit: it read only the newest 200,000 events of the period, so older matches may be missing."
+	tests := []struct {
+		name   string
+		change func(f *researchFacts)
+		want   string
+	}{
+		{"within the limit", func(f *researchFacts) {}, head + " REC"},
+		{"one event short of the scan limit", func(f *researchFacts) { f.scanned = store.MaxScannedEvents - 1 }, head + " REC"},
+		{"at the scan limit", func(f *researchFacts) { f.scanned = store.MaxScannedEvents }, head + limit + " REC"},
+		{"at the match cap too", func(f *researchFacts) { f.scanned, f.ev.Capped = store.MaxScannedEvents, true },
+			head + limit + " Only the newest 10,000 matching events are counted. REC"},
+		{"the organization's own", func(f *researchFacts) { f.internal = "a private address (RFC 1918)" },
+			head + " 10.0.0.7 is a private address (RFC 1918): the organization's own, not an outside party. REC"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := base
+			tc.change(&f)
+			if got := researchSummary(f, "REC"); got != tc.want {
+				t.Errorf("summary\n got %q\nwant %q", got, tc.want)
 			}
 		})
 	}

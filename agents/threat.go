@@ -337,21 +337,118 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 		out["mitre_attack"] = map[string]any{"version": attack.Version, "techniques": nonNil(techniques)}
 	}
 
+	internal, err := internalTarget(ctx, env, run.OrgID, p.Target, kind, ev)
+	if err != nil {
+		return Report{}, err
+	}
+	out["internal"], out["internal_reason"] = internal != "", nil
+	if internal != "" {
+		out["internal_reason"] = internal
+	}
+
 	score, rating, why := riskRating(ev, openAlerts, dns, cves, len(techniques))
 	out["risk"] = map[string]any{"score": score, "rating": rating, "factors": nonNil(why)}
-	recs := threatRecommendations(p.Target, kind, ev, openAlerts, dns, techniques)
+	recs := threatRecommendations(p.Target, kind, ev, openAlerts, dns, techniques, internal, cves)
 	out["recommendations"] = recs
 
-	summary := fmt.Sprintf("Research on %s (%s): %d matching events in the last %d days across %d assets, %d related alerts (%d open). Risk is %s (%d/100).",
-		p.Target, kind, ev.Count, int(researchWindow.Hours()/24), len(ev.Assets), len(alerts), openAlerts, rating, score)
-	if len(techniques) > 0 {
-		summary += fmt.Sprintf(" The activity maps to %d ATT&CK techniques, chiefly %s %s.", len(techniques), techniques[0].ID, techniques[0].Name)
-	}
-	if dns != nil && dns.Count > 0 {
-		summary += fmt.Sprintf(" DNS telemetry shows %d queries from %d clients.", dns.Count, dns.Clients)
-	}
-	summary += " " + recs[0]
+	summary := researchSummary(researchFacts{target: p.Target, kind: kind, ev: ev, alerts: len(alerts), open: openAlerts, score: score,
+		rating: rating, techniques: techniques, dns: dns, internal: internal, scanned: scanned}, recs[0])
 	return Report{Output: out, Summary: summary, Task: "a threat research report on " + p.Target}, nil
+}
+
+// researchFacts are what the research summary states.
+type researchFacts struct {
+	target, kind string
+	ev           eventSummary
+	alerts, open int
+	score        int
+	rating       string
+	techniques   []techniqueFinding
+	dns          *store.DomainQueries
+	internal     string // why the target is the organization's own; "" when it is not known to be
+	scanned      int    // events read; store.MaxScannedEvents when the scan limit stopped the search
+}
+
+// researchSummary states what the research found, where its search
+// stopped, and the first recommendation.
+func researchSummary(f researchFacts, firstRec string) string {
+	summary := fmt.Sprintf("Research on %s (%s): %d matching events in the last %d days across %d assets, %d related alerts (%d open). Risk is %s (%d/100).",
+		f.target, f.kind, f.ev.Count, int(researchWindow.Hours()/24), len(f.ev.Assets), f.alerts, f.open, f.rating, f.score)
+	if f.scanned >= store.MaxScannedEvents {
+		summary += fmt.Sprintf(" The search reached its scan limit: it read only the newest %s events of the period, so older matches may be missing.",
+			wording.Thousands(store.MaxScannedEvents))
+	}
+	if f.ev.Capped {
+		summary += fmt.Sprintf(" Only the newest %s matching events are counted.", wording.Thousands(store.MaxMatchedEvents))
+	}
+	if f.internal != "" {
+		summary += " " + f.target + " is " + f.internal + ": the organization's own, not an outside party."
+	}
+	if len(f.techniques) > 0 {
+		summary += fmt.Sprintf(" The activity maps to %d ATT&CK techniques, chiefly %s %s.", len(f.techniques), f.techniques[0].ID, f.techniques[0].Name)
+	}
+	if f.dns != nil && f.dns.Count > 0 {
+		summary += fmt.Sprintf(" DNS telemetry shows %d queries from %d clients.", f.dns.Count, f.dns.Clients)
+	}
+	return summary + " " + firstRec
+}
+
+// cgnat is the shared address space of carrier-grade NAT (RFC 6598).
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// internalAddress says why an address cannot be an outside party's: a
+// private (RFC 1918, RFC 4193), loopback, link-local, carrier-grade NAT or
+// unspecified address. "" when it may be an outside party's.
+func internalAddress(target string) string {
+	a, err := netip.ParseAddr(target)
+	if err != nil {
+		return ""
+	}
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback():
+		return "a loopback address"
+	case a.Is4() && a.IsPrivate():
+		return "a private address (RFC 1918)"
+	case a.IsPrivate():
+		return "a unique local address (RFC 4193)"
+	case a.IsLinkLocalUnicast():
+		return "a link-local address"
+	case cgnat.Contains(a):
+		return "a carrier-grade NAT address (RFC 6598)"
+	case a.IsUnspecified():
+		return "the unspecified address"
+	}
+	return ""
+}
+
+// internalTarget says why the target is the organization's own: an
+// internal address, a host of its inventory, or the asset of the matching
+// events (the host Garrison's sensors protect). "" when it is not known to
+// be.
+func internalTarget(ctx context.Context, env *Env, orgID, target, kind string, ev eventSummary) (string, error) {
+	if kind != "ip" && kind != "domain" && kind != "vendor" { // a host name reads as a vendor
+		return "", nil
+	}
+	if why := internalAddress(target); why != "" {
+		return why, nil
+	}
+	host, ok, err := env.Store.InventoryHost(ctx, orgID, strings.TrimSuffix(target, "."))
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case ok && kind == "ip":
+		return "the address of " + host + " in the organization's asset inventory", nil
+	case ok:
+		return "a host in the organization's asset inventory", nil
+	}
+	for _, a := range ev.Assets {
+		if strings.EqualFold(a, target) {
+			return "a host Garrison's sensors watch for the organization", nil
+		}
+	}
+	return "", nil
 }
 
 func lookupCVEs(ctx context.Context, intel CVEIntel, target, kind string) ([]CVERecord, error) {
@@ -369,8 +466,11 @@ func lookupCVEs(ctx context.Context, intel CVEIntel, target, kind string) ([]CVE
 }
 
 // threatRecommendations turns the findings into specific next steps, most
-// urgent first. There is always at least one.
-func threatRecommendations(target, kind string, ev eventSummary, openAlerts int, dns *store.DomainQueries, techniques []techniqueFinding) []string {
+// urgent first. There is always at least one. The organization's own host
+// or address (internal) is investigated, never blocked as an outside
+// threat; a target nothing was seen of is never called harmless.
+func threatRecommendations(target, kind string, ev eventSummary, openAlerts int, dns *store.DomainQueries, techniques []techniqueFinding,
+	internal string, cves []CVERecord) []string {
 	var recs []string
 	if openAlerts > 0 {
 		recs = append(recs, fmt.Sprintf("Work the %d open alerts about %s first: confirm or dismiss each with a note.", openAlerts, target))
@@ -381,14 +481,33 @@ func threatRecommendations(target, kind string, ev eventSummary, openAlerts int,
 	if ev.BySeverity[event.Critical.String()]+ev.BySeverity[event.High.String()] > 0 && len(ev.Assets) > 0 {
 		recs = append(recs, "Investigate the affected assets: "+strings.Join(firstN(ev.Assets, 5), ", ")+".")
 	}
-	switch kind {
-	case "ip":
+	switch {
+	case internal != "" && kind == "ip":
+		recs = append(recs, target+" is "+internal+": one of the organization's own hosts or networks, not an outside threat to block. "+
+			"Investigate the host instead: find the machine that holds the address, check what it ran and who used it, and isolate it if it is compromised.")
+	case internal != "":
+		recs = append(recs, target+" is "+internal+", not an outside threat to block: investigate the host instead, "+
+			"check what it ran and who used it, and isolate it if it is compromised.")
+	case kind == "ip":
 		if ev.Count > 0 {
 			recs = append(recs, "Block "+target+" at the perimeter firewall if it is not a known business partner, and review flows to it.")
 		}
-	case "domain":
+	case kind == "domain":
 		if ev.Count > 0 || (dns != nil && dns.Count > 0) {
 			recs = append(recs, "Add "+target+" to the DNS blocklist if it has no business use.")
+		}
+	}
+	switch kind {
+	case "vendor", "domain":
+		if len(cves) > 0 {
+			kev := 0
+			for _, c := range cves {
+				if c.KnownExploited {
+					kev++
+				}
+			}
+			recs = append(recs, fmt.Sprintf("Check the asset inventory for software of %s affected by the %s found (%d known to be exploited) and patch or mitigate it.",
+				target, wording.Count(len(cves), "CVE", "CVEs"), kev))
 		}
 	case "hash":
 		recs = append(recs, "Search endpoints for files with hash "+target+" and quarantine any found.")
@@ -401,7 +520,8 @@ func threatRecommendations(target, kind string, ev eventSummary, openAlerts int,
 		}
 	}
 	if len(recs) == 0 {
-		recs = append(recs, "No activity involving "+target+" was seen; no action is needed now. Re-run this research if it appears in new reports.")
+		recs = append(recs, "Not seen in this organization's data; no intelligence held on "+target+
+			". That does not make it safe: re-run this research if it appears in new reports.")
 	}
 	return recs
 }

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"garrison/alerting"
@@ -18,10 +20,16 @@ const (
 
 // EventsMatching returns, newest first, the organization's events since the
 // given time whose asset is term, or whose indicator or message contains it
-// (case-insensitively). It reads at most the newest MaxScannedEvents of the
-// period, so one research run cannot hold a reader for long; scanned tells
-// how many it read.
+// (case-insensitively), or whose details hold it: an IP address as a whole
+// value (details.src_ip, dest_ip or any other), anything else anywhere in
+// them. It reads at most the newest MaxScannedEvents of the period, so one
+// research run cannot hold a reader for long; scanned tells how many it
+// read.
 func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since time.Time) (events []event.Event, scanned int, err error) {
+	inDetails := term
+	if _, err := netip.ParseAddr(term); err == nil {
+		inDetails = `"` + term + `"` // 10.0.0.1 is not 10.0.0.12
+	}
 	err = s.read(ctx, func(tx querier) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events INDEXED BY events_org_ts
 			WHERE org_id = ? AND ts >= ? LIMIT ?)`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
@@ -30,7 +38,8 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM (SELECT * FROM events INDEXED BY events_org_ts
 			WHERE org_id = ?1 AND ts >= ?2 ORDER BY ts DESC LIMIT ?4) AS events
 			WHERE asset = ?3 COLLATE NOCASE OR instr(lower(indicator), lower(?3)) > 0 OR instr(lower(message), lower(?3)) > 0
-			ORDER BY ts DESC LIMIT ?5`, orgID, ms(since), term, MaxScannedEvents, MaxMatchedEvents)
+				OR instr(lower(details), lower(?6)) > 0
+			ORDER BY ts DESC LIMIT ?5`, orgID, ms(since), term, MaxScannedEvents, MaxMatchedEvents, inDetails)
 		if err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
@@ -62,6 +71,21 @@ func (s *Store) AlertsMatching(ctx context.Context, orgID, term string, limit in
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// InventoryHost finds the asset of the organization's inventory whose
+// hostname (case-insensitively) or address is term: the organization's own
+// host. The inventory is bounded (MaxAssets).
+func (s *Store) InventoryHost(ctx context.Context, orgID, term string) (hostname string, ok bool, err error) {
+	err = s.reads().QueryRowContext(ctx, `SELECT hostname FROM assets WHERE org_id = ?1 AND (hostname = ?2 COLLATE NOCASE OR ip = ?2)
+		ORDER BY hostname LIMIT 1`, orgID, term).Scan(&hostname)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("inventory host: %w", err)
+	}
+	return hostname, true, nil
 }
 
 // DomainQueries is what DNS telemetry says about one domain and its subdomains.
