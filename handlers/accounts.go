@@ -83,11 +83,19 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	// Guessing one account's password is throttled per address tried,
-	// whether or not it exists, on top of the per-IP buckets.
-	target := valid.NormalEmail(req.Email)
-	if d := a.Limits.loginTarget.Peek(target); !d.Allowed && req.Email != "" && req.Password != "" {
-		return a.applyDecision(w, r, a.Limits.loginTarget, d)
+	// Guessing one account's password is throttled per address tried and
+	// client, and per address tried whether or not it exists, on top of the
+	// per-IP buckets; the second spares the clients the account signed in
+	// from, so guesses from elsewhere cannot lock its owner out.
+	target, client := valid.NormalEmail(req.Email), a.clientKey(r)
+	pair, known := target+" "+client, a.Limits.known.has(target, client)
+	if req.Email != "" && req.Password != "" {
+		if d := a.Limits.loginPair.Peek(pair); !d.Allowed {
+			return a.applyDecision(w, r, a.Limits.loginPair, d)
+		}
+		if d := a.Limits.loginTarget.Peek(target); !d.Allowed && !known {
+			return a.applyDecision(w, r, a.Limits.loginTarget, d)
+		}
 	}
 	u, err := a.Accounts.Login(r.Context(), req.Email, req.Password)
 	if errors.Is(err, account.ErrBadLogin) {
@@ -102,7 +110,10 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 				return auditErr
 			}
 		}
-		if limitErr := a.charge(w, r, a.Limits.loginTarget, target); limitErr != nil {
+		if limitErr := a.charge(w, r, a.Limits.loginPair, pair); limitErr != nil {
+			return limitErr
+		}
+		if limitErr := a.charge(w, r, a.Limits.loginTarget, target); limitErr != nil && !known {
 			return limitErr
 		}
 		return err
@@ -110,6 +121,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.Limits.known.add(target, client)
 	noteAudit(r, u.OrgID, u.ID)
 	// No session is given unless its sign-in is on the audit log.
 	if err := a.auditNow(r, audit.Login); err != nil {

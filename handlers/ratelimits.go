@@ -17,7 +17,9 @@ type RateLimits struct {
 	auth, login, register, reset *ratelimit.Limiter // per client IP, /auth/* paths
 	ip                           *ratelimit.Limiter // JWT-authenticated and public traffic, per client IP
 	failures                     *ratelimit.Limiter // invalid or unknown credentials, per client IP
-	loginTarget                  *ratelimit.Limiter // failed logins, per e-mail address tried
+	loginTarget                  *ratelimit.Limiter // failed logins, per e-mail address tried, from clients it has not signed in from
+	loginPair                    *ratelimit.Limiter // failed logins, per e-mail address and client IP
+	known                        *knownClients      // the addresses each account signed in from
 	apiKey                       *ratelimit.Limiter // API-key traffic, per organization
 	agentRuns                    *ratelimit.Limiter // agent executions, per organization
 	trusted                      []netip.Prefix
@@ -47,14 +49,15 @@ func NewRateLimits(c LimitsConfig) *RateLimits {
 		return lim
 	}
 	rl.auth, rl.login, rl.register, rl.reset = l("auth", "auth"), l("login", "login"), l("register", "register"), l("reset", "reset")
-	rl.ip, rl.failures, rl.loginTarget = l("jwt", "jwt"), l("jwt", "failures"), l("login", "login_target")
+	rl.ip, rl.failures, rl.loginTarget, rl.loginPair = l("jwt", "jwt"), l("jwt", "failures"), l("login", "login_target"), l("login", "login_pair")
+	rl.known = newKnownClients(knownClientsMax)
 	rl.apiKey, rl.agentRuns = l("apikey", "apikey"), l("agent-runs", "agent-runs")
 	return rl
 }
 
 // Limiters lists every bucket set, for the app to sweep idle buckets from.
 func (rl *RateLimits) Limiters() []*ratelimit.Limiter {
-	return []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.apiKey, rl.agentRuns}
+	return []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.loginPair, rl.apiKey, rl.agentRuns}
 }
 
 // signInLimiter is the second bucket of a sign-in route, if it has one.
@@ -138,8 +141,10 @@ func (a *API) ChargeAgentRun(w http.ResponseWriter, r *http.Request, orgID strin
 }
 
 // limitBeforeAuth applies the buckets that need no credential: the /auth/*
-// buckets, the per-IP bucket of public routes, and a refusal for an address
-// whose failed-credential bucket is empty, before any credential is checked.
+// buckets and the per-IP bucket of public routes. An address whose
+// failed-credential bucket is empty is not refused here: a valid credential
+// from it still passes (limitFailedAuth refuses only the invalid ones), so
+// a hundred bad keys from one office do not lock out its good ones.
 func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, ip string) error {
 	if rt.Buckets != ByCredential {
 		if err := a.charge(w, r, a.Limits.auth, ip); err != nil {
@@ -153,10 +158,11 @@ func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, 
 	if rt.Access == Public {
 		return a.charge(w, r, a.Limits.ip, ip)
 	}
-	d := a.Limits.failures.Peek(ip)
-	if !d.Allowed || rt.Access == Webhook {
+	if rt.Access == Webhook {
 		// Webhook receipt is not limited: the failed-credential bucket is
 		// the only one that applies to it, so it is the one reported.
+		d := a.Limits.failures.Peek(ip)
+		d.Allowed = true
 		return a.applyDecision(w, r, a.Limits.failures, d)
 	}
 	return nil
