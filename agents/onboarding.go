@@ -10,7 +10,6 @@ import (
 	"garrison/intel"
 	"garrison/posture"
 	"garrison/store"
-	"garrison/timestamp"
 	"garrison/wording"
 )
 
@@ -47,9 +46,12 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 	if err != nil {
 		return Report{}, err
 	}
-	reporting, dns, lastSeen := cf.ReportingSources(), cf.DNSQueries7d(), ""
+	reporting, dns := cf.ReportingSources(), cf.DNSQueries7d()
+	var lastSeen time.Time
 	for _, s := range cf.Sources {
-		lastSeen = max(lastSeen, timestamp.Format(s.LastSeen))
+		if s.LastSeen.After(lastSeen) {
+			lastSeen = s.LastSeen
+		}
 	}
 	id := cf.Identity
 	item := func(id, title string, done bool, detail, next string) checklistItem {
@@ -60,29 +62,29 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 	}
 	items := []checklistItem{
 		item("team_invited", "Invite your team", id.Members > 1, wording.Count(id.Members, "user.", "users."),
-			"Invite colleagues with POST /api/org/invites (email, role)."),
+			"Invite colleagues in Settings → Members and invites, with their e-mail address and a role."),
 		item("emails_confirmed", "Confirm every user's e-mail address", id.Unverified == 0,
 			wording.Count(id.Unverified, "user has", "users have")+" not confirmed.", "Each user opens the link in the verification mail."),
 		item("api_key", "Create an API key for integrations", id.ActiveKeys > 0, wording.Count(id.ActiveKeys, "active key.", "active keys."),
-			"Create a write-scope key with POST /api/api-keys for your sensors."),
+			"Create a key with the write scope for your sensors in Settings → API keys."),
 		item("event_source", "Connect an event source", reporting > 0,
 			fmt.Sprintf("%s in the last 24 hours (of %d ever).", wording.Count(reporting, "source reported", "sources reported"), len(cf.Sources)),
-			"Point Suricata's EVE output at POST /api/webhooks/suricata, or send events to POST /api/events."),
+			"Point Suricata's EVE output at Garrison's Suricata webhook, or have your other tools send their events to Garrison, with that key."),
 		item("dns_telemetry", "Send DNS telemetry", dns > 0, wording.Count(dns, "DNS query", "DNS queries")+" in 7 days.",
-			"Enable Suricata dns records in the EVE output, or send native DNS records to the webhook."),
+			"Turn on dns records in Suricata's EVE output, or send DNS records to Garrison's native webhook."),
 		item("alert_reviewed", "Review your first alert", resolvedEver > 0, wording.Count(resolvedEver, "alert", "alerts")+" resolved so far.",
-			"Open GET /api/alerts and resolve one with a note (PATCH /api/alerts/:id)."),
+			"Open Alerts, pick one, and resolve it saying whether it was real and what was done."),
 		item("agent_run", "Run an agent", otherAgents > 0, wording.Count(otherAgents, "other agent has", "other agents have")+" run.",
-			"Try POST /api/agents/threat-researcher/execute with a domain you care about as target."),
+			"On the Agents page, run the Threat Researcher on a domain you care about."),
 		item("frameworks_audited", "Audit a compliance framework", len(audited) > 0,
 			fmt.Sprintf("%d of %d frameworks audited.", len(audited), len(compliance.FrameworkIDs())),
-			"Run an audit with POST /api/compliance/audit (optionally with framework soc2, hipaa, nist or cis)."),
+			"On the Compliance page, run an audit of SOC 2, HIPAA, NIST CSF or CIS Controls, or of all four."),
 		item("cves_watched", "Watch the CVEs that matter to you", len(cf.Exposure) > 0,
 			fmt.Sprintf("%s, %d of them affecting an asset of the inventory.", wording.Count(len(cf.Exposure), "CVE watched", "CVEs watched"), affecting(cf.Exposure)),
-			"Describe your assets and their software with POST /api/assets, then watch CVEs with POST /api/cve-watchlist."),
+			"List your machines and their software on the Assets page, then add the CVEs you follow to the CVE watchlist."),
 	}
-	if lastSeen != "" {
-		items[3].Detail += " Last event at " + lastSeen + "."
+	if !lastSeen.IsZero() {
+		items[3].Detail += " Last event " + lastEventAt(lastSeen) + "."
 	}
 	done := 0
 	var next []string
@@ -105,6 +107,12 @@ func onboardingChecklist(ctx context.Context, env *Env, run store.AgentRun, _ Pa
 }
 
 const onboardingSlug = "onboarding"
+
+// lastEventAt says when, in words a person reads at a glance (on 21 Nov
+// 2026 at 14:05 UTC); the checklist is shown as it is.
+func lastEventAt(t time.Time) string {
+	return t.UTC().Format("on 2 Jan 2006 at 15:04 UTC")
+}
 
 // affecting counts the watched CVEs that match an asset of the inventory.
 func affecting(watched []intel.ExposureItem) int {

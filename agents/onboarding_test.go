@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +13,6 @@ import (
 	"garrison/event"
 	"garrison/store"
 	"garrison/store/storetest"
-	"garrison/timestamp"
 )
 
 // TestOnboardingChecklist: the checklist's steps, done or pending with
@@ -26,26 +26,26 @@ func TestOnboardingChecklist(t *testing.T) {
 
 	pending := map[string]checklistItem{
 		"team_invited": {ID: "team_invited", Title: "Invite your team", Status: "pending", Detail: "1 user.",
-			NextStep: "Invite colleagues with POST /api/org/invites (email, role)."},
+			NextStep: "Invite colleagues in Settings → Members and invites, with their e-mail address and a role."},
 		"emails_confirmed": {ID: "emails_confirmed", Title: "Confirm every user's e-mail address", Status: "pending",
 			Detail: "1 user has not confirmed.", NextStep: "Each user opens the link in the verification mail."},
 		"api_key": {ID: "api_key", Title: "Create an API key for integrations", Status: "pending", Detail: "0 active keys.",
-			NextStep: "Create a write-scope key with POST /api/api-keys for your sensors."},
+			NextStep: "Create a key with the write scope for your sensors in Settings → API keys."},
 		"event_source": {ID: "event_source", Title: "Connect an event source", Status: "pending",
 			Detail:   "0 sources reported in the last 24 hours (of 0 ever).",
-			NextStep: "Point Suricata's EVE output at POST /api/webhooks/suricata, or send events to POST /api/events."},
+			NextStep: "Point Suricata's EVE output at Garrison's Suricata webhook, or have your other tools send their events to Garrison, with that key."},
 		"dns_telemetry": {ID: "dns_telemetry", Title: "Send DNS telemetry", Status: "pending", Detail: "0 DNS queries in 7 days.",
-			NextStep: "Enable Suricata dns records in the EVE output, or send native DNS records to the webhook."},
+			NextStep: "Turn on dns records in Suricata's EVE output, or send DNS records to Garrison's native webhook."},
 		"alert_reviewed": {ID: "alert_reviewed", Title: "Review your first alert", Status: "pending", Detail: "0 alerts resolved so far.",
-			NextStep: "Open GET /api/alerts and resolve one with a note (PATCH /api/alerts/:id)."},
+			NextStep: "Open Alerts, pick one, and resolve it saying whether it was real and what was done."},
 		"agent_run": {ID: "agent_run", Title: "Run an agent", Status: "pending", Detail: "0 other agents have run.",
-			NextStep: "Try POST /api/agents/threat-researcher/execute with a domain you care about as target."},
+			NextStep: "On the Agents page, run the Threat Researcher on a domain you care about."},
 		"frameworks_audited": {ID: "frameworks_audited", Title: "Audit a compliance framework", Status: "pending",
 			Detail:   "0 of 4 frameworks audited.",
-			NextStep: "Run an audit with POST /api/compliance/audit (optionally with framework soc2, hipaa, nist or cis)."},
+			NextStep: "On the Compliance page, run an audit of SOC 2, HIPAA, NIST CSF or CIS Controls, or of all four."},
 		"cves_watched": {ID: "cves_watched", Title: "Watch the CVEs that matter to you", Status: "pending",
 			Detail:   "0 CVEs watched, 0 of them affecting an asset of the inventory.",
-			NextStep: "Describe your assets and their software with POST /api/assets, then watch CVEs with POST /api/cve-watchlist."},
+			NextStep: "List your machines and their software on the Assets page, then add the CVEs you follow to the CVE watchlist."},
 	}
 	order := []string{"team_invited", "emails_confirmed", "api_key", "event_source", "dns_telemetry", "alert_reviewed", "agent_run",
 		"frameworks_audited", "cves_watched"}
@@ -62,7 +62,7 @@ func TestOnboardingChecklist(t *testing.T) {
 		summary string
 	}{
 		{"a new organization", func(*testing.T, string, string) {}, nil, 0,
-			"Onboarding is 0% complete: 0 of 9 steps done. Next: Invite colleagues with POST /api/org/invites (email, role)."},
+			"Onboarding is 0% complete: 0 of 9 steps done. Next: Invite colleagues in Settings → Members and invites, with their e-mail address and a role."},
 		{"a sensor reporting, DNS and other agents run", func(t *testing.T, orgID, userID string) {
 			if _, err := st.Ingest(ctx, orgID, []store.NewEvent{{Type: event.TypeBlocked, Severity: event.Low, Timestamp: recent,
 				Source: "suricata", Asset: "fw-1", Message: "m"}},
@@ -75,10 +75,10 @@ func TestOnboardingChecklist(t *testing.T) {
 				}
 			}
 		}, map[string]checklistItem{
-			"event_source":  done("event_source", "1 source reported in the last 24 hours (of 1 ever). Last event at "+timestamp.Format(recent)+"."),
+			"event_source":  done("event_source", "1 source reported in the last 24 hours (of 1 ever). Last event "+lastEventAt(recent)+"."),
 			"dns_telemetry": done("dns_telemetry", "1 DNS query in 7 days."),
 			"agent_run":     done("agent_run", "1 other agent has run."),
-		}, 33, "Onboarding is 33% complete: 3 of 9 steps done. Next: Invite colleagues with POST /api/org/invites (email, role)."},
+		}, 33, "Onboarding is 33% complete: 3 of 9 steps done. Next: Invite colleagues in Settings → Members and invites, with their e-mail address and a role."},
 		{"a sensor silent for two days", func(t *testing.T, orgID, _ string) {
 			if _, err := st.Ingest(ctx, orgID, []store.NewEvent{{Type: event.TypeThreat, Severity: event.Low, Timestamp: old,
 				Source: "suricata", Asset: "fw-1", Message: "m"}}, nil); err != nil {
@@ -86,9 +86,9 @@ func TestOnboardingChecklist(t *testing.T) {
 			}
 		}, map[string]checklistItem{
 			"event_source": {ID: "event_source", Title: pending["event_source"].Title, Status: "pending",
-				Detail:   "0 sources reported in the last 24 hours (of 1 ever). Last event at " + timestamp.Format(old) + ".",
+				Detail:   "0 sources reported in the last 24 hours (of 1 ever). Last event " + lastEventAt(old) + ".",
 				NextStep: pending["event_source"].NextStep},
-		}, 0, "Onboarding is 0% complete: 0 of 9 steps done. Next: Invite colleagues with POST /api/org/invites (email, role)."},
+		}, 0, "Onboarding is 0% complete: 0 of 9 steps done. Next: Invite colleagues in Settings → Members and invites, with their e-mail address and a role."},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +114,13 @@ func TestOnboardingChecklist(t *testing.T) {
 				want = append(want, it)
 				if it.Status == "pending" {
 					next = append(next, it.NextStep)
+				}
+			}
+			// The checklist is read by people on the console's run page:
+			// it names pages and actions, never an API path.
+			for _, it := range rep.Output["checklist"].([]checklistItem) {
+				if strings.Contains(it.NextStep+it.Detail, "/api/") || strings.Contains(it.NextStep, "POST ") {
+					t.Errorf("%s speaks in API paths: %q %q", it.ID, it.Detail, it.NextStep)
 				}
 			}
 			if got := rep.Output["checklist"]; !reflect.DeepEqual(got, want) {

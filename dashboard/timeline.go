@@ -15,12 +15,26 @@ const (
 	MaxTimelineDays     = 365
 )
 
-// TimelinePoint is one day of the risk timeline.
+// TimelinePoint is one day of the risk timeline. Weight is the day's
+// severity-weighted event count, the measure its Risk is computed from:
+// Risk saturates (a day of real sensor traffic is at or near 100), Weight
+// does not, so a chart that must tell one busy day from another plots
+// Weight.
 type TimelinePoint struct {
 	Date       string         `json:"date"`
 	Events     int            `json:"events"`
 	BySeverity map[string]int `json:"by_severity"`
+	Weight     float64        `json:"weight"`
 	Risk       int            `json:"risk"`
+}
+
+// DayWeight is a day's severity-weighted event count, w = 10·critical +
+// 5·high + 2·medium + 0.5·low: the input of posture.DayRisk, which maps it
+// to 100·(1 − e^(−w/50)) (TestDayWeightIsDayRisksInput keeps the two the
+// same measure).
+func DayWeight(bySeverity event.Counts) float64 {
+	return 10*float64(bySeverity[event.Critical]) + 5*float64(bySeverity[event.High]) +
+		2*float64(bySeverity[event.Medium]) + 0.5*float64(bySeverity[event.Low])
 }
 
 // Timeline is one point per day, oldest first, ending today.
@@ -47,7 +61,8 @@ func (b *Board) Timeline(ctx context.Context, orgID string, days int) (Timeline,
 	for i := range t.Points {
 		d := first.Add(time.Duration(i) * day)
 		sev := byDay[d]
-		t.Points[i] = TimelinePoint{Date: d.Format(time.DateOnly), Events: sev.Total(), BySeverity: sev.ByName(), Risk: posture.DayRisk(sev)}
+		t.Points[i] = TimelinePoint{Date: d.Format(time.DateOnly), Events: sev.Total(), BySeverity: sev.ByName(), Weight: DayWeight(sev),
+			Risk: posture.DayRisk(sev)}
 	}
 	return t, nil
 }

@@ -3,11 +3,13 @@ package dashboard
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 	"time"
 
 	"garrison/event"
+	"garrison/posture"
 	"garrison/store"
 	"garrison/store/storetest"
 )
@@ -26,7 +28,7 @@ func TestTimelineDaysRefused(t *testing.T) {
 }
 
 // TestTimeline: one point per day ending today, each day's events by
-// severity and its risk (posture.DayRisk).
+// severity, its weighted count and its risk (posture.DayRisk).
 func TestTimeline(t *testing.T) {
 	st := storetest.Open(t)
 	org := newOrg(t, st, "acme")
@@ -54,15 +56,15 @@ func TestTimeline(t *testing.T) {
 		check map[int]TimelinePoint // by index
 	}{
 		{"one day is today", 1, map[int]TimelinePoint{
-			0: {Date: date(0), Events: 1, BySeverity: sev(0, 0, 0, 0, 1), Risk: 18}}},
+			0: {Date: date(0), Events: 1, BySeverity: sev(0, 0, 0, 0, 1), Weight: 10, Risk: 18}}},
 		{"three days", 3, map[int]TimelinePoint{
-			0: {Date: date(2), Events: 2, BySeverity: sev(0, 1, 0, 1, 0), Risk: 10},
+			0: {Date: date(2), Events: 2, BySeverity: sev(0, 1, 0, 1, 0), Weight: 5.5, Risk: 10},
 			1: {Date: date(1), Events: 0, BySeverity: sev(0, 0, 0, 0, 0), Risk: 0},
-			2: {Date: date(0), Events: 1, BySeverity: sev(0, 0, 0, 0, 1), Risk: 18}}},
+			2: {Date: date(0), Events: 1, BySeverity: sev(0, 0, 0, 0, 1), Weight: 10, Risk: 18}}},
 		{"the longest", MaxTimelineDays, map[int]TimelinePoint{
 			0:   {Date: date(364), Events: 1, BySeverity: sev(1, 0, 0, 0, 0), Risk: 0},
-			362: {Date: date(2), Events: 2, BySeverity: sev(0, 1, 0, 1, 0), Risk: 10},
-			364: {Date: date(0), Events: 1, BySeverity: sev(0, 0, 0, 0, 1), Risk: 18}}},
+			362: {Date: date(2), Events: 2, BySeverity: sev(0, 1, 0, 1, 0), Weight: 5.5, Risk: 10},
+			364: {Date: date(0), Events: 1, BySeverity: sev(0, 0, 0, 0, 1), Weight: 10, Risk: 18}}},
 	}
 	b := newBoard(st, now)
 	for _, tc := range tests {
@@ -84,5 +86,32 @@ func TestTimeline(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDayWeightIsDayRisksInput: the timeline's weight is the measure the
+// day's risk saturates, risk = round(100·(1 − e^(−weight/50))), for quiet
+// days, busy ones and each severity alone; a busy day's weight keeps
+// growing where its risk has stopped at 100.
+func TestDayWeightIsDayRisksInput(t *testing.T) {
+	cases := []event.Counts{{}, {event.Info: 1000}}
+	for _, n := range []int{1, 2, 3, 7, 40, 500, 20000} {
+		for _, sev := range []event.Severity{event.Low, event.Medium, event.High, event.Critical} {
+			var c event.Counts
+			c[sev] = n
+			cases = append(cases, c)
+		}
+		cases = append(cases, event.Counts{event.Info: n, event.Low: 3 * n, event.Medium: n, event.High: n / 2, event.Critical: n / 7})
+	}
+	for _, c := range cases {
+		w := DayWeight(c)
+		if want := int(math.Round(100 * (1 - math.Exp(-w/50)))); posture.DayRisk(c) != want {
+			t.Errorf("%v: weight %v gives risk %d, posture.DayRisk says %d", c, w, want, posture.DayRisk(c))
+		}
+	}
+	quiet, busy := event.Counts{event.Low: 600}, event.Counts{event.Low: 6000}
+	if posture.DayRisk(quiet) != 100 || posture.DayRisk(busy) != 100 || DayWeight(quiet) != 300 || DayWeight(busy) != 3000 {
+		t.Errorf("600 and 6000 low events: risk %d and %d, weight %v and %v; want 100, 100, 300, 3000",
+			posture.DayRisk(quiet), posture.DayRisk(busy), DayWeight(quiet), DayWeight(busy))
 	}
 }

@@ -153,7 +153,7 @@ func TestComplianceAccountOnboardingOutput(t *testing.T) {
 		done["frameworks_audited"] != "done" || done["team_invited"] != "pending" || done["cves_watched"] != "pending" {
 		t.Fatalf("checklist: %v", done)
 	}
-	if onb.Get("percent_complete").Float() != 55 || onb.Get("applicable").Float() != 9 || onb.Get("next_steps").Strings()[0] != "Invite colleagues with POST /api/org/invites (email, role)." {
+	if onb.Get("percent_complete").Float() != 55 || onb.Get("applicable").Float() != 9 || onb.Get("next_steps").Strings()[0] != "Invite colleagues in Settings → Members and invites, with their e-mail address and a role." {
 		t.Fatalf("onboarding: %v", onb)
 	}
 	// Watching a CVE (pending until intelligence arrives) is the step done.
