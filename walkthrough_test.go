@@ -104,7 +104,7 @@ func TestWalkthrough(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	base := fmt.Sprintf("https://localhost:%d", port)
-	var log bytes.Buffer
+	var log serverLog
 	srv := exec.Command(bin, "serve", "--data", data, "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--http-addr", "", "--base-url", base)
 	srv.Stdout, srv.Stderr = &log, &log
 	if err := srv.Start(); err != nil {
@@ -153,6 +153,25 @@ func TestWalkthrough(t *testing.T) {
 	if out, err := exec.Command("bash", "-c", cmd+" -sS").CombinedOutput(); err != nil || !bytes.Contains(out, []byte(`"success":true`)) {
 		t.Fatalf("the logged command %q: %v\n%s", cmd, err, out)
 	}
+}
+
+// serverLog holds a server's output while the process writes it: the test
+// reads it while the server runs.
+type serverLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *serverLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *serverLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // loggedCommand is the curl command of the mail with the subject that the
