@@ -448,6 +448,8 @@ func TestResearchSummary(t *testing.T) {
 			head + limit + " Only the newest 10,000 matching events are counted. REC"},
 		{"the organization's own", func(f *researchFacts) { f.internal = "a private address (RFC 1918)" },
 			head + " 10.0.0.7 is a private address (RFC 1918): the organization's own, not an outside party. REC"},
+		{"known-exploited CVEs", func(f *researchFacts) { f.cves, f.kev = 3, 1 },
+			head + " 1 of the 3 CVEs matched is known to be exploited (CISA KEV). REC"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -352,7 +352,7 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 	out["recommendations"] = recs
 
 	summary := researchSummary(researchFacts{target: p.Target, kind: kind, ev: ev, alerts: len(alerts), open: openAlerts, score: score,
-		rating: rating, techniques: techniques, dns: dns, internal: internal, scanned: scanned}, recs[0])
+		rating: rating, techniques: techniques, dns: dns, internal: internal, scanned: scanned, cves: len(cves), kev: knownExploited(cves)}, recs[0])
 	return Report{Output: out, Summary: summary, Task: "a threat research report on " + p.Target}, nil
 }
 
@@ -367,6 +367,7 @@ type researchFacts struct {
 	dns          *store.DomainQueries
 	internal     string // why the target is the organization's own; "" when it is not known to be
 	scanned      int    // events read; store.MaxScannedEvents when the scan limit stopped the search
+	cves, kev    int    // CVEs matched, and how many of them are known to be exploited
 }
 
 // researchSummary states what the research found, where its search
@@ -389,6 +390,10 @@ func researchSummary(f researchFacts, firstRec string) string {
 	}
 	if f.dns != nil && f.dns.Count > 0 {
 		summary += fmt.Sprintf(" DNS telemetry shows %d queries from %d clients.", f.dns.Count, f.dns.Clients)
+	}
+	if f.kev > 0 {
+		summary += fmt.Sprintf(" %d of the %s matched %s known to be exploited (CISA KEV).", f.kev, wording.Count(f.cves, "CVE", "CVEs"),
+			wording.Agree(f.kev, "is", "are"))
 	}
 	return summary + " " + firstRec
 }
@@ -500,14 +505,8 @@ func threatRecommendations(target, kind string, ev eventSummary, openAlerts int,
 	switch kind {
 	case "vendor", "domain":
 		if len(cves) > 0 {
-			kev := 0
-			for _, c := range cves {
-				if c.KnownExploited {
-					kev++
-				}
-			}
 			recs = append(recs, fmt.Sprintf("Check the asset inventory for software of %s affected by the %s found (%d known to be exploited) and patch or mitigate it.",
-				target, wording.Count(len(cves), "CVE", "CVEs"), kev))
+				target, wording.Count(len(cves), "CVE", "CVEs"), knownExploited(cves)))
 		}
 	case "hash":
 		recs = append(recs, "Search endpoints for files with hash "+target+" and quarantine any found.")

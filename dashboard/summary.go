@@ -92,23 +92,24 @@ func (b *Board) DailySummary(ctx context.Context, orgID string) (Summary, error)
 	}
 	out := Summary{Text: strings.Join(s, " "), Facts: facts, GeneratedBy: "facts"}
 	if b.model != nil {
-		b.phrase(ctx, orgID, &out)
+		b.phrase(ctx, orgID, &out, llm.OpenCriticalAlerts(open[event.Critical]), llm.OpenHighAlerts(open[event.High]))
 	}
 	return out, nil
 }
 
 // phrase replaces the plain text with the model's phrasing of the same
 // facts, remembered per organization until the facts change: the dashboard
-// reloads often, the facts change less. On any failure the plain text
-// stays and says why.
-func (b *Board) phrase(ctx context.Context, orgID string, out *Summary) {
+// reloads often, the facts change less. The phrasing must state the
+// headline facts (the open critical and high alerts); on any failure the
+// plain text stays and says why.
+func (b *Board) phrase(ctx context.Context, orgID string, out *Summary, headlines ...llm.Headline) {
 	facts := map[string]any{"facts": out.Facts, "plain_summary": out.Text}
 	factsJSON, _ := json.Marshal(facts)
 	key := sha256.Sum256(factsJSON)
 	text, ok := b.summaries.get(orgID, key)
 	if !ok {
 		nctx, cancel := context.WithTimeout(ctx, summaryNarrationTimeout)
-		ph, err := llm.Phrase(nctx, b.model, "a summary of the day's security activity", facts, out.Text)
+		ph, err := llm.Phrase(nctx, b.model, "a summary of the day's security activity", facts, out.Text, headlines...)
 		cancel()
 		if !ph.ByModel() {
 			b.log.Warn("daily summary narration failed; using the plain text", "err", err)

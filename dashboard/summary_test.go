@@ -2,11 +2,19 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"garrison/event"
+	"garrison/llm"
 	"garrison/store"
 	"garrison/store/storetest"
 	"garrison/timestamp"
@@ -92,6 +100,62 @@ func TestDailySummaryWording(t *testing.T) {
 				if got, ok := s.Facts[k]; !ok || !reflect.DeepEqual(got, v) {
 					t.Errorf("fact %s = %#v, want %#v", k, got, v)
 				}
+			}
+		})
+	}
+}
+
+// TestDailySummaryNarrationKeepsHeadlines: with a model configured (a fake
+// over a real local HTTP server), a phrasing that leaves out or
+// contradicts the open critical alerts is refused and the plain text
+// stays, saying why; one that states them replaces it.
+func TestDailySummaryNarrationKeepsHeadlines(t *testing.T) {
+	st := storetest.Open(t)
+	now := time.Now().UTC()
+	org := newOrg(t, st, "acme")
+	var evs []store.NewEvent
+	for i := range 6 {
+		evs = append(evs, store.NewEvent{Type: event.TypeThreat, Severity: event.Critical, Timestamp: now.Add(-time.Hour), Source: "ids",
+			Asset: fmt.Sprintf("ws-%02d", i), Indicator: "evil.test", Message: "ransomware beacon"})
+	}
+	ingest(t, st, org, evs...)
+	tests := []struct {
+		name, answer string
+		byModel      bool
+		reason       string
+	}{
+		{"all clear while 6 critical alerts are open", "All clear, nothing to do.", false,
+			`The language model's text left out or contradicted a headline fact (it says "all clear" while there are 6 open critical alerts); the deterministic summary is shown.`},
+		{"the critical alerts left out", "A busy day: 6 alerts were raised about evil.test.", false,
+			"The language model's text left out or contradicted a headline fact (it leaves out the 6 open critical alerts); the deterministic summary is shown."},
+		{"the critical alerts denied", "6 alerts were raised about evil.test, none of them critical.", false,
+			"The language model's text left out or contradicted a headline fact (it denies the 6 open critical alerts); the deterministic summary is shown."},
+		{"a narrative that states them", "Six critical alerts about evil.test are still open and need attention now.", true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": tc.answer}}}})
+			}))
+			defer srv.Close()
+			b := New(Config{Store: st, Now: func() time.Time { return now }, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Model: llm.New(llm.Config{URL: srv.URL + "/v1", Model: "m", HTTP: srv.Client()})})
+			s, err := b.DailySummary(context.Background(), org)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := "6 high or critical alerts are still open and need attention."
+			if s.Facts["open_critical_alerts"] != 6 {
+				t.Fatalf("facts %v", s.Facts)
+			}
+			if tc.byModel {
+				if s.Text != tc.answer || s.GeneratedBy != "llm:m" || !strings.HasSuffix(s.FactsText, plain) || s.NarrationError != "" {
+					t.Fatalf("summary %+v, want the model's", s)
+				}
+				return
+			}
+			if !strings.HasSuffix(s.Text, plain) || s.GeneratedBy != "facts" || s.FactsText != "" || s.NarrationError != tc.reason {
+				t.Fatalf("summary %+v\nwant the plain text and the reason %q", s, tc.reason)
 			}
 		})
 	}

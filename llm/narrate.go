@@ -30,9 +30,10 @@ No markdown: no headings, lists, bold, links or code. Answer with the paragraph 
 // Narrate asks the model for one paragraph about task written from facts,
 // then checks the answer before returning it. The model is only trusted to
 // phrase: an answer with a number or CVE id absent from the facts is
-// rejected with an error wrapping ErrInvented, and the caller should fall
-// back to its own wording.
-func (c *Client) Narrate(ctx context.Context, task string, facts any) (string, error) {
+// rejected with an error wrapping ErrInvented, one that leaves out or
+// contradicts a headline fact with an error wrapping ErrHidden, and the
+// caller should fall back to its own wording.
+func (c *Client) Narrate(ctx context.Context, task string, facts any, headlines ...Headline) (string, error) {
 	if c == nil {
 		return "", errors.New("llm: no model configured")
 	}
@@ -49,14 +50,28 @@ func (c *Client) Narrate(ctx context.Context, task string, facts any) (string, e
 	}
 	factsJSON := bytes.TrimSpace(buf.Bytes())
 
+	system := fmt.Sprintf(systemPrompt, task)
+	var must []string
+	for _, h := range headlines {
+		if h.Count > 0 {
+			must = append(must, h.String())
+		}
+	}
+	if len(must) > 0 {
+		system += "\nState each of these facts, with its number: " + strings.Join(must, "; ") +
+			". Never write that all is clear, that there is nothing to do or that there are no alerts while they stand."
+	}
 	answer, err := c.Complete(ctx, []Message{
-		{Role: "system", Content: fmt.Sprintf(systemPrompt, task)},
+		{Role: "system", Content: system},
 		{Role: "user", Content: string(factsJSON)},
 	})
 	if err != nil {
 		return "", err
 	}
 	if err := checkAnswer(answer, factsJSON); err != nil {
+		return "", err
+	}
+	if err := checkHeadlines(answer, headlines); err != nil {
 		return "", err
 	}
 	return answer, nil
