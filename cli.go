@@ -77,8 +77,12 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 	if len(args) > 0 && args[0] == "delete" {
 		return runOrgDelete(ctx, args[1:], getenv, stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "set-quota" {
+		return runOrgSetQuota(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "set-plan" {
 		return usageOf(args, stdout, "usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate\n"+
+			"       garrison org set-quota --email ADMIN_EMAIL --quota SIZE|default\n"+
 			"       garrison org create --name NAME --admin-email EMAIL [--admin-name NAME] [--plan PLAN] [--password-stdin]\n"+
 			"       garrison org delete --email ADMIN_EMAIL [--yes]")
 	}
@@ -136,7 +140,7 @@ func cliStoreAt(ctx context.Context, fs *flag.FlagSet, args []string, getenv fun
 	if err := existingData(*dataDir, create); err != nil {
 		return nil, err
 	}
-	return app.OpenStore(ctx, *dataDir, schemaSQL, time.Now)
+	return app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
 }
 
 // existingData refuses a data directory without a Garrison database,
@@ -286,5 +290,43 @@ func runOrgDelete(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	fmt.Fprintf(stdout, "Deleted %s (%s) and everything it owned.\n", org.Name, org.ID)
+	return nil
+}
+
+// runOrgSetQuota sets how much an organization's events may take on the
+// appliance's disk, or puts it back on the default share (--storage-share).
+func runOrgSetQuota(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("garrison org set-quota [flags]",
+		"Sets the storage quota of the organization of the admin with --email: its events are refused (507) past it.\n"+
+			"A running server applies it from the next batch.", stderr)
+	email := fs.String("email", "", "e-mail address of an admin of the organization (required)")
+	quota := fs.String("quota", "", "a size such as 20GiB or 500MiB, or default for the appliance's --storage-share (required)")
+	st, err := cliStore(ctx, fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var bytes int64
+	if *quota != "default" {
+		if bytes, err = parseSize(*quota); err != nil || bytes <= 0 {
+			return fmt.Errorf("--quota must be a size such as 20GiB, or default, not %q", *quota)
+		}
+	}
+	accounts := cliAccounts(st)
+	admin, err := accounts.AdminByEmail(ctx, *email)
+	if errors.Is(err, account.ErrNoSuchAdmin) {
+		return fmt.Errorf("no admin with e-mail %q", *email)
+	}
+	if err != nil {
+		return err
+	}
+	if err := accounts.SetStorageQuota(ctx, admin.OrgID, bytes); err != nil {
+		return err
+	}
+	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: admin.OrgID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgQuota,
+		Detail: map[string]string{"quota": *quota}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s (%s) now has the storage quota %s\n", admin.OrgName, admin.OrgID, *quota)
 	return nil
 }

@@ -52,7 +52,7 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return fmt.Errorf("create the backup directory: %w", err)
 	}
-	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now)
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func runRestore(ctx context.Context, args []string, getenv func(string) string, 
 		}
 	}
 	// Opening it once runs any migration a newer binary brings.
-	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now)
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
 	if err != nil {
 		return fmt.Errorf("open the restored database: %w", err)
 	}

@@ -49,7 +49,7 @@ func runIntel(ctx context.Context, args []string, getenv func(string) string, st
 	if len(paths) == 0 {
 		return errors.New(intelUsage)
 	}
-	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now)
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ type config struct {
 	tlsHosts        []string
 	metricsAddr     string
 	retention       time.Duration // events and DNS telemetry; 0 keeps them
+	storageShare    float64       // of the disk one organization's events may take by default
 	auditRetention  time.Duration
 	intelSyncURLs   []string
 	intelSyncEvery  time.Duration
@@ -145,6 +146,8 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	retention := fs.String("retention", "90d", "how long events and DNS telemetry are kept (e.g. 90d, 2160h; 0 keeps them for good); "+
 		"alerts, tickets, audits and leads are kept")
 	auditRetention := fs.String("audit-retention", "365d", "how long the audit log is kept (0 keeps it for good)")
+	fs.Float64Var(&c.storageShare, "storage-share", 0.5, "the share of the disk an organization's events may take by default: "+
+		"of what it stores plus the disk's free space (0 < share <= 1; garrison org set-quota sets one organization's own)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "address of a plain-HTTP listener serving GET /metrics in the Prometheus text format, "+
 		"e.g. 127.0.0.1:9464 (empty: off)")
 	fs.StringVar(&c.registration, "registration", "open", "who may sign up with POST /api/auth/register: open, invite (with an invite_token only) "+
@@ -221,6 +224,9 @@ func (c config) validate() error {
 	}
 	if c.logFormat != "json" && c.logFormat != "text" {
 		problems = append(problems, "--log-format must be json or text")
+	}
+	if c.storageShare <= 0 || c.storageShare > 1 {
+		problems = append(problems, "--storage-share must be above 0 and at most 1")
 	}
 	if c.shutdownTimeout <= 0 {
 		problems = append(problems, "--shutdown-timeout must be positive")

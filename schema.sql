@@ -813,3 +813,24 @@ ALTER TABLE users ADD COLUMN origin TEXT NOT NULL DEFAULT 'signup'
     CHECK (origin IN ('signup', 'invite', 'key_invite', 'operator'));
 UPDATE users SET origin = 'invite'
     WHERE id IN (SELECT u.id FROM users u JOIN invites i ON i.email = u.email AND i.org_id = u.org_id WHERE i.accepted_at IS NOT NULL);
+
+-- migration: 17
+-- The bytes each organization's events and DNS queries take, kept with
+-- every ingest and prune, against its quota (orgs.storage_quota in bytes;
+-- NULL: the appliance's default, a share of the disk): one tenant cannot
+-- fill the appliance. warned_at is when its admins were told it passed 80%.
+-- The sums are store/usage.go's eventBytesSQL and dnsBytesSQL.
+ALTER TABLE orgs ADD COLUMN storage_quota INTEGER;
+CREATE TABLE org_usage (
+    org_id        TEXT PRIMARY KEY REFERENCES orgs(id) ON DELETE CASCADE,
+    stored_bytes  INTEGER NOT NULL DEFAULT 0,
+    warned_at     INTEGER
+) STRICT, WITHOUT ROWID;
+INSERT INTO org_usage (org_id, stored_bytes)
+    SELECT org_id, SUM(n) FROM (
+        SELECT org_id, 100 + octet_length(type) + octet_length(source) + octet_length(asset) + octet_length(message)
+            + octet_length(indicator) + COALESCE(octet_length(details), 0) AS n FROM events
+        UNION ALL
+        SELECT org_id, 60 + octet_length(source) + octet_length(client) + octet_length(domain) + octet_length(qtype)
+            + octet_length(rcode) + octet_length(category) FROM dns_queries)
+    GROUP BY org_id;

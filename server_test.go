@@ -237,6 +237,8 @@ func TestConfigFromEnvironment(t *testing.T) {
 		"half TLS pair":    {"--tls-cert", "c.pem"},
 		"stray argument":   {"extra"},
 		"bad base url":     {"--base-url", "localhost"},
+		"no storage share": {"--storage-share", "0"},
+		"over the disk":    {"--storage-share", "1.5"},
 	} {
 		e := getenv
 		if args == nil {

@@ -48,6 +48,22 @@ func (a *Accounts) RevokeKey(ctx context.Context, orgID, keyID string) (store.AP
 	return a.store.RevokeAPIKey(ctx, orgID, keyID)
 }
 
+// SetStorageQuota sets an organization's storage quota in bytes (0: the
+// appliance's default share of the disk).
+func (a *Accounts) SetStorageQuota(ctx context.Context, orgID string, bytes int64) error {
+	return a.store.SetStorageQuota(ctx, orgID, bytes)
+}
+
+// OrgUsage is an organization with what its events take of its quota.
+func (a *Accounts) OrgUsage(ctx context.Context, orgID string) (store.Org, store.Usage, error) {
+	org, err := a.store.Org(ctx, orgID)
+	if err != nil {
+		return org, store.Usage{}, err
+	}
+	u, err := a.store.Usage(ctx, orgID)
+	return org, u, err
+}
+
 // ErrNoSuchAdmin: the admin CLI named an address that is no admin's.
 var ErrNoSuchAdmin = errors.New("no admin with that e-mail address")
 

@@ -67,6 +67,10 @@ type Settings struct {
 	AuditRetention  time.Duration
 	IntelSyncURLs   []string
 	IntelSyncEvery  time.Duration
+	// StorageShare is the share of the disk an organization's events may
+	// take when it has no quota of its own: of what it stores plus the
+	// data directory's free space (0: no default quota).
+	StorageShare float64
 }
 
 // Options are what the process hands the app beside the settings: what
@@ -120,7 +124,7 @@ func New(ctx context.Context, s Settings, o Options) (*App, error) {
 	if o.PasswordIterations == 0 {
 		o.PasswordIterations = credential.DefaultIterations
 	}
-	st, err := OpenStore(ctx, s.DataDir, o.Schema, o.Now)
+	st, err := OpenStore(ctx, s.DataDir, o.Schema, o.Now, diskShare(s.DataDir, s.StorageShare))
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +181,7 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 		Version:        o.Version,
 		Metrics:        a.Metrics,
 		Dashboard:      dashboard.New(dashboard.Config{Store: st, Now: o.Now, Blocklist: blocked, Model: model, Log: o.Log}),
-		Ingest:         ingest.New(ingest.Config{Store: st, Now: o.Now, Blocklist: blocked}),
+		Ingest:         ingest.New(ingest.Config{Store: st, Now: o.Now, Blocklist: blocked, Mailer: a.Mailer, Log: o.Log}),
 		IngestInflight: s.IngestInflight,
 	})
 	a.Handler = a.API.Handler()
@@ -192,12 +196,12 @@ func (a *App) Close() error { return a.Store.Close() }
 
 // OpenStore opens the data directory's database, creating both when
 // needed, readable by the owner only.
-func OpenStore(ctx context.Context, dataDir, schema string, now func() time.Time) (*store.Store, error) {
+func OpenStore(ctx context.Context, dataDir, schema string, now func() time.Time, quota func(int64) int64) (*store.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	dbPath := filepath.Join(dataDir, "garrison.db")
-	s, err := store.Open(ctx, store.Config{Path: dbPath, Schema: schema, Now: now})
+	s, err := store.Open(ctx, store.Config{Path: dbPath, Schema: schema, Now: now, DefaultQuota: quota})
 	if store.IsUnavailable(err) {
 		return nil, fmt.Errorf("cannot open the database in %s: its disk is full or another process holds it locked; "+
 			"free space (or stop the other process) and start again: %w", dataDir, err)

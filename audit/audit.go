@@ -33,7 +33,8 @@ const (
 	MemberUpdate = "org.member_update"
 	MemberRemove = "org.member_remove"
 	OrgDelete    = "org.delete"
-	OrgPlan      = "org.plan" // garrison org set-plan
+	OrgPlan      = "org.plan"  // garrison org set-plan
+	OrgQuota     = "org.quota" // garrison org set-quota
 
 	AlertUpdate         = "alert.update"
 	AlertAcknowledge    = "alert.acknowledge"
@@ -54,7 +55,7 @@ const (
 
 // Actions lists every action, for the log's filter and its documentation.
 var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail, Reauthenticate,
-	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan,
+	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan, OrgQuota,
 	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate}
 
 // writeTimeout bounds writing an entry after its request or command ended.

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 16
+-- Schema version (PRAGMA user_version): 17
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -447,12 +447,18 @@ CREATE TABLE notifications (
 ) STRICT;
 CREATE INDEX notifications_org_created ON notifications (org_id, created_at);
 
+CREATE TABLE org_usage (
+    org_id        TEXT PRIMARY KEY REFERENCES orgs(id) ON DELETE CASCADE,
+    stored_bytes  INTEGER NOT NULL DEFAULT 0,
+    warned_at     INTEGER
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE orgs (
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL,
     plan        TEXT NOT NULL CHECK (plan IN ('starter', 'pro', 'ultimate')),
     created_at  INTEGER NOT NULL
-) STRICT;
+, storage_quota INTEGER) STRICT;
 
 CREATE TABLE outbox (
     id          INTEGER PRIMARY KEY,

@@ -23,6 +23,7 @@ const (
 	NotAllowed         Code = "method_not_allowed"
 	Conflict           Code = "conflict"
 	TooLarge           Code = "payload_too_large"
+	QuotaExceeded      Code = "storage_quota_exceeded" // the organization's storage quota is full
 	RateLimited        Code = "rate_limited"
 	Unavailable        Code = "unavailable"
 	HTTPSRequired      Code = "https_required"

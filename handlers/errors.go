@@ -35,6 +35,7 @@ var statusOf = map[fault.Code]int{
 	fault.NotAllowed:         http.StatusMethodNotAllowed,
 	fault.Conflict:           http.StatusConflict,
 	fault.TooLarge:           http.StatusRequestEntityTooLarge,
+	fault.QuotaExceeded:      http.StatusInsufficientStorage,
 	fault.RateLimited:        http.StatusTooManyRequests,
 	fault.Unavailable:        http.StatusServiceUnavailable,
 	fault.HTTPSRequired:      http.StatusPermanentRedirect,

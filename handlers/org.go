@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"math"
 	"net/http"
 
 	"garrison/actor"
@@ -10,12 +11,29 @@ import (
 	"garrison/timestamp"
 )
 
+// storageView is what an organization's events take of its quota.
+type storageView struct {
+	UsedBytes  int64  `json:"used_bytes"`
+	QuotaBytes *int64 `json:"quota_bytes"` // null: no quota
+	Quota      string `json:"quota"`       // "own" or "default"
+}
+
 func (a *API) getOrg(w http.ResponseWriter, r *http.Request) error {
-	org, err := a.Accounts.Org(r.Context(), principalFrom(r.Context()).OrgID)
+	org, u, err := a.Accounts.OrgUsage(r.Context(), principalFrom(r.Context()).OrgID)
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusOK, newOrgView(org))
+	s := storageView{UsedBytes: u.Bytes, Quota: "default"}
+	if u.QuotaSet {
+		s.Quota = "own"
+	}
+	if u.Quota < math.MaxInt64 {
+		s.QuotaBytes = &u.Quota
+	}
+	writeData(w, http.StatusOK, struct {
+		orgView
+		Storage storageView `json:"storage"`
+	}{newOrgView(org), s})
 	return nil
 }
 

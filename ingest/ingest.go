@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"garrison/blocklist"
+	"garrison/mail"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -65,6 +67,8 @@ type Ingester struct {
 	store   *store.Store
 	now     func() time.Time
 	blocked *blocklist.List
+	mail    *mail.Mailer
+	log     *slog.Logger
 }
 
 // Config is what an Ingester needs.
@@ -73,14 +77,22 @@ type Config struct {
 	Now   func() time.Time
 	// Blocklist classifies DNS queries (nil: no lists).
 	Blocklist *blocklist.List
+	// Mailer words the warning an organization's admins get when its
+	// storage passes WarnAt of its quota (nil: no warning).
+	Mailer *mail.Mailer
+	Log    *slog.Logger
 }
+
+// WarnAt is the share of its storage quota past which an organization's
+// admins are told, once until it falls back under 70%.
+const WarnAt = 0.8
 
 // New builds an Ingester.
 func New(c Config) *Ingester {
 	if c.Blocklist == nil {
 		c.Blocklist = blocklist.New()
 	}
-	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist}
+	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist, mail: c.Mailer, log: c.Log}
 }
 
 // Ingest parses a body of the kind and stores it for the organization.
@@ -93,5 +105,33 @@ func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte)
 	if err != nil {
 		return Receipt{}, err
 	}
+	if len(ids) > 0 {
+		in.warnStorage(ctx, orgID)
+	}
 	return Receipt{IDs: ids, DNSQueries: len(b.DNS), Skipped: b.Skipped}, nil
+}
+
+// warnStorage tells the organization's admins, once, that its storage
+// passed WarnAt of its quota. The batch is stored whatever happens here.
+func (in *Ingester) warnStorage(ctx context.Context, orgID string) {
+	if in.mail == nil {
+		return
+	}
+	u, err := in.store.Usage(ctx, orgID)
+	if err != nil || u.Full() < WarnAt || u.WarnedAt != nil {
+		return
+	}
+	warned, err := in.store.WarnStorage(context.WithoutCancel(ctx), orgID, WarnAt, func(u store.Usage, admins []string) []store.Mail {
+		out := make([]store.Mail, len(admins))
+		for i, to := range admins {
+			out[i] = in.mail.StorageWarning(to, u.Bytes, u.Quota)
+		}
+		return out
+	})
+	if err != nil && in.log != nil {
+		in.log.Warn("storage warning", "org", orgID, "err", err)
+	}
+	if warned {
+		in.mail.Notify()
+	}
 }

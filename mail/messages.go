@@ -64,6 +64,30 @@ func (m *Mailer) SetPassword(to, orgName, token string, valid time.Duration, unt
 			"\nAfter that time, ask the operator for a new link, or use \"Forgot your password?\" on the sign-in page.\n"}
 }
 
+// StorageWarning tells an admin their organization's stored events are
+// near its storage quota, and what happens when it is full.
+func (m *Mailer) StorageWarning(to string, used, quota int64) store.Mail {
+	pct := used * 100 / max(quota, 1)
+	return store.Mail{To: to, Subject: fmt.Sprintf("Garrison: your organization's storage is %d%% full", pct),
+		Body: fmt.Sprintf("Your organization's events take %s of its %s storage quota on this Garrison appliance (%d%%).\n\n"+
+			"When it is full, new events are refused (507 storage_quota_exceeded) until older ones are pruned by the "+
+			"retention or the quota is raised. Ask the appliance's operator for a larger quota, or keep events for a "+
+			"shorter time.\n", sizeText(used), sizeText(quota), pct)}
+}
+
+// sizeText writes a byte count for people: "812 MiB", "4.2 GiB".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // Invite is the mail that invites someone into an organization.
 func (m *Mailer) Invite(to, orgName, role, token string) store.Mail {
 	return store.Mail{To: to, Subject: "You are invited to " + orgName + " on Garrison",

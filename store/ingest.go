@@ -88,6 +88,9 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	var lastSeq int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
+		if err := s.chargeUsage(ctx, tx, orgID, events, dns); err != nil {
+			return err
+		}
 		if mem, err = s.alerts.org(ctx, tx, orgID); err != nil {
 			return err
 		}

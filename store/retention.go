@@ -43,7 +43,7 @@ func (s *Store) pruneFirstOrg(ctx context.Context, table string, cutoff time.Tim
 }
 
 type prunedEvent struct {
-	seq, ts                       int64
+	seq, ts, bytes                int64
 	typ, source, asset, indicator string
 	sev                           event.Severity
 }
@@ -53,11 +53,11 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		// Folded events only: what the fold has not counted is not in the
 		// counters to take it out of.
-		evs, err := queryAll(ctx, tx, "events to prune", `SELECT seq, ts, type, severity, source, asset, indicator FROM events
+		evs, err := queryAll(ctx, tx, "events to prune", `SELECT seq, ts, type, severity, source, asset, indicator, `+eventBytesSQL+` FROM events
 			WHERE org_id = ? AND ts < ? AND seq <= (SELECT events_seq FROM fold_state) LIMIT ?`, []any{org, ms(cutoff), pruneBatch},
 			func(rows *sql.Rows) (prunedEvent, error) {
 				var e prunedEvent
-				return e, rows.Scan(&e.seq, &e.ts, &e.typ, &e.sev, &e.source, &e.asset, &e.indicator)
+				return e, rows.Scan(&e.seq, &e.ts, &e.typ, &e.sev, &e.source, &e.asset, &e.indicator, &e.bytes)
 			})
 		if err != nil || len(evs) == 0 {
 			return err
@@ -70,8 +70,10 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 		}
 		counts, hours, assets, indicators := map[k]int64{}, map[k]int64{}, map[k]int64{}, map[k]int64{}
 		sources, seqs := map[string]int64{}, make([]any, 0, len(evs))
+		var freed int64
 		for _, e := range evs {
 			seqs = append(seqs, e.seq)
+			freed += e.bytes
 			counts[k{e.typ, 0, int64(e.sev)}]++
 			hours[k{e.typ, floorMS(e.ts, hourMS), int64(e.sev)}]++
 			assets[k{e.asset, floorMS(e.ts, dayMS), 0}]++
@@ -82,6 +84,9 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq IN (`+placeholders(len(seqs))+`)`, seqs...); err != nil {
 			return fmt.Errorf("prune events: %w", err)
+		}
+		if err := s.freeUsage(ctx, tx, org, freed); err != nil {
+			return err
 		}
 		// Each statement is prepared once per transaction: a batch runs
 		// hundreds of them.
@@ -184,13 +189,14 @@ func (s *Store) pruneOrgDNS(ctx context.Context, org string, cutoff time.Time) (
 	deleted := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		type q struct {
-			id, ts           int64
+			id, ts, bytes    int64
 			domain, category string
 		}
-		rows, err := queryAll(ctx, tx, "dns to prune", `SELECT id, ts, domain, category FROM dns_queries WHERE org_id = ? AND ts < ? LIMIT ?`,
+		rows, err := queryAll(ctx, tx, "dns to prune", `SELECT id, ts, domain, category, `+dnsBytesSQL+` FROM dns_queries
+			WHERE org_id = ? AND ts < ? LIMIT ?`,
 			[]any{org, ms(cutoff), pruneBatch}, func(r *sql.Rows) (q, error) {
 				var x q
-				return x, r.Scan(&x.id, &x.ts, &x.domain, &x.category)
+				return x, r.Scan(&x.id, &x.ts, &x.domain, &x.category, &x.bytes)
 			})
 		if err != nil || len(rows) == 0 {
 			return err
@@ -201,8 +207,10 @@ func (s *Store) pruneOrgDNS(ctx context.Context, org string, cutoff time.Time) (
 			category string
 		}
 		hours, domains := map[hourKey]int64{}, map[string]int64{}
+		var freed int64
 		for _, r := range rows {
 			ids = append(ids, r.id)
+			freed += r.bytes
 			hours[hourKey{floorMS(r.ts, hourMS), r.category}]++
 			if r.category != "" {
 				domains[r.domain]++
@@ -210,6 +218,9 @@ func (s *Store) pruneOrgDNS(ctx context.Context, org string, cutoff time.Time) (
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM dns_queries WHERE id IN (`+placeholders(len(ids))+`)`, ids...); err != nil {
 			return fmt.Errorf("prune dns: %w", err)
+		}
+		if err := s.freeUsage(ctx, tx, org, freed); err != nil {
+			return err
 		}
 		for k, n := range hours {
 			if _, err := tx.ExecContext(ctx, `UPDATE dns_rollup SET n = n - ? WHERE org_id = ? AND hour = ? AND category = ?`, n, org, k.hour, k.category); err != nil {

@@ -41,6 +41,7 @@ type Store struct {
 	walLimit     int64
 	fold         fold
 	foldEvery    time.Duration
+	quota        func(orgBytes int64) int64 // Config.DefaultQuota
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
@@ -61,6 +62,9 @@ type Config struct {
 	// WALLimit is the size past which the WAL is started over (default
 	// 64 MiB).
 	WALLimit int64
+	// DefaultQuota is an organization's storage quota in bytes when it has
+	// none of its own, given what it stores now (nil: no quota).
+	DefaultQuota func(orgBytes int64) int64
 	// FoldInterval is how often stored events are folded when nobody reads
 	// (default foldInterval); tests that need events left unfolded set it
 	// long.
@@ -78,6 +82,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	s := &Store{now: c.Now, foldEvery: cmp.Or(c.FoldInterval, foldInterval),
 		alerts: alertMemory{limit: cmp.Or(c.AlertMemoryLimit, defaultMemoryLimit)}, walLimit: cmp.Or(c.WALLimit, defaultWALLimit)}
 	s.auth.init()
+	s.quota = c.DefaultQuota
 	path, schema := c.Path, c.Schema
 	// The writer's page cache holds the indexes' working set as the tables
 	// grow (at 400,000 events, 32 MiB made seeded ingest 1.45× faster than
