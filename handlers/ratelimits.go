@@ -21,6 +21,7 @@ type RateLimits struct {
 	loginPair                    *ratelimit.Limiter // failed logins, per e-mail address and client IP
 	known                        *knownClients      // the addresses each account signed in from
 	apiKey                       *ratelimit.Limiter // API-key traffic, per organization
+	perKey                       *ratelimit.Limiter // API-key traffic, per key
 	agentRuns                    *ratelimit.Limiter // agent executions, per organization
 	trusted                      []netip.Prefix
 	names                        map[*ratelimit.Limiter]string // as --limits and the metrics name them
@@ -51,13 +52,13 @@ func NewRateLimits(c LimitsConfig) *RateLimits {
 	rl.auth, rl.login, rl.register, rl.reset = l("auth", "auth"), l("login", "login"), l("register", "register"), l("reset", "reset")
 	rl.ip, rl.failures, rl.loginTarget, rl.loginPair = l("jwt", "jwt"), l("jwt", "failures"), l("login", "login_target"), l("login", "login_pair")
 	rl.known = newKnownClients(knownClientsMax)
-	rl.apiKey, rl.agentRuns = l("apikey", "apikey"), l("agent-runs", "agent-runs")
+	rl.apiKey, rl.perKey, rl.agentRuns = l("apikey", "apikey"), l("apikey-key", "apikey-key"), l("agent-runs", "agent-runs")
 	return rl
 }
 
 // Limiters lists every bucket set, for the app to sweep idle buckets from.
 func (rl *RateLimits) Limiters() []*ratelimit.Limiter {
-	return []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.loginPair, rl.apiKey, rl.agentRuns}
+	return []*ratelimit.Limiter{rl.auth, rl.login, rl.register, rl.reset, rl.ip, rl.failures, rl.loginTarget, rl.loginPair, rl.apiKey, rl.perKey, rl.agentRuns}
 }
 
 // signInLimiter is the second bucket of a sign-in route, if it has one.
@@ -169,13 +170,19 @@ func (a *API) limitBeforeAuth(w http.ResponseWriter, r *http.Request, rt Route, 
 }
 
 // limitAfterAuth charges an authenticated request to its credential's bucket:
-// JWT traffic per IP, API-key traffic per organization. /auth/* paths were
-// charged already.
+// JWT traffic per IP, API-key traffic per key and then per organization, so
+// one misbehaving integration spends its own bucket and leaves the rest of
+// its organization's to the others (a request its key's bucket refuses
+// takes nothing from the organization's). /auth/* paths were charged
+// already.
 func (a *API) limitAfterAuth(w http.ResponseWriter, r *http.Request, rt Route, p Principal, ip string) error {
 	if rt.Buckets != ByCredential || rt.Access == Webhook {
 		return nil
 	}
 	if p.Kind == actor.Key {
+		if err := a.charge(w, r, a.Limits.perKey, p.ID); err != nil {
+			return err
+		}
 		return a.charge(w, r, a.Limits.apiKey, p.OrgID)
 	}
 	return a.charge(w, r, a.Limits.ip, ip)

@@ -111,7 +111,7 @@ func TestRateLimitBuckets(t *testing.T) {
 			func(e *env, f map[string]string) apitest.Response {
 				return e.from("10.0.0.1", "GET", "/api/org", f["key"], nil)
 			}},
-		{"API-key traffic 100/min per organization, from any IP", "", 100,
+		{"API-key traffic 100/min per key, from any IP", "", 100,
 			func() func(e *env, ip string, f map[string]string) apitest.Response {
 				i := 0
 				return func(e *env, _ string, f map[string]string) apitest.Response {
@@ -158,8 +158,8 @@ func TestRateLimitBuckets(t *testing.T) {
 			e.UseLimits(tc.overrides, loopback)
 
 			exhaust(t, e, tc.n, func() apitest.Response { return tc.send(e, "10.0.0.1", fixture) })
-			// Another client address has its own bucket (API keys: another organization).
-			if r := tc.send(e, "10.9.9.9", fixture); r.Status == http.StatusTooManyRequests && !strings.Contains(tc.name, "organization") {
+			// Another client address has its own bucket (API keys: another key).
+			if r := tc.send(e, "10.9.9.9", fixture); r.Status == http.StatusTooManyRequests && !strings.Contains(tc.name, "per key") {
 				t.Fatalf("another IP shares the bucket: %s", r.Raw)
 			}
 			if tc.other != nil {
@@ -168,6 +168,43 @@ func TestRateLimitBuckets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneKeyCannotSilenceTheOthers: an integration that loops spends its
+// key's 100 a minute, and its refused requests take nothing from its
+// organization's 300, so the sensor's key goes on; the organization's keys
+// together stop at 300.
+func TestOneKeyCannotSilenceTheOthers(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	noisy, sensor, third, fourth := e.APIKey(admin, "read"), e.APIKey(admin, "write"), e.APIKey(admin, "read"), e.APIKey(admin, "read")
+	e.UseLimits("", nil) // the clock stands still: no bucket refills
+	allowed := func(key string, n int) {
+		t.Helper()
+		for i := range n {
+			if r := e.Do("GET", "/api/org", key, nil); r.Status != http.StatusOK {
+				t.Fatalf("request %d of %d: %s", i+1, n, r.Raw)
+			}
+		}
+	}
+	allowed(noisy, 100)
+	for range 200 { // refused: spends nothing of the organization's
+		e.Do("GET", "/api/alerts", noisy, nil).WantError(t, http.StatusTooManyRequests, "rate_limited", "")
+	}
+	for i := range 100 {
+		r := e.Do("POST", "/api/events", sensor, map[string]any{"type": "threat_detected", "severity": "low",
+			"source": "edr", "asset": "ws-01", "message": "m", "timestamp": e.Clock.Now().Format(time.RFC3339)})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("the sensor's event %d, while another key loops: %s", i+1, r.Raw)
+		}
+	}
+	allowed(third, 100)
+	// 300 taken: the organization's bucket refuses a key with its own left.
+	r := e.Do("GET", "/api/org", fourth, nil)
+	r.WantError(t, http.StatusTooManyRequests, "rate_limited", "")
+	if header(t, r, "X-RateLimit-Limit") != 300 {
+		t.Fatalf("the refusal describes the organization's bucket: %v", r.Header)
 	}
 }
 

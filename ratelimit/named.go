@@ -19,10 +19,16 @@ func Defaults() map[string]Limit {
 		"register":   {N: 5, Window: time.Minute},
 		"reset":      {N: 5, Window: time.Minute},
 		"jwt":        {N: 100, Window: time.Minute},
-		"apikey":     {N: 100, Window: time.Minute},
+		"apikey":     {N: 300, Window: time.Minute},
+		"apikey-key": {N: 100, Window: time.Minute},
 		"agent-runs": {N: 20, Window: time.Minute},
 	}
 }
+
+// keyShare is the part of its organization's API-key bucket one key may
+// take when --limits sets apikey but not apikey-key: a third, so one
+// misbehaving integration leaves the others two thirds.
+const keyShare = 3
 
 // ParseLimits reads the --limits flag: a comma list of name=N/window applied
 // on top of Defaults. The window is a Go duration ("1m", "30s", "1h30m") or a
@@ -51,6 +57,10 @@ func ParseLimits(s string) (map[string]Limit, error) {
 		}
 		seen[name] = true
 		limits[name] = limit
+	}
+	if seen["apikey"] && !seen["apikey-key"] {
+		org := limits["apikey"]
+		limits["apikey-key"] = Limit{N: (org.N + keyShare - 1) / keyShare, Window: org.Window}
 	}
 	return limits, nil
 }

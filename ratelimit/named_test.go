@@ -30,7 +30,8 @@ func TestDefaults(t *testing.T) {
 		"register":   {5, time.Minute},
 		"reset":      {5, time.Minute},
 		"jwt":        {100, time.Minute},
-		"apikey":     {100, time.Minute},
+		"apikey":     {300, time.Minute},
+		"apikey-key": {100, time.Minute},
 		"agent-runs": {20, time.Minute},
 	}
 	got := Defaults()
@@ -59,7 +60,13 @@ func TestParseLimits(t *testing.T) {
 			"auth": {10, 30 * time.Second}, "agent-runs": {5, 90 * time.Minute},
 		}},
 		{"spaces around items and parts", " apikey = 50 / 10s , jwt=1/1m ", map[string]Limit{
-			"apikey": {50, 10 * time.Second}, "jwt": {1, time.Minute},
+			"apikey": {50, 10 * time.Second}, "apikey-key": {17, 10 * time.Second}, "jwt": {1, time.Minute},
+		}},
+		{"a key's share follows its organization's", "apikey=100000/1m", map[string]Limit{
+			"apikey": {100000, time.Minute}, "apikey-key": {33334, time.Minute},
+		}},
+		{"a key's own", "apikey=10/1m,apikey-key=10/1m", map[string]Limit{
+			"apikey": {10, time.Minute}, "apikey-key": {10, time.Minute},
 		}},
 		{"same as default", "auth=10/1m", nil},
 	}
@@ -100,7 +107,7 @@ func TestParseLimitsRefuses(t *testing.T) {
 		{"jwt10/1m", `--limits: "jwt10/1m": missing '='`},
 		{"jwt=10", `--limits: "jwt=10": missing '/'`},
 		{"=10/1m", `--limits: "=10/1m": missing name`},
-		{"nope=1/m", `--limits: "nope=1/m": unknown name "nope" (known: agent-runs, apikey, auth, jwt, login, register, reset)`},
+		{"nope=1/m", `--limits: "nope=1/m": unknown name "nope" (known: agent-runs, apikey, apikey-key, auth, jwt, login, register, reset)`},
 		{"JWT=1/m", `--limits: "JWT=1/m": unknown name "JWT"`},
 		{"jwt=1/m,jwt=2/m", `--limits: "jwt=2/m": "jwt" is set more than once`},
 		{"jwt=1/m,,auth=1/m", `--limits: item 2 is empty`},
