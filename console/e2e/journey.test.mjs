@@ -145,17 +145,19 @@ test('journey', async (t) => {
     noProblems();
   });
 
-  await t.test('resolve an alert with a note', async () => {
+  await t.test('resolve an alert, saying it was real, with a note', async () => {
     const open_ = await server.request('GET', '/api/alerts?status=open', { token: key });
     const alert = open_.body.data.find((a) => a.affected_asset === 'ws-07');
     assert.ok(alert, `no alert for ws-07: ${open_.text}`);
     await open('/alerts');
     await open('/alerts/' + alert.id);
+    await page.getByRole('radio', { name: /True positive/ }).check();
     await page.getByLabel('Note').fill('Reimaged ws-07; beacon blocked at the firewall.');
     await page.getByRole('button', { name: 'Resolve' }).click();
-    await page.getByText('Alert resolved.').waitFor();
+    await page.getByText('Alert resolved as true positive.').waitFor();
     const after = await server.request('GET', '/api/alerts/' + alert.id, { token: key });
     assert.equal(after.body.data.status, 'resolved');
+    assert.equal(after.body.data.disposition, 'true_positive');
     assert.equal(after.body.data.note, 'Reimaged ws-07; beacon blocked at the firewall.');
     // The list's filter form names its fields as the API does.
     await open('/alerts');

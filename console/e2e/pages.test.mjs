@@ -61,12 +61,13 @@ before(async () => {
   pages.push(
     ['sign-in', '/login', false], ['register', '/register', false], ['forgot-password', '/forgot-password', false],
     ['reset-password', '/reset-password?token=not-a-real-token', false], ['verify-email', '/verify-email', false],
-    ['dashboard', '/'], ['events', '/events'], ['alerts', '/alerts'], ['alert', '/alerts/' + alert.id], ['threats', '/threats'],
+    ['dashboard', '/'], ['dashboard-7d', '/?range=7d'], ['events', '/events'], ['events-sorted', '/events?sort=severity&order=desc&page=2&range=24h'],
+    ['alerts', '/alerts'], ['alerts-open-by-asset', '/alerts?status=open&sort=asset&order=asc&refresh=60'], ['alert', '/alerts/' + alert.id], ['threats', '/threats'],
     ['agents', '/agents'], ['agent-run', `/agents/runs/${runID}?agent=threat-researcher`],
     ['onboarding-run', `/agents/runs/${onboarding}?agent=onboarding`], ['tickets', '/tickets'],
     ['ticket', '/tickets/' + ticket.id], ['compliance', '/compliance'], ['compliance-report', '/compliance/reports/' + (report.report_id || report.id)],
     ['cve-watchlist', '/cve-watchlist'], ['cve-entry', '/cve-watchlist/' + cve.id], ['assets', '/assets'],
-    ['leads', '/leads'], ['lead', '/leads/' + lead.id], ['settings-keys', '/settings?tab=keys'],
+    ['leads', '/leads'], ['leads-list', '/leads?view=list'], ['lead', '/leads/' + lead.id], ['notifications', '/notifications'], ['settings-keys', '/settings?tab=keys'],
     ['settings-members', '/settings?tab=members'], ['settings-org', '/settings?tab=org'], ['settings-audit', '/settings?tab=audit'],
     ['not-found', '/no/such/page']);
   browser = await launch();
@@ -88,6 +89,28 @@ async function signIn(context) {
   await page.locator('main h1').first().waitFor();
   return page;
 }
+
+// States of a page a person opens (a dialog, the notifications panel):
+// screenshotted and checked like the pages.
+const states = [
+  ['alerts-resolve-dialog', '/alerts?status=open', async (page) => {
+    await page.getByRole('checkbox', { name: 'Select all on this page' }).check();
+    await page.getByRole('button', { name: 'Resolve…' }).click();
+    await page.getByRole('dialog').getByText('This resolves').waitFor();
+  }],
+  ['alerts-assign-dialog', '/alerts?status=open', async (page) => {
+    await page.locator('main tbody input[type=checkbox]').first().check();
+    await page.getByRole('button', { name: 'Assign…' }).click();
+    await page.getByRole('dialog').getByLabel('Assign to').waitFor();
+  }],
+  ['notifications-panel', '/events', async (page) => {
+    await page.locator('header button.bell').click();
+    await page.getByRole('region', { name: 'Notifications' }).locator('li, p.muted').first().waitFor();
+  }],
+  ['events-custom-range', '/events', async (page) => {
+    await page.getByLabel('Time range').selectOption('custom');
+  }],
+];
 
 async function settle(page) {
   await page.locator('main h1').first().waitFor();
@@ -119,6 +142,12 @@ test('every page: speed and screenshots at both widths', async () => {
         shown.push(Math.round(await page.evaluate(() => window.__shown)));
       }
       if (label === 'desktop') timings.push([name, shown[0], [...shown].sort((a, b) => a - b)[1]]);
+      await page.screenshot({ path: path.join(shots, `${name}-${viewport.width}.png`), fullPage: true });
+    }
+    for (const [name, p, act] of states) {
+      await page.goto(server.base + p);
+      await settle(page);
+      await act(page);
       await page.screenshot({ path: path.join(shots, `${name}-${viewport.width}.png`), fullPage: true });
     }
     // The signed-out pages, signed out.
@@ -154,6 +183,18 @@ test('every page: no serious or critical accessibility violations (axe-core)', a
     await settle(pg);
     await pg.addScriptTag({ content: axeSource });
     const result = await pg.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    });
+    for (const v of result) found.push(`${name}: ${v}`);
+  }
+  for (const [name, p, act] of states) {
+    await page.goto(server.base + p);
+    await settle(page);
+    await act(page);
+    await page.addScriptTag({ content: axeSource });
+    const result = await page.evaluate(async () => {
       const r = await window.axe.run(document, { resultTypes: ['violations'] });
       return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);

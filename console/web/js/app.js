@@ -3,6 +3,8 @@
 
 import { get, post, whenSignedOut, forgetMembers } from './api.js';
 import { h, errorBox, loading } from './dom.js';
+import { bell, forgetUnread } from './bell.js';
+import { forgetKeys } from './people.js';
 
 // Routes, in the order the navigation lists them. auth false: a page for
 // people who are not signed in (it works signed in too). nav: its label.
@@ -24,6 +26,7 @@ const routes = [
   { path: '/leads', page: 'leads', title: 'Leads', nav: 'Leads' },
   { path: '/leads/:id', page: 'leads', view: 'detail', title: 'Lead' },
   { path: '/settings', page: 'settings', title: 'Settings', nav: 'Settings' },
+  { path: '/notifications', page: 'notifications', title: 'Notifications' },
   { path: '/login', page: 'auth', view: 'login', title: 'Sign in', auth: false },
   { path: '/register', page: 'auth', view: 'register', title: 'Create an account', auth: false },
   { path: '/forgot-password', page: 'auth', view: 'forgot', title: 'Forgot password', auth: false },
@@ -70,8 +73,15 @@ export const can = (role) => !!state.me && (roleRank[state.me.role] || 0) >= (ro
 // the session cookie, which scripts cannot see.
 const signedIn = () => document.cookie.split('; ').includes('garrison_signed_in=1');
 
+// forget drops what was read for the account signed in until now.
+function forget() {
+  forgetMembers();
+  forgetKeys();
+  forgetUnread();
+}
+
 export async function refreshMe() {
-  forgetMembers(); // another account, or another role, may see other people
+  forget(); // another account, or another role, may see other people
   if (!signedIn()) {
     state.me = null;
     return null;
@@ -90,7 +100,7 @@ export const health = () => state.health;
 
 whenSignedOut((message) => {
   state.me = null;
-  forgetMembers();
+  forget();
   const here = location.pathname + location.search;
   const next = here.startsWith('/login') ? '/' : here;
   navigate('/login?' + new URLSearchParams({ next }).toString(), true, { reason: message });
@@ -99,7 +109,7 @@ whenSignedOut((message) => {
 async function signOut() {
   try { await post('/auth/logout', {}, { public: true }); } catch { /* the session is gone either way */ }
   state.me = null;
-  forgetMembers();
+  forget();
   navigate('/login', false, { reason: 'You have signed out.' });
 }
 
@@ -118,6 +128,7 @@ function shell(active) {
     h('a', { class: 'brand', href: '/' }, h('img', { src: iconURL(), alt: '', width: 24, height: 24 }), 'Garrison'),
     h('nav', { 'aria-label': 'Main' }, toggle, list),
     h('div', { class: 'who' },
+      bell(),
       h('span', { class: 'who-name', title: state.me.email }, state.me.name, ' · ', state.me.org),
       h('button', { type: 'button', class: 'secondary small', onclick: signOut }, 'Sign out')));
 }

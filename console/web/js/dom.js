@@ -2,7 +2,7 @@
 // forms that show the API's errors beside their fields, tables, pagers,
 // times in the reader's zone, and the loading, empty and error states.
 
-import { ApiError, get, query } from './api.js';
+import { ApiError } from './api.js';
 
 // h makes an element. attrs: class, text, on<event> (functions), boolean
 // properties (disabled, checked, required, hidden), anything else as an
@@ -51,13 +51,6 @@ export const Words = (s) => words(s).replace(/^./, (c) => c.toUpperCase());
 // clip shortens text to at most n characters.
 export const clip = (s, n) => (!s ? '—' : s.length > n ? s.slice(0, n - 3) + '…' : s);
 
-// wide gives a table in node a minimum width: on a wide screen it scrolls
-// in its frame rather than squeezing every column (phones show cards).
-export function wide(minWidth, node) {
-  node.querySelector('table')?.style.setProperty('min-width', minWidth);
-  return node;
-}
-
 // notFound is the page for an id that names nothing (404); other errors go on.
 export function notFound(err, title, text, href, back) {
   if (err.status !== 404) throw err;
@@ -94,8 +87,9 @@ export function section(title, ...children) {
 
 // load fills a container from an async function: a loading state first,
 // then its nodes, or the error.
-export async function load(container, fn) {
-  container.replaceChildren(loading());
+// quiet keeps what is shown until the new nodes are ready (a refresh).
+export async function load(container, fn, { quiet = false } = {}) {
+  if (!quiet || !container.childNodes.length) container.replaceChildren(loading());
   try {
     const nodes = await fn();
     container.replaceChildren(...[nodes].flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
@@ -116,47 +110,55 @@ export function table(columns, rows, emptyMessage = 'Nothing here yet.', caption
       h('tbody', {}, rows.map((r) => h('tr', {}, columns.map((c) => h('td', { class: c.class, 'data-label': c.label }, h('div', {}, c.cell(r)))))))));
 }
 
-// pager moves through a list envelope's pages.
-export function pager(pagination, onOffset) {
+// pager moves through a list envelope's pages by buttons (a list inside a
+// page; a page's own list keeps its page in the address: list.js).
+export function pager(pagination, onOffset, caption) {
   if (!pagination) return null;
-  const { total, limit, offset } = pagination;
-  if (total <= limit && offset === 0) return h('p', { class: 'muted small' }, `${num(total)} in all`);
-  const from = total === 0 ? 0 : offset + 1;
-  const to = Math.min(offset + limit, total);
-  return h('nav', { class: 'pager', 'aria-label': 'Pages' },
-    h('button', { type: 'button', class: 'secondary', disabled: offset === 0, onclick: () => onOffset(Math.max(0, offset - limit)) }, '← Previous'),
-    h('span', { role: 'status' }, `${num(from)}–${num(to)} of ${num(total)}`),
-    h('button', { type: 'button', class: 'secondary', disabled: pagination.next_offset == null, onclick: () => onOffset(pagination.next_offset) }, 'Next →'));
+  return pageNav(pagination, caption, (page, label, attrs) => h('button', { type: 'button', class: 'secondary small', ...attrs,
+    onclick: () => onOffset((page - 1) * pagination.limit) }, label));
+}
+
+// pageNav shows where a page is in a list (51–100 of 1,234) and offers
+// the first, previous, the numbers around the current, next and last
+// pages. item(page, label, attrs) makes one way to a page (a link or a
+// button); the current page and the unreachable ones are marked, not
+// offered.
+export function pageNav({ total, limit, offset }, caption, item) {
+  if (total <= limit && offset === 0) return h('p', { class: 'muted small pager-total' }, `${num(total)} in all`);
+  const per = Math.max(1, limit);
+  const last = Math.max(1, Math.ceil(total / per));
+  const current = Math.floor(offset / per) + 1;
+  const from = total === 0 || offset >= total ? 0 : offset + 1;
+  const to = Math.min(offset + per, total);
+  const off = (label, name) => h('span', { class: 'page-off', 'aria-disabled': 'true', title: name }, label);
+  const step = (page, label, name, rel) => (page < 1 || page > last || page === current ? off(label, name)
+    : item(page, label, { 'aria-label': name, rel, 'data-focus-key': 'page-' + name }));
+  const numbers = [];
+  const lo = Math.max(1, Math.min(current, last) - 2), hi = Math.min(last, Math.max(current, 1) + 2);
+  if (lo > 1) numbers.push(h('span', { class: 'page-gap', 'aria-hidden': 'true' }, '…'));
+  for (let p = lo; p <= hi; p++) {
+    numbers.push(p === current
+      ? h('span', { class: 'page-current', 'aria-current': 'page', tabindex: '-1' }, h('span', { class: 'sr-only' }, 'Page '), num(p))
+      : item(p, num(p), { 'aria-label': `Page ${p}`, 'data-focus-key': 'page-' + p }));
+  }
+  if (hi < last) numbers.push(h('span', { class: 'page-gap', 'aria-hidden': 'true' }, '…'));
+  return h('nav', { class: 'pager', 'aria-label': caption ? `Pages of ${caption}` : 'Pages' },
+    h('span', { class: 'page-range' }, from ? `${num(from)}–${num(to)} of ${num(total)}` : `Page ${num(current)} of ${num(last)}: nothing here (${num(total)} in all)`),
+    h('span', { class: 'page-steps' },
+      step(1, '« First', 'First page'),
+      step(current - 1, '‹ Previous', 'Previous page', 'prev'),
+      numbers,
+      step(current + 1, 'Next ›', 'Next page', 'next'),
+      step(last, 'Last »', 'Last page')));
 }
 
 // choices are a select's options, keeping a value the address applied that
 // is not among them, so the control still shows what is applied.
 export const choices = (opts, current) => (current && !opts.some(([v]) => v === current) ? [...opts, [current, words(current)]] : opts);
 
-// filteredList is a list page's body: a page of path's list read with the
-// address's filters f and shown by show(res), then a pager. A filter the
-// API refuses is marked beside its control in the form filters too.
-export function filteredList({ path, f, limit, filters, go, show }) {
-  const body = h('div');
-  load(body, async () => {
-    let res;
-    try {
-      res = await get(path + query({ ...f, limit }));
-    } catch (err) {
-      if (err instanceof ApiError && err.fields.length) {
-        showErrors(filters, filters.status, err);
-        filters.status.replaceChildren(); // the list's own error box says why
-      }
-      throw err;
-    }
-    return [show(res), res.pagination.total > 0 && pager(res.pagination, (offset) => go({ ...f, offset: offset || '' }))];
-  });
-  return body;
-}
-
 // form builds a labelled form. fields: [{name, label, type ('text',
 // 'email', 'password', 'number', 'textarea', 'select', 'checkbox', 'file',
-// 'date'), options: [[value, label]], value, required, hint, placeholder,
+// 'date', 'radio'), options: [[value, label, hint (radio)]], value, required, hint, placeholder,
 // autocomplete, min, max, maxlength, rows}]. onSubmit(values, form) runs
 // with the busy state shown; an ApiError it throws is shown at the top and
 // beside each field the API named.
@@ -171,6 +173,7 @@ export function form({ fields, submit = 'Save', onSubmit, cancel, className }) {
   el.status = status;
   append(el, [status,
     fields.map((f) => {
+      if (f.type === 'radio') return radios(f, inputs);
       const id = uid(f.name);
       const hintId = f.hint ? id + '-hint' : null;
       const errId = id + '-err';
@@ -198,7 +201,8 @@ export function form({ fields, submit = 'Save', onSubmit, cancel, className }) {
     clearErrors(el, status);
     const values = {};
     for (const [name, input] of Object.entries(inputs)) {
-      if (input.type === 'checkbox') values[name] = input.checked;
+      if (input.tagName === 'FIELDSET') values[name] = input.querySelector('input:checked')?.value || '';
+      else if (input.type === 'checkbox') values[name] = input.checked;
       else if (input.type === 'file') values[name] = input.files[0] || null;
       else values[name] = input.value;
     }
@@ -215,6 +219,27 @@ export function form({ fields, submit = 'Save', onSubmit, cancel, className }) {
     }
   });
   return el;
+}
+
+// radios is a form's choice of one among a few, each option [value,
+// label, hint], as a fieldset whose legend is the field's label.
+function radios(f, inputs) {
+  const id = uid(f.name);
+  const errId = id + '-err';
+  const hintId = f.hint ? id + '-hint' : null;
+  const box = h('fieldset', { class: 'field radios', 'data-field': f.name, 'aria-describedby': [hintId, errId].filter(Boolean).join(' ') },
+    h('legend', {}, f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
+    f.hint ? h('p', { class: 'hint', id: hintId }, f.hint) : null,
+    f.options.map(([value, label, hint]) => {
+      const rid = uid(f.name);
+      const input = h('input', { type: 'radio', id: rid, name: f.name, value, required: !!f.required,
+        'aria-describedby': hint ? rid + '-hint' : null });
+      if (f.value === value) input.checked = true;
+      return h('div', { class: 'radio' }, input, h('label', { for: rid }, label, hint ? h('span', { class: 'hint', id: rid + '-hint' }, hint) : null));
+    }),
+    h('p', { class: 'field-error', id: errId }));
+  inputs[f.name] = box;
+  return box;
 }
 
 function clearErrors(el, status) {

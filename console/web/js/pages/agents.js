@@ -4,6 +4,7 @@
 import { get, post, query } from '../api.js';
 import { h, section, load, table, pager, form, time, badge, num, dl, dialog, errorBox, notice, loading, clip, words } from '../dom.js';
 import { verticals } from '../vocab.js';
+import { agentName } from '../people.js';
 
 // The API gives no parameter schema, so each agent's form is written from
 // docs/api.md (Agents → Parameters). Every agent also takes a prompt.
@@ -15,7 +16,8 @@ const paramFields = {
     { name: 'mitre_mapping', label: 'Map to MITRE ATT&CK', type: 'checkbox', value: true, option: true },
   ],
   'tech-support': [
-    { name: 'ticket_id', label: 'Ticket id', placeholder: 'tkt_…', hint: 'Triage one of your tickets, or describe a problem below.' },
+    { name: 'ticket_id', label: 'Ticket', type: 'select', options: [['', 'None: describe a problem below']], tickets: true,
+      hint: 'Triage one of your tickets, or describe a problem below.' },
     { name: 'subject', label: 'Subject', maxlength: 200 },
     { name: 'description', label: 'Description', type: 'textarea' },
   ],
@@ -76,8 +78,13 @@ function agentPanel(ctx, a) {
 const short = (s) => clip(s, 120);
 
 // openRun asks for the agent's parameters, starts the run and goes to it.
-function openRun(ctx, a) {
-  const fields = fieldsOf(a.slug);
+// A ticket is chosen by its subject from the latest ones.
+async function openRun(ctx, a) {
+  let fields = fieldsOf(a.slug);
+  if (fields.some((f) => f.tickets)) {
+    const recent = await get('/tickets?limit=50').then((r) => r.data, () => []);
+    fields = fields.map((f) => (f.tickets ? { ...f, options: [...f.options, ...recent.map((t) => [t.id, `${t.subject} (${words(t.status)})`])] } : f));
+  }
   dialog(`Run ${a.name}`, (close) => form({
     fields, submit: 'Start run', cancel: close,
     onSubmit: async (values) => {
@@ -154,9 +161,6 @@ async function findAgent(id) {
   throw new Error('No run of any agent has this id, or it is not one of the runs you may see.');
 }
 
-const names = { 'msp-hunter': 'MSP Hunter', 'threat-researcher': 'Threat Researcher', 'tech-support': 'Tech Support',
-  compliance: 'Compliance Auditor', 'account-manager': 'Account Manager', onboarding: 'Onboarding' };
-const agentName = (slug) => names[slug] || slug;
 
 function runView(ctx, run, base, show, message) {
   const params = flat(run.params || {});

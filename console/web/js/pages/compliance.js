@@ -1,9 +1,10 @@
 // Compliance: where the organization stands on each framework, its open
 // gaps (remediate, attest), audits and their reports, policy templates.
 
-import { get, post, patch, api, query, members } from '../api.js';
+import { get, post, patch, api, query } from '../api.js';
+import { people, personNode } from '../people.js';
 import { h, section, load, table, time, badge, num, dl, notice, empty, errorBox, pager, form, dialog, download, words } from '../dom.js';
-import { hbars } from '../chart.js';
+import { hbars, hbarsHeight, fit } from '../chart.js';
 
 export async function render(ctx) {
   return ctx.view === 'report' ? report(ctx) : index(ctx);
@@ -13,8 +14,8 @@ export async function render(ctx) {
 const short = (f) => (f.name.length > 20 ? f.name.split(' ')[0] : f.name);
 const pct = (n) => (typeof n === 'number' ? `${n}%` : n);
 const formula = 'Completion: passing ÷ (passing + failing) controls. Manual and not-applicable controls are left out.';
-// A narrower drawing keeps the bars' labels legible on a phone.
-const bars = (title, rows, width) => hbars({ title, rows, width: innerWidth < 600 ? 420 : width });
+// The bars are drawn at their card's width (chart.js fit).
+const bars = (title, rows) => fit((width) => hbars({ title, rows, width }), hbarsHeight(rows));
 const fwName = (names, id) => names[id] || id;
 const nameMap = (list) => Object.fromEntries(list.map((f) => [f.id, short(f)]));
 
@@ -32,7 +33,7 @@ function index(ctx) {
   load(chart, async () => {
     const list = (await overview).filter((f) => f.last_report_id);
     if (!list.length) return empty('No audit yet: completion shows after the first one.');
-    return [bars('Completion per framework', list.map((f) => ({ label: short(f), value: f.completion_percentage })), 640),
+    return [bars('Completion per framework', list.map((f) => ({ label: short(f), value: f.completion_percentage }))),
       h('p', { class: 'muted small' }, formula)];
   });
   load(run, async () => auditForm(ctx, await overview));
@@ -194,7 +195,7 @@ async function report(ctx) {
   const page = h('div', {}, h('p', { class: 'actions' }, h('a', { href: '/compliance' }, '← Compliance')), // .actions: not printed
     h('h1', {}, 'Compliance report ', state), body);
   const fill = async () => {
-    ctx.people = await members(); // names for ids (requester, attesters)
+    ctx.people = await people(ctx); // names for ids (requester, attesters)
     const d = (await get('/compliance/audits/' + encodeURIComponent(ctx.params.id))).data;
     ctx.setTitle('Compliance report ' + time(d.completed_at || d.created_at).textContent);
     state.replaceChildren(badge(d.status));
@@ -221,7 +222,7 @@ function reportBody(ctx, d) {
     section('About this audit', dl([
       ['Organization', d.organization], ['Report', h('span', { class: 'mono' }, d.report_id)],
       ['Requested', time(d.created_at)], ['Completed', time(d.completed_at)],
-      ['Requested by', ctx.people?.get(d.requested_by)?.name || h('span', { class: 'mono' }, d.requested_by)],
+      ['Requested by', personNode(ctx.people, d.requested_by)],
       ['Agent run', h('a', { href: `/agents/runs/${encodeURIComponent(d.agent_run_id)}?agent=compliance` }, d.agent_run_id)],
       ['Scope', d.scope], ['Method', d.method]])),
   ];
@@ -237,7 +238,7 @@ function reportBody(ctx, d) {
   filter.onchange = fwSel.onchange = showControls;
   showControls();
   return [head,
-    section('Summary', bars('Completion per framework', results.map((r) => ({ label: short(r), value: r.summary.completion_percentage })), 900),
+    section('Summary', bars('Completion per framework', results.map((r) => ({ label: short(r), value: r.summary.completion_percentage }))),
       h('p', { class: 'muted small' }, formula),
       table(counts((r) => r.summary, { label: 'Framework', cell: (r) => r.name }, { label: 'Controls', class: 'num', cell: (r) => num(r.summary.controls_total) }),
         results, 'No frameworks in this audit.', 'Results per framework')),
@@ -266,7 +267,7 @@ function evidence(c, people) {
   const a = c.attestation;
   const parts = c.findings.map((f) => h('p', {}, badge(f.result), ' ', h('strong', {}, f.title), ': ', f.evidence));
   if (a) {
-    parts.push(h('p', {}, badge(a.expired ? 'expired' : a.status), ` Attested by ${people?.get(a.attested_by)?.name || a.attested_by} on `, time(a.attested_at),
+    parts.push(h('p', {}, badge(a.expired ? 'expired' : a.status), ` Attested by ${people ? people.name(a.attested_by, { you: false }) : 'a member'} on `, time(a.attested_at),
       a.expires_at ? [', expires ', time(a.expires_at)] : null, a.note ? `: ${a.note}` : null,
       a.evidence_url ? [' ', h('a', { href: a.evidence_url, rel: 'noopener noreferrer', target: '_blank' }, 'Evidence')] : null));
   }

@@ -1,40 +1,80 @@
 // The dashboard: the security score with every explained input, the
-// stats, the risk timeline, recent alerts, network health and the daily
-// summary.
+// stats, the events of the chosen time range and their timeline, recent
+// alerts, network health and the daily summary. The range (30 days unless
+// the address names another) and the automatic refresh live in the address.
 
 import { get, query } from '../api.js';
 import { h, section, load, table, time, badge, num, dl, notice, words } from '../dom.js';
 import { severities } from '../vocab.js';
-import { lineChart, stackedBars, gauge, legend, severityColors } from '../chart.js';
+import { lineChart, stackedBars, gauge, legend, severityColors, fit, shortDate } from '../chart.js';
+import { readRange, rangePicker, days } from '../timerange.js';
+import { autoRefresh } from '../refresh.js';
+import { withParams } from '../list.js';
 
 // Stacked from the least severe up.
 const ascending = [...severities].reverse();
 
+// The weight at which the API's 0–100 day risk reaches 100 (docs/api.md,
+// Dashboard): round(100·(1 − e^(−w/50))) = 100 from w = 265 on.
+const RISK_CEILING = 265;
+
 export async function render(ctx) {
-  const score = h('div'), stats = h('div'), timeline = h('div'), alerts = h('div'), network = h('div'), summary = h('div');
+  const range = readRange(ctx.query, '30d');
+  const score = h('div'), stats = h('div'), inRange = h('div'), timeline = h('div'), alerts = h('div'), network = h('div'), summary = h('div');
+  const loads = (quiet) => Promise.all([
+    load(stats, async () => statsPanel((await get('/dashboard/stats')).data), { quiet }),
+    load(inRange, async () => rangePanel(range, await rangeCounts(range)), { quiet }),
+    load(score, async () => scorePanel((await get('/dashboard/security-score')).data), { quiet }),
+    load(timeline, async () => timelinePanel((await get('/dashboard/risk-timeline' + query({ days: days(range) }))).data, range), { quiet }),
+    // The newest open alerts, as the overview lists them, without gathering
+    // the posture a second time.
+    load(alerts, async () => alertsPanel((await get('/alerts' + query({ status: 'open', limit: 5 }))).data), { quiet }),
+    load(network, async () => networkPanel((await get('/dashboard/network-health')).data), { quiet }),
+    load(summary, async () => summaryPanel((await get('/dashboard/daily-summary')).data), { quiet }),
+  ]);
   const page = h('div', {},
     h('h1', {}, 'Dashboard'),
-    ctx.query.get('welcome') ? notice('Welcome to Garrison. We mailed you a link to confirm your address; open it to invite your team.') : null,
+    ctx.query.get('welcome') ? notice('Welcome to Garrison. We mailed you a link to confirm your address; open it to invite your team.') : null);
+  page.append(
+    h('div', { class: 'toolbar view-bar' },
+      rangePicker({ range, fallback: '30d', allowAll: false, apply: (p) => ctx.navigate(withParams({ ...p, welcome: '' })) }),
+      autoRefresh({ q: ctx.query, tick: () => loads(true) })),
     stats,
     h('div', { class: 'grid wide' }, section('Security score', score), section('Daily summary', summary)),
-    section('Risk over the last 30 days', timeline),
-    h('div', { class: 'grid wide' }, section('Recent alerts', alerts), section('Network health', network)));
-  load(stats, async () => statsPanel((await get('/dashboard/stats')).data));
-  load(score, async () => scorePanel((await get('/dashboard/security-score')).data));
-  load(timeline, async () => timelinePanel((await get('/dashboard/risk-timeline?days=30')).data));
-  // The newest open alerts, as the overview lists them, without gathering
-  // the posture a second time.
-  load(alerts, async () => alertsPanel((await get('/alerts' + query({ status: 'open', limit: 5 }))).data));
-  load(network, async () => networkPanel((await get('/dashboard/network-health')).data));
-  load(summary, async () => summaryPanel((await get('/dashboard/daily-summary')).data));
+    section(`Events: ${lower(range.label)}`, inRange, timeline),
+    h('div', { class: 'grid wide' }, section('Recent open alerts', alerts), section('Network health', network)));
+  loads(false);
   return page;
 }
+
+// rangeCounts reads how many events, and how many high or critical, the
+// range holds (limit=0: the totals alone).
+async function rangeCounts(range) {
+  const f = { from: range.from, to: range.to, limit: 0 };
+  const [all, serious] = await Promise.all([get('/events' + query(f)), get('/events' + query({ ...f, severity: 'critical,high' }))]);
+  return { all: all.pagination.total, serious: serious.pagination.total };
+}
+
+// rangePanel says how many events the range holds, each count a link to
+// those events.
+function rangePanel(range, c) {
+  const link = (extra) => '/events' + query({ range: range.key, from: range.key === 'custom' ? range.from : '', to: range.key === 'custom' ? range.to : '', ...extra });
+  return h('p', { class: 'range-counts' },
+    h('a', { href: link({}) }, h('strong', {}, num(c.all)), c.all === 1 ? ' event' : ' events'), ` ${rangeWords(range)}, `,
+    h('a', { href: link({ severity: 'critical,high' }) }, h('strong', {}, num(c.serious))), ' of them high or critical.');
+}
+
+const lower = (label) => label.replace(/^(Last|All|Since|Until)/, (w) => w.toLowerCase());
+const rangeWords = (range) => (range.key === 'custom' ? (/^(Since|Until)/.test(range.label) ? lower(range.label) : `from ${range.label}`) : `in the ${lower(range.label)}`);
+
+// todayUTC is the start of today, UTC: where the stats' "today" begins.
+const todayUTC = () => new Date().toISOString().slice(0, 10) + 'T00:00:00Z';
 
 function statsPanel(s) {
   const item = (label, value, href) => h('div', {}, h('div', { class: 'label' }, label), h('div', { class: 'stat' }, href ? h('a', { href }, num(value)) : num(value)));
   return h('div', { class: 'stats' },
     item('Open alerts', s.open_alerts, '/alerts?status=open'),
-    item('Threats blocked today', s.threats_blocked_today, '/events?type=blocked_connection'),
+    item('Threats blocked today', s.threats_blocked_today, '/events' + query({ type: 'blocked_connection', range: 'custom', from: todayUTC() })),
     item('Compliance gaps', s.compliance_audited ? s.compliance_gaps : '—', '/compliance'),
     item('Agent runs in progress', s.agents_active, '/agents'));
 }
@@ -56,15 +96,42 @@ function scorePanel(s) {
   ];
 }
 
-function timelinePanel(t) {
-  const points = t.points || [];
+// timelinePanel plots each day's severity-weighted event count on a
+// logarithmic scale: the API's 0–100 day risk is that count squeezed
+// under a ceiling a real sensor's day always reaches, so it would draw a
+// flat line at 100.
+function timelinePanel(t, range) {
+  // The days of a custom range; a preset's are the days asked for.
+  const first = range.key === 'custom' && range.from ? range.from.slice(0, 10) : '', last = range.to ? range.to.slice(0, 10) : '9999';
+  const points = (t.points || []).filter((p) => p.date >= first && p.date <= last);
   const labels = points.map((p) => p.date);
+  const weights = points.map((p) => p.weight ?? 0);
+  const capped = points.filter((p) => p.risk >= 100).length;
+  const busy = points.filter((p) => p.events > 0).map((p) => p.risk);
+  const desc = `One point per UTC day from ${labels[0] ? shortDate(labels[0]) : '—'} to ${labels.length ? shortDate(labels[labels.length - 1]) : '—'}; ` +
+    `the busiest day weighs ${num(Math.max(0, ...weights))}, the quietest ${num(weights.length ? Math.min(...weights) : 0)}.`;
   return [
-    h('p', { class: 'muted small' }, 'Daily risk from 0 (quiet) to 100 (severe): higher is worse. Today\'s point counts only the hours so far.'),
-    lineChart({ title: 'Risk score per day', desc: 'Daily risk from 0 to 100', labels, yMax: 100, series: [{ name: 'Risk', color: '#1d4ed8', values: points.map((p) => p.risk) }] }),
+    h('p', { class: 'muted small' }, 'Each day\'s events weighed by severity: 10 for a critical, 5 for a high, 2 for a medium and 0.5 for a low event (info counts 0). ',
+      h('strong', {}, 'Logarithmic scale:'), ' each step up the axis multiplies (100 to 1,000 is as tall as 10 to 100), so quiet days and busy ones both show. Days are UTC; today counts the hours so far.'),
+    fit((width) => lineChart({ title: 'Severity-weighted events per day (logarithmic scale)', desc, labels, width, height: 260, yScale: 'log',
+      yTitle: 'weighted events per day, log scale', mark: { value: RISK_CEILING, label: `Weight ${RISK_CEILING}: from here up the risk score reads 100` },
+      series: [{ name: 'Weighted events', color: '#1d4ed8', values: weights,
+        tip: (i) => `${shortDate(labels[i])}: weight ${num(weights[i])} from ${num(points[i].events)} events (risk score ${points[i].risk} of 100)` }] }), 260),
+    h('div', { class: 'legend' }, h('span', { class: 'key-line' }, 'Weighted events per day'),
+      h('span', { class: 'key-dash' }, `Weight ${RISK_CEILING}: from here up the 0–100 risk score reads 100`)),
+    h('p', { class: 'muted small' }, 'Why not the 0–100 risk score? It is 100 · (1 − e^(−weight ÷ 50)): it reaches 99 at a weight of 210 and 100 at 265, ',
+      busy.length > 1 ? `so these days' risk scores only run from ${Math.min(...busy)} to ${Math.max(...busy)}${capped ? `, ${num(capped)} of them at 100` : ''}.` : 'which a day of real sensor traffic passes.'),
     h('h3', {}, 'Events per day by severity'),
-    stackedBars({ title: 'Events per day by severity', rows: points.map((p) => ({ label: p.date, values: p.by_severity || {} })), keys: ascending, colors: severityColors }),
+    fit((width) => stackedBars({ title: 'Events per day by severity', yTitle: 'events per day', width, rows: points.map((p) => ({ label: p.date, values: p.by_severity || {} })), keys: ascending, colors: severityColors }), 220),
     legend(ascending.map((k) => [k, severityColors[k]])),
+    h('details', {}, h('summary', {}, 'The numbers, day by day'),
+      table([
+        { label: 'Day (UTC)', cell: (p) => shortDate(p.date) },
+        { label: 'Events', class: 'num', cell: (p) => num(p.events) },
+        ...severities.map((sev) => ({ label: words(sev).replace(/^./, (c) => c.toUpperCase()), class: 'num', cell: (p) => num(p.by_severity?.[sev] || 0) })),
+        { label: 'Weight', class: 'num', cell: (p) => num(p.weight ?? 0) },
+        { label: 'Risk score', class: 'num', cell: (p) => num(p.risk) },
+      ], points.slice().reverse(), 'No days in this range.', 'Events per day')),
   ];
 }
 

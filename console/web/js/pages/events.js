@@ -1,40 +1,23 @@
-// Events: the organization's security events, newest first, filtered by
-// severity, type, time range and sort order. The filters live in the
-// address (so links such as /events?type=blocked_connection work and Back
-// undoes a filter); the page re-renders from the address on each change.
+// Events: the organization's security events in a time range, filtered by
+// severity and type, sorted by any column (time and severity by the API,
+// across every page; the others within the page shown) and paged. All of
+// it lives in the address (so links such as /events?type=blocked_connection
+// work, and Back undoes a change); an automatic refresh can follow new events.
 
-import { query } from '../api.js';
-import { h, table, time, badge, form, wide, words, Words, clip, filteredList, choices } from '../dom.js';
+import { get, query } from '../api.js';
+import { h, badge, form, time, words, Words, clip, choices } from '../dom.js';
 import { severities } from '../vocab.js';
+import { pagedList, withParams, severityRank, timeOf, text } from '../list.js';
+import { readRange, rangePicker } from '../timerange.js';
+import { autoRefresh } from '../refresh.js';
 
 const LIMIT = 50;
 const types = ['threat_detected', 'blocked_connection', 'dns_anomaly', 'policy_violation'];
-const sorts = [['', 'Newest first'], ['asc', 'Oldest first'], ['severity', 'Most severe first']];
-
-const pad = (n) => String(n).padStart(2, '0');
-
-// toLocal turns an RFC 3339 time into a datetime-local value in the
-// reader's zone ('' when it does not parse).
-function toLocal(iso) {
-  const d = iso ? new Date(iso) : null;
-  if (!d || isNaN(d)) return '';
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
-
-// toISO turns a datetime-local value back into RFC 3339 UTC to the second.
-function toISO(local) {
-  const d = local ? new Date(local) : null;
-  return d && !isNaN(d) ? d.toISOString().replace(/\.\d+Z$/, 'Z') : '';
-}
 
 export async function render(ctx) {
   const q = ctx.query;
-  // The address holds the API's own values (sort and order combined in
-  // one control here).
-  const f = { severity: q.get('severity') || '', type: q.get('type') || '', from: q.get('from') || '', to: q.get('to') || '',
-    sort: q.get('sort') || '', order: q.get('order') || '', offset: q.get('offset') || '' };
-  const sortValue = f.sort === 'severity' ? 'severity' : f.order === 'asc' ? 'asc' : '';
-  const go = (params) => ctx.navigate('/events' + query(params));
+  const f = { severity: q.get('severity') || '', type: q.get('type') || '' };
+  const range = readRange(q, 'all');
 
   const filters = form({
     className: 'inline toolbar',
@@ -43,35 +26,43 @@ export async function render(ctx) {
       { name: 'severity', label: 'Severity', type: 'select', value: f.severity,
         options: choices([['', 'Any'], ['critical,high', 'High or critical'], ...severities.map((s) => [s, Words(s)])], f.severity) },
       { name: 'type', label: 'Type', type: 'select', value: f.type, options: choices([['', 'Any'], ...types.map((t) => [t, words(t)])], f.type) },
-      { name: 'from', label: 'From (your time)', type: 'datetime-local', value: toLocal(f.from) },
-      { name: 'to', label: 'To (your time)', type: 'datetime-local', value: toLocal(f.to) },
-      { name: 'sort', label: 'Order', type: 'select', value: sortValue, options: sorts },
     ],
-    onSubmit: async (v) => go({ severity: v.severity, type: v.type, from: toISO(v.from), to: toISO(v.to),
-      sort: v.sort === 'severity' ? 'severity' : '', order: v.sort === 'asc' ? 'asc' : '' }),
+    onSubmit: async (v) => ctx.navigate(withParams({ severity: v.severity, type: v.type, page: '' })),
   });
   filters.setAttribute('role', 'search');
   filters.setAttribute('aria-label', 'Filter events');
-  filters.inputs.from.step = '1';
-  filters.inputs.to.step = '1';
-  const filtered = f.severity || f.type || f.from || f.to;
+  const filtered = f.severity || f.type || range.key !== 'all';
 
-  const list = filteredList({ path: '/events', f, limit: LIMIT, filters, go, show: (res) =>
-    wide('60rem', table([
-      { label: 'Time', cell: (e) => time(e.timestamp) },
-      { label: 'Severity', cell: (e) => badge(e.severity) },
-      { label: 'Type', cell: (e) => words(e.type) },
-      { label: 'Source', cell: (e) => e.source },
-      { label: 'Asset', cell: (e) => h('span', { class: 'mono' }, e.asset) },
-      { label: 'Message', cell: message },
-      { label: 'Indicator', cell: indicator },
-    ], res.data, filtered ? 'No events match these filters.' : 'No events yet. Events sent to POST /api/events or a webhook appear here.', 'Security events')) });
+  const list = pagedList({
+    caption: 'Security events', limit: LIMIT, filters, what: 'events', natural: 'newest first',
+    sort: { key: 'timestamp', order: 'desc' },
+    emptyMessage: filtered ? 'No events match these filters in this time range.'
+      : 'No events yet. Connect a sensor: create a key with the write scope in Settings → API keys, then point Suricata or your other tools at Garrison (the Onboarding agent lists the steps).',
+    fetch: ({ offset, limit, api }) => get('/events' + query({ ...f, from: range.from, to: range.to, limit, offset, ...api })),
+    columns: [
+      { key: 'timestamp', label: 'Time', cell: (e) => time(e.timestamp), sort: (e) => timeOf(e.timestamp), server: (order) => ({ sort: 'timestamp', order }),
+        descWords: 'newest first', ascWords: 'oldest first' },
+      { key: 'severity', label: 'Severity', cell: (e) => badge(e.severity), sort: (e) => severityRank(e.severity), server: (order) => ({ sort: 'severity', order }),
+        descWords: 'most severe first', ascWords: 'least severe first' },
+      { key: 'type', label: 'Type', cell: (e) => words(e.type), sort: (e) => e.type, first: 'asc' },
+      { key: 'source', label: 'Source', cell: (e) => e.source, sort: (e) => text(e.source), first: 'asc' },
+      { key: 'asset', label: 'Asset', cell: (e) => h('span', { class: 'mono' }, e.asset), sort: (e) => e.asset, first: 'asc' },
+      { key: 'message', label: 'Message', cell: message },
+      { key: 'indicator', label: 'Indicator', cell: indicator, sort: (e) => e.indicator || null, first: 'asc' },
+    ],
+  });
+  list.node.classList.add('wide-60');
 
-  return h('div', {},
+  const page = h('div', {},
     h('h1', {}, 'Events'),
-    filters,
-    filtered ? h('p', { class: 'small' }, h('a', { href: '/events' }, 'Clear filters')) : null,
-    list);
+    h('div', { class: 'toolbar view-bar' },
+      rangePicker({ range, apply: (p) => ctx.navigate(withParams({ ...p, page: '' })) }),
+      filters,
+      autoRefresh({ q, tick: () => list.reload({ quiet: true }) })),
+    filtered ? h('p', { class: 'small' }, h('a', { href: '/events' }, 'Clear filters and time range')) : null,
+    list.node);
+  list.reload();
+  return page;
 }
 
 // message shows the event's text, the alert it joined, and a line of its
@@ -80,7 +71,7 @@ function message(e) {
   const d = e.details && typeof e.details === 'object' ? e.details : null;
   const line = d ? Object.entries(d).filter(([, v]) => v === null || typeof v !== 'object').map(([k, v]) => `${k}: ${v}`).join(' · ') : '';
   return [
-    e.message,
+    clip(e.message, 300),
     e.alert_id ? [' ', h('a', { href: '/alerts/' + encodeURIComponent(e.alert_id), class: 'small' }, 'Alert →')] : null,
     line ? h('div', { class: 'small muted', title: JSON.stringify(d) }, clip(line, 160)) : null,
   ];
@@ -92,4 +83,3 @@ function indicator(e) {
   if (e.indicator === e.message) return h('span', { class: 'muted small' }, 'same as message');
   return h('span', { class: 'mono' }, e.indicator);
 }
-

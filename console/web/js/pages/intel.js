@@ -3,7 +3,8 @@
 // with its enrichment, and the asset inventory the CVEs are matched against.
 
 import { get, post, patch, del, query, ApiError } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, empty, notice, dl, dialog, errorBox, clip, notFound, words, confirmAction } from '../dom.js';
+import { h, section, load, table, form, time, badge, num, notice, dl, dialog, clip, notFound, words, confirmAction } from '../dom.js';
+import { pagedList, withParams, severityRank, timeOf, text } from '../list.js';
 
 export async function render(ctx) {
   if (ctx.view === 'entry') return entry(ctx).catch((err) => notFound(err, 'Watched CVE', 'This CVE is not on your watchlist (it may have been removed).', '/cve-watchlist', 'Back to the watchlist'));
@@ -18,39 +19,41 @@ const pct = (x) => (x == null ? '—' : (x * 100).toFixed(1) + '%');
 // A feed's reference is linked only when it is a web address; any other
 // text (a javascript: URL, say) is shown as text.
 const ext = (url, text) => (/^https?:\/\//i.test(url) ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, text || url) : h('span', {}, text || url));
-// Notification refs are ids; their prefix says which page shows them.
-const refPages = { cvw: '/cve-watchlist/', tkt: '/tickets/', alr: '/alerts/', run: '/agents/runs/' };
-const refLink = (ref) => { const p = refPages[String(ref).split('_')[0]]; return p ? h('a', { href: p + ref }, 'Open') : null; };
 
 // ---- Watchlist ----
 
 function watchlist(ctx) {
   const q = ctx.query;
-  const filters = { min_score: q.get('min_score') || '', kev: q.get('kev') || '', patch_status: q.get('patch_status') || '',
-    affected: q.get('affected') || '', sort: q.get('sort') || '', offset: 0 };
-  const list = h('div'), status = h('div'), notes = h('div'), added = h('div');
-
-  const showList = () => load(list, async () => {
-    // Keep the filters in the address so a reload or a shared link shows the same list.
-    history.replaceState(null, '', '/cve-watchlist' + query({ ...filters, offset: undefined }));
-    const res = await get('/cve-watchlist' + query({ ...filters, limit: PAGE }));
-    const filtered = ['min_score', 'kev', 'patch_status', 'affected'].some((k) => filters[k]);
-    return [
-      table([
-        // The description sits under the id: a column of its own squeezed the id onto three lines.
-        { label: 'CVE', cell: (e) => [h('a', { href: '/cve-watchlist/' + e.id }, h('strong', {}, e.cve_id)),
-          h('div', { class: 'small' + (e.status === 'pending' ? ' muted' : '') }, e.status === 'pending' ? 'Not in the local intelligence store yet' : short(e.description))] },
-        { label: 'Severity', cell: (e) => (e.status === 'pending' ? badge('pending') : badge(e.severity || 'none')) },
-        { label: 'CVSS', class: 'num', cell: (e) => (e.cvss_score == null ? '—' : e.cvss_score.toFixed(1)) },
-        { label: 'KEV', cell: (e) => (e.kev ? h('strong', {}, 'Listed') : '—') },
-        { label: 'EPSS', class: 'num', cell: (e) => pct(e.epss?.score) },
-        { label: 'Patch', cell: (e) => patchLabels[e.patch_status] || e.patch_status },
-        { label: 'Assets hit', class: 'num', cell: (e) => num(e.affected_assets?.length || 0) },
-        { label: 'Added', cell: (e) => time(e.added_at) },
-      ], res.data, filtered ? 'No watched CVE matches these filters.' : 'No CVE is watched yet. Add one above.', 'Watched CVEs'),
-      pager(res.pagination, (o) => { filters.offset = o; showList(); }),
-    ];
+  const filters = { min_score: q.get('min_score') || '', kev: q.get('kev') || '', patch_status: q.get('patch_status') || '', affected: q.get('affected') || '' };
+  const status = h('div'), added = h('div');
+  const filtered = Object.values(filters).some(Boolean);
+  // The API sorts by when an entry was added, its score and its newest
+  // intelligence (each newest or highest first); other columns, and the
+  // other direction, sort the page shown.
+  const list = pagedList({
+    caption: 'Watched CVEs', limit: PAGE, what: 'the watchlist', natural: 'newest added first', sort: { key: 'added', order: 'desc' },
+    emptyMessage: filtered ? 'No watched CVE matches these filters.' : 'No CVE is watched yet. Add one above.',
+    fetch: ({ offset, limit, api }) => get('/cve-watchlist' + query({ ...filters, limit, offset, ...api })),
+    columns: [
+      // The description sits under the id: a column of its own squeezed the id onto three lines.
+      { key: 'cve', label: 'CVE', first: 'asc', sort: (e) => e.cve_id, cell: (e) => [h('a', { href: '/cve-watchlist/' + e.id }, h('strong', {}, e.cve_id)),
+        h('div', { class: 'small' + (e.status === 'pending' ? ' muted' : '') }, e.status === 'pending' ? 'Not in the local intelligence store yet' : short(e.description))] },
+      { key: 'severity', label: 'Severity', sort: (e) => (e.status === 'pending' ? null : severityRank(e.severity)), descWords: 'most severe first', ascWords: 'least severe first',
+        cell: (e) => (e.status === 'pending' ? badge('pending') : badge(e.severity || 'none')) },
+      { key: 'score', label: 'CVSS', class: 'num', sort: (e) => e.cvss_score, server: (order) => (order === 'desc' ? { sort: 'score' } : null),
+        cell: (e) => (e.cvss_score == null ? '—' : e.cvss_score.toFixed(1)), descWords: 'highest first', ascWords: 'lowest first' },
+      { key: 'kev', label: 'KEV', sort: (e) => (e.kev ? 1 : 0), cell: (e) => (e.kev ? h('strong', {}, 'Listed') : '—'), descWords: 'listed first', ascWords: 'unlisted first' },
+      { key: 'epss', label: 'EPSS', class: 'num', sort: (e) => e.epss?.score ?? null, cell: (e) => pct(e.epss?.score), descWords: 'highest first', ascWords: 'lowest first' },
+      { key: 'patch', label: 'Patch', first: 'asc', sort: (e) => patchLabels[e.patch_status] || e.patch_status, cell: (e) => patchLabels[e.patch_status] || e.patch_status },
+      { key: 'assets', label: 'Assets hit', class: 'num', sort: (e) => e.affected_assets?.length || 0, cell: (e) => num(e.affected_assets?.length || 0),
+        descWords: 'most first', ascWords: 'fewest first' },
+      { key: 'updated', label: 'Intelligence updated', sort: (e) => timeOf(e.last_intel_update), server: (order) => (order === 'desc' ? { sort: 'updated' } : null),
+        cell: (e) => time(e.last_intel_update), descWords: 'newest first', ascWords: 'oldest first' },
+      { key: 'added', label: 'Added', sort: (e) => timeOf(e.added_at), server: (order) => (order === 'desc' ? {} : null), cell: (e) => time(e.added_at),
+        descWords: 'newest first', ascWords: 'oldest first' },
+    ],
   });
+  list.node.classList.add('wide-60');
 
   const filterForm = form({
     className: 'inline toolbar', submit: 'Apply filters',
@@ -59,13 +62,11 @@ function watchlist(ctx) {
       { name: 'kev', label: 'KEV', type: 'select', value: filters.kev, options: [['', 'Any'], ['true', 'Listed in KEV']] },
       { name: 'patch_status', label: 'Patch', type: 'select', value: filters.patch_status, options: [['', 'Any'], ...Object.entries(patchLabels)] },
       { name: 'affected', label: 'Assets', type: 'select', value: filters.affected, options: [['', 'Any'], ['true', 'Affecting an asset']] },
-      { name: 'sort', label: 'Order', type: 'select', value: filters.sort, options: [['', 'Newest added'], ['score', 'Highest score'], ['updated', 'Newest intelligence']] },
     ],
     onSubmit: async (v) => {
       // Check the filters with the API first so a bad one shows beside its field.
       await get('/cve-watchlist' + query({ ...v, limit: 0 }));
-      Object.assign(filters, v, { offset: 0 });
-      showList();
+      ctx.navigate(withParams({ ...v, page: '' }));
     },
   });
 
@@ -87,38 +88,18 @@ function watchlist(ctx) {
       el.reset();
       added.replaceChildren(h('div', { class: 'notice', role: 'status' }, h('a', { href: '/cve-watchlist/' + e.id }, e.cve_id), ' added: ',
         e.status === 'pending' ? 'not in the local intelligence store yet, so it stays pending until an import brings it.' : `${e.severity || 'no'} severity, ${e.affected_assets.length} asset(s) affected.`));
-      filters.offset = 0;
-      showList();
+      list.reload({ quiet: true });
     },
   });
 
-  const showNotes = (opts) => load(notes, async () => {
-    const res = await get('/notifications' + query({ limit: 10, offset: opts.offset, unread: opts.unread ? 'true' : '' }));
-    const toggle = h('label', { class: 'small' }, h('input', { type: 'checkbox', checked: opts.unread, onchange: (ev) => showNotes({ unread: ev.target.checked, offset: 0 }) }), ' Unread only');
-    return [
-      toggle,
-      res.data.length === 0 ? empty(opts.unread ? 'No unread notifications.' : 'No notifications. Changes to watched CVEs appear here after each import.') :
-        h('ul', { class: 'thread' }, res.data.map((n) => h('li', { class: n.read ? '' : 'staff' },
-          h('strong', {}, n.title), ' ', n.read ? null : badge('new'),
-          h('p', { class: 'small' }, n.body),
-          h('p', { class: 'small muted' }, time(n.created_at), ' ', refLink(n.ref), ' ',
-            n.read ? null : h('button', { type: 'button', class: 'secondary small', onclick: async (ev) => {
-              ev.target.disabled = true;
-              try { await post(`/notifications/${n.id}/read`, {}); showNotes(opts); } catch (err) { ev.target.replaceWith(errorBox(err)); }
-            } }, 'Mark read'))))),
-      pager(res.pagination, (o) => showNotes({ ...opts, offset: o })),
-    ];
-  });
-
   load(status, async () => intelStatus((await get('/intel/status')).data));
-  showList();
-  showNotes({ unread: false, offset: 0 });
+  list.reload();
   return h('div', { class: 'page' },
     h('h1', {}, 'CVE watchlist'),
     h('p', { class: 'muted' }, 'CVEs your organization follows, enriched from the local intelligence store and matched against your ', h('a', { href: '/assets' }, 'assets'), '.'),
     h('div', { class: 'grid' }, section('Add a CVE', addForm, added), section('Intelligence store', status)),
-    section('Watched CVEs', filterForm, list),
-    section('Notifications', notes));
+    section('Watched CVEs', filterForm, list.node),
+    h('p', { class: 'muted small' }, 'Each import that changes a watched CVE notifies you: see the bell at the top, or ', h('a', { href: '/notifications' }, 'all notifications'), '.'));
 }
 
 const short = (s) => clip(s, 140);
@@ -212,7 +193,6 @@ async function entry(ctx) {
         { label: 'Field', cell: (c) => (c.field === 'record' ? 'First arrival' : words(c.field)) },
         { label: 'From', cell: (c) => patchLabels[c.from] || (c.from ?? '—') },
         { label: 'To', cell: (c) => patchLabels[c.to] || (c.to ?? '—') },
-        { label: 'Import', cell: (c) => h('span', { class: 'mono small' }, c.import_id) },
       ], e.history || [], 'No change since it was added.', 'History of changes')));
 }
 
@@ -226,25 +206,26 @@ function refs(urls) {
 // ---- Assets ----
 
 function assets(ctx) {
-  let offset = 0;
-  const list = h('div'), msg = h('div');
-  const show = () => load(list, async () => {
-    const res = await get('/assets' + query({ limit: PAGE, offset }));
-    return [
-      table([
-        { label: 'Hostname', cell: (a) => h('button', { type: 'button', class: 'secondary small', onclick: () => details(a.id) }, a.hostname) },
-        { label: 'IP', cell: (a) => h('span', { class: 'mono' }, a.ip || '—') },
-        { label: 'OS', cell: (a) => a.os || '—' },
-        { label: 'Owner', cell: (a) => a.owner || '—' },
-        { label: 'Software', class: 'num', cell: (a) => num(a.software.length) },
-        { label: 'Updated', cell: (a) => time(a.updated_at) },
-        { label: 'Actions', cell: (a) => h('div', { class: 'actions' },
-          h('button', { type: 'button', class: 'secondary small', onclick: () => edit(a) }, 'Edit'),
-          h('button', { type: 'button', class: 'danger small', onclick: () => remove(a) }, 'Delete')) },
-      ], res.data, 'No asset yet. Add the machines you look after so watched CVEs can be matched to them.', 'Assets'),
-      pager(res.pagination, (o) => { offset = o; show(); }),
-    ];
+  const msg = h('div', { 'aria-live': 'polite' });
+  // The API lists assets by host name; the other columns sort the page shown.
+  const list = pagedList({
+    caption: 'Assets', limit: PAGE, what: 'assets', natural: 'by host name', sort: { key: 'hostname', order: 'asc' },
+    emptyMessage: 'No asset yet. Add the machines you look after so watched CVEs can be matched to them.',
+    fetch: ({ offset, limit }) => get('/assets' + query({ limit, offset })),
+    columns: [
+      { key: 'hostname', label: 'Hostname', first: 'asc', sort: (a) => a.hostname, server: (order) => (order === 'asc' ? {} : null), ascWords: 'A to Z', descWords: 'Z to A',
+        cell: (a) => h('button', { type: 'button', class: 'secondary small', 'aria-label': `Details of ${a.hostname}`, onclick: () => details(a.id) }, a.hostname) },
+      { key: 'ip', label: 'IP', first: 'asc', sort: (a) => a.ip || null, cell: (a) => h('span', { class: 'mono' }, a.ip || '—') },
+      { key: 'os', label: 'OS', first: 'asc', sort: (a) => text(a.os || null), cell: (a) => a.os || '—' },
+      { key: 'owner', label: 'Owner', first: 'asc', sort: (a) => text(a.owner || null), cell: (a) => a.owner || '—' },
+      { key: 'software', label: 'Software', class: 'num', sort: (a) => a.software.length, cell: (a) => num(a.software.length), descWords: 'most first', ascWords: 'fewest first' },
+      { key: 'updated', label: 'Updated', sort: (a) => timeOf(a.updated_at), cell: (a) => time(a.updated_at), descWords: 'newest first', ascWords: 'oldest first' },
+      { key: 'actions', label: 'Actions', cell: (a) => h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'secondary small', 'aria-label': `Edit ${a.hostname}`, onclick: () => edit(a) }, 'Edit'),
+        h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete ${a.hostname}`, onclick: () => remove(a) }, 'Delete')) },
+    ],
   });
+  const show = () => list.reload({ quiet: true });
   const done = (text) => { msg.replaceChildren(notice(text)); show(); };
 
   const edit = (a) => dialog(a ? 'Edit ' + a.hostname : 'Add an asset', (close) => assetForm(a, close, async (body) => {
@@ -284,13 +265,13 @@ function assets(ctx) {
     return box;
   });
 
-  show();
+  list.reload();
   if (ctx.query.get('asset')) details(ctx.query.get('asset'));
   return h('div', { class: 'page' },
     h('h1', {}, 'Assets'),
     h('p', { class: 'muted' }, 'The machines you look after and their software; the ', h('a', { href: '/cve-watchlist' }, 'CVE watchlist'), ' is matched against them.'),
     h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => edit(null) }, 'Add an asset')),
-    msg, list);
+    msg, list.node);
 }
 
 // Software is edited as lines "vendor, product, version, cpe" (version and cpe optional).

@@ -2,8 +2,10 @@
 // prospects the msp-hunter agent scores, their CSV import, and one lead
 // with its score explained, its contact, history and status changes.
 
-import { get, api, patch, query, ApiError, members } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, notice, dl, download, errorBox, notFound, Words, clip } from '../dom.js';
+import { get, api, patch, query, ApiError } from '../api.js';
+import { people, personNode, agentName } from '../people.js';
+import { h, section, load, table, form, time, badge, num, notice, dl, download, errorBox, notFound, Words, clip } from '../dom.js';
+import { pagedList, withParams, timeOf, text } from '../list.js';
 import { verticals } from '../vocab.js';
 import { gauge } from '../chart.js';
 
@@ -29,9 +31,10 @@ const csvTemplate = 'company,domain,vertical,region,employees,contact_name,conta
 
 async function index(ctx) {
   await get('/outreach/leads?limit=0'); // fails at once when the plan lacks outreach
-  const filters = { q: ctx.query.get('q') || '', vertical: ctx.query.get('vertical') || '', min_score: ctx.query.get('min_score') || '' };
-  const board = h('div'), prospects = h('div'), result = h('div');
-  let offset = 0;
+  const q = ctx.query;
+  const filters = { q: q.get('q') || '', vertical: q.get('vertical') || '', min_score: q.get('min_score') || '', status: q.get('status') || '' };
+  const asList = q.get('view') === 'list';
+  const board = h('div'), result = h('div');
 
   // One request per column, so each shows its best leads and its true total.
   const showBoard = () => load(board, async () => {
@@ -41,27 +44,47 @@ async function index(ctx) {
       return h('section', { class: 'column', 'aria-label': label(s) },
         h('h2', {}, label(s), h('span', { class: 'muted' }, num(pagination.total))),
         data.length ? data.map(card) : h('p', { class: 'muted small' }, 'No lead.'),
-        pagination.total > data.length ? h('p', { class: 'muted small' }, `The ${data.length} best of ${num(pagination.total)}; narrow the filters to see others.`) : null);
+        pagination.total > data.length ? h('p', { class: 'muted small' }, `The ${data.length} best of ${num(pagination.total)}: `,
+          h('a', { href: '/leads' + query({ ...filters, status: s, view: 'list' }) }, 'see them all as a list'), '.') : null);
     }));
     el.style.setProperty('grid-auto-columns', 'minmax(180px, 1fr)'); // all six columns fit a wide screen
     return el;
   });
 
-  const showProspects = () => load(prospects, async () => {
-    const res = await get('/outreach/prospects' + query({ limit: 25, offset }));
-    return [
-      table([
-        { label: 'Company', cell: (p) => p.company },
-        { label: 'Domain', cell: (p) => h('span', { class: 'mono' }, p.domain) },
-        { label: 'Vertical', cell: (p) => (p.vertical ? label(p.vertical) : '—') },
-        { label: 'Region', cell: (p) => p.region || '—' },
-        { label: 'Employees', class: 'num', cell: (p) => num(p.employees) },
-        { label: 'Contact', cell: (p) => [p.contact_name || '—', p.contact_email ? h('div', { class: 'small' }, p.contact_email) : null] },
-        { label: 'Notes', cell: (p) => h('span', { class: 'small' }, clip(p.notes, 100)) },
-        { label: 'Updated', cell: (p) => time(p.updated_at) },
-      ], res.data, 'No prospect yet. Import a CSV file of the businesses you would like to serve.', 'Prospects'),
-      pager(res.pagination, (o) => { offset = o; showProspects(); }),
-    ];
+  // The list: the API sorts leads by score and by last update (each
+  // highest or newest first); other columns sort the page shown.
+  const leadList = pagedList({
+    caption: 'Leads', limit: 25, what: 'leads', natural: 'highest score first', sort: { key: 'score', order: 'desc' },
+    emptyMessage: 'No lead matches these filters.',
+    fetch: ({ offset, limit, api }) => get('/outreach/leads' + query({ ...filters, limit, offset, ...api })),
+    columns: [
+      { key: 'company', label: 'Company', first: 'asc', sort: (l) => text(l.company), cell: (l) => [h('a', { href: '/leads/' + encodeURIComponent(l.id) }, l.company), h('div', { class: 'small muted mono' }, l.domain)] },
+      { key: 'status', label: 'Status', first: 'asc', sort: (l) => statuses.indexOf(l.status), cell: (l) => badge(l.status), ascWords: 'earliest stage first', descWords: 'latest stage first' },
+      { key: 'score', label: 'Score', class: 'num', sort: (l) => l.score, server: (order) => (order === 'desc' ? {} : null), cell: (l) => num(l.score), descWords: 'highest first', ascWords: 'lowest first' },
+      { key: 'vertical', label: 'Vertical', first: 'asc', sort: (l) => l.vertical || null, cell: (l) => (l.vertical ? label(l.vertical) : '—') },
+      { key: 'region', label: 'Region', first: 'asc', sort: (l) => text(l.region || null), cell: (l) => l.region || '—' },
+      { key: 'employees', label: 'Employees', class: 'num', sort: (l) => l.employees ?? null, cell: (l) => num(l.employees), descWords: 'largest first', ascWords: 'smallest first' },
+      { key: 'updated', label: 'Updated', sort: (l) => timeOf(l.updated_at), server: (order) => (order === 'desc' ? { sort: 'updated' } : null), cell: (l) => time(l.updated_at),
+        descWords: 'newest first', ascWords: 'oldest first' },
+    ],
+  });
+
+  // Prospects are listed by company; the other columns sort the page shown.
+  const prospects = pagedList({
+    caption: 'Prospects', limit: 25, what: 'prospects', natural: 'by company', sort: { key: 'company', order: 'asc' },
+    emptyMessage: 'No prospect yet. Import a CSV file of the businesses you would like to serve.',
+    fetch: ({ offset, limit }) => get('/outreach/prospects' + query({ limit, offset: offset || '' })),
+    prefix: 'p',
+    columns: [
+      { key: 'company', label: 'Company', first: 'asc', sort: (p) => text(p.company), server: (order) => (order === 'asc' ? {} : null), cell: (p) => p.company, ascWords: 'A to Z', descWords: 'Z to A' },
+      { key: 'domain', label: 'Domain', first: 'asc', sort: (p) => p.domain, cell: (p) => h('span', { class: 'mono' }, p.domain) },
+      { key: 'vertical', label: 'Vertical', first: 'asc', sort: (p) => p.vertical || null, cell: (p) => (p.vertical ? label(p.vertical) : '—') },
+      { key: 'region', label: 'Region', first: 'asc', sort: (p) => text(p.region || null), cell: (p) => p.region || '—' },
+      { key: 'employees', label: 'Employees', class: 'num', sort: (p) => p.employees ?? null, cell: (p) => num(p.employees), descWords: 'largest first', ascWords: 'smallest first' },
+      { key: 'contact', label: 'Contact', first: 'asc', sort: (p) => text(p.contact_name || null), cell: (p) => [p.contact_name || '—', p.contact_email ? h('div', { class: 'small' }, p.contact_email) : null] },
+      { key: 'notes', label: 'Notes', cell: (p) => h('span', { class: 'small' }, clip(p.notes, 100)) },
+      { key: 'updated', label: 'Updated', sort: (p) => timeOf(p.updated_at), cell: (p) => time(p.updated_at), descWords: 'newest first', ascWords: 'oldest first' },
+    ],
   });
 
   const filterForm = form({
@@ -70,12 +93,11 @@ async function index(ctx) {
       { name: 'q', label: 'Company or domain', type: 'text', value: filters.q, maxlength: 200 },
       { name: 'vertical', label: 'Vertical', type: 'select', value: filters.vertical, options: [['', 'Any'], ...verticals.map((v) => [v, label(v)])] },
       { name: 'min_score', label: 'Minimum score', type: 'number', min: 0, max: 100, value: filters.min_score, placeholder: '0–100' },
-    ],
+      asList ? { name: 'status', label: 'Status', type: 'select', value: filters.status, options: [['', 'Any'], ...statuses.map((v) => [v, label(v)])] } : null,
+    ].filter(Boolean),
     onSubmit: async (v) => {
       await get('/outreach/leads' + query({ ...v, limit: 0 })); // a bad filter shows beside its field
-      Object.assign(filters, v);
-      history.replaceState(null, '', '/leads' + query(filters));
-      showBoard();
+      ctx.navigate(withParams({ ...v, page: '' }));
     },
   });
 
@@ -97,22 +119,26 @@ async function index(ctx) {
       el.reset();
       result.replaceChildren(notice(`${v.file.name}: ${num(r.rows)} rows read; ${num(r.created)} new, ${num(r.merged)} merged into existing prospects, ${num(r.unchanged)} unchanged.`),
         r.created || r.merged ? h('p', { class: 'small' }, 'Run the msp-hunter agent on the ', h('a', { href: '/agents' }, 'Agents'), ' page to score them into leads.') : null);
-      offset = 0;
-      showProspects();
+      prospects.reload({ quiet: true });
     },
   });
 
-  showBoard();
-  showProspects();
+  const views = h('nav', { class: 'tabs', 'aria-label': 'Show the leads as' },
+    h('a', { href: withParams({ view: '', page: '', sort: '', order: '', status: '' }), 'aria-current': asList ? null : 'page' }, 'Pipeline board'),
+    h('a', { href: withParams({ view: 'list', page: '' }), 'aria-current': asList ? 'page' : null }, 'List'));
+  if (asList) leadList.reload();
+  else showBoard();
+  prospects.reload();
   return h('div', { class: 'page' },
     h('h1', {}, 'Leads'),
     h('p', { class: 'muted' }, 'Businesses the msp-hunter agent scored from your prospects, by where they are in your sales pipeline.'),
+    views,
     filterForm,
-    board,
+    asList ? leadList.node : board,
     section('Import prospects from a CSV file', importForm,
       h('p', {}, h('button', { type: 'button', class: 'secondary small', onclick: () => download('prospects-template.csv', csvTemplate, 'text/csv') }, 'Download a template')),
       result),
-    section('Prospects', prospects));
+    section('Prospects', prospects.node));
 }
 
 function card(l) {
@@ -126,8 +152,7 @@ function card(l) {
 
 async function detail(ctx) {
   const id = encodeURIComponent(ctx.params.id);
-  const [lead, people] = await Promise.all([get('/outreach/leads/' + id), members()]);
-  const names = Object.fromEntries([...people].map(([uid, m]) => [uid, m.name || m.email]));
+  const [lead, names] = await Promise.all([get('/outreach/leads/' + id), people(ctx)]);
   const page = h('div', { class: 'page' });
   const fill = (l, message) => {
     ctx.setTitle(l.company);
@@ -186,21 +211,19 @@ function leadView(l, names, ctx, message, move) {
           { label: 'When', cell: (x) => time(x.at) },
           { label: 'Change', cell: (x) => (x.kind === 'score' ? (x.from ? `Score ${x.from} → ${x.to}` : `Scored ${x.to}`) : x.from ? [badge(x.from), ' → ', badge(x.to)] : ['Created as ', badge(x.to)]) },
           { label: 'Note', cell: (x) => x.note || '—' },
-          { label: 'By', cell: (x) => actor(x.actor, names, ctx) },
+          { label: 'By', cell: (x) => actor(x.actor, names) },
         ], (l.history || []).slice().reverse(), 'No history yet.', 'Lead history')),
   ];
 }
 
-// actor names who made a change: a member, an API key or an agent run.
-function actor(a, names, ctx) {
+// actor names who made a change: a member, an API key (people.js) or an
+// agent run.
+function actor(a, names) {
   if (!a) return '—';
-  if (a === ctx.me.id) return 'You';
-  if (names[a]) return names[a];
   const run = /run_[0-9a-z]+/.exec(a);
   if (run) {
     const agent = a.replace(/^agent:/, '').replace(/ \(run_.*$/, '');
-    return h('a', { href: `/agents/runs/${run[0]}?agent=${encodeURIComponent(agent)}` }, agent + ' agent');
+    return h('a', { href: `/agents/runs/${run[0]}?agent=${encodeURIComponent(agent)}` }, agentName(agent) + ' agent');
   }
-  if (a.startsWith('key_')) return 'API key ' + a;
-  return h('span', { class: 'mono small' }, a);
+  return personNode(names, a);
 }

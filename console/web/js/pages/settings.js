@@ -3,7 +3,9 @@
 // (?tab=keys) so each one can be linked; members see only their tabs.
 
 import { get, post, patch, del, query, ApiError, forgetMembers } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading, words, confirmAction } from '../dom.js';
+import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading, words, confirmAction, choices } from '../dom.js';
+import { pagedList, timeOf, text as lower } from '../list.js';
+import { people, forgetKeys, agentName } from '../people.js';
 
 const tabs = [
   { id: 'keys', label: 'API keys', admin: true, build: keysTab },
@@ -79,7 +81,7 @@ function keysTab() {
     { label: 'Expires', cell: (k) => (k.expires_at ? stamp(k.expires_at) : never('Never')) },
     { label: 'Actions', cell: (k) => (k.status === 'revoked' ? '' : h('button', { type: 'button', class: 'secondary small', onclick: () =>
       confirmAction('Revoke API key', `Revoke "${k.name}" (${k.prefix}…)? Anything using it is refused from the next request on. This cannot be undone.`, 'Revoke key',
-        async () => { await del('/api-keys/' + encodeURIComponent(k.id)); show(0); }) }, 'Revoke')) },
+        async () => { await del('/api-keys/' + encodeURIComponent(k.id)); forgetKeys(); show(0); }) }, 'Revoke')) },
   ];
   const create = form({
     submit: 'Generate key',
@@ -92,6 +94,7 @@ function keysTab() {
       const body = { name: v.name, scope: v.scope };
       if (v.expires_at) body.expires_at = dayISO(v.expires_at, 1, -1); // the last second of that day
       const k = (await post('/api-keys', body)).data;
+      forgetKeys();
       create.reset();
       show(0);
       secret('Your new API key', `"${k.name}", ${k.scope} scope. Send it as "Authorization: Bearer <key>".`, k.key,
@@ -269,59 +272,84 @@ function dangerZone(ctx) {
 
 // ---- Audit log (admins) ----
 
-const actions = ['auth.register', 'auth.login', 'auth.login_failed', 'auth.logout', 'auth.logout_all', 'auth.change_password', 'auth.reset_password',
-  'auth.verify_email', 'api_key.create', 'api_key.revoke', 'org.invite', 'org.member_update', 'org.member_remove', 'org.delete', 'org.plan',
-  'alert.update', 'ticket.update', 'agent_run.start', 'agent_run.cancel', 'compliance.audit', 'compliance.attest', 'compliance.remediate',
-  'intel.import', 'lead.status'];
+// The audit log's actions, in words.
+const actionNames = {
+  'auth.register': 'Registered', 'auth.login': 'Signed in', 'auth.login_failed': 'Sign-in refused', 'auth.logout': 'Signed out',
+  'auth.logout_all': 'Signed out everywhere', 'auth.change_password': 'Changed password', 'auth.reset_password': 'Reset password',
+  'auth.verify_email': 'Confirmed address', 'api_key.create': 'Created an API key', 'api_key.revoke': 'Revoked an API key',
+  'org.invite': 'Invited someone', 'org.member_update': 'Changed a member\'s role', 'org.member_remove': 'Removed a member',
+  'org.delete': 'Deleted the organization', 'org.plan': 'Changed the plan', 'alert.update': 'Changed alerts', 'alert.acknowledge': 'Acknowledged an alert',
+  'ticket.update': 'Changed a ticket', 'agent_run.start': 'Started an agent run', 'agent_run.cancel': 'Cancelled an agent run',
+  'compliance.audit': 'Ran a compliance audit', 'compliance.attest': 'Attested a control', 'compliance.remediate': 'Remediated a gap',
+  'intel.import': 'Imported intelligence', 'lead.status': 'Moved a lead',
+};
+const actions = Object.keys(actionNames);
+
+// Targets are ids; their prefix says what they are and which page shows them.
+const targetPages = { alr: ['Alert', '/alerts/'], tkt: ['Ticket', '/tickets/'], lead: ['Lead', '/leads/'], rpt: ['Compliance report', '/compliance/reports/'],
+  run: ['Agent run', '/agents/runs/'], cvw: ['Watched CVE', '/cve-watchlist/'] };
+const targetWords = { inv: 'An invitation', org: 'The organization', imp: 'An intelligence import', gap: 'A compliance gap', rem: 'A remediation' };
 
 function auditTab(ctx) {
   const q = ctx.query;
   const f = { action: q.get('action') || '', actor: q.get('actor') || '', from: q.get('from') || '', to: q.get('to') || '' };
-  const filters = form({
-    submit: 'Filter', className: 'inline',
-    fields: [
-      { name: 'action', label: 'Action', type: 'select', value: f.action, options: [['', 'All actions'], ...actions.map((a) => [a, a])] },
-      { name: 'actor', label: 'Actor (user or key id)', value: f.actor, maxlength: 64 },
-      { name: 'from', label: 'From', type: 'date', value: f.from },
-      { name: 'to', label: 'To (inclusive)', type: 'date', value: f.to },
-    ],
-    onSubmit: async (v) => ctx.navigate('/settings' + query({ tab: 'audit', ...v })),
-  });
-  filters.classList.add('toolbar');
-  if (Object.values(f).some(Boolean)) {
-    filters.querySelector('.actions').append(h('a', { href: '/settings?tab=audit' }, 'Clear filters'));
-  }
+  const namerP = people(ctx);
+  let namer = null;
+  const box = h('div', {}, loading());
 
-  const list = h('div', {}, loading());
-  const names = new Map();
-  const who = (id) => {
-    const n = names.get(id);
-    return h('a', { href: '/settings' + query({ tab: 'audit', actor: id }), title: id + ': show only their entries' }, n || id || '—');
+  // The actor is chosen by name: members and API keys (the log keeps ids).
+  namerP.then((n) => {
+    namer = n;
+    const keys = n.keys || [];
+    const filters = form({
+      submit: 'Filter', className: 'inline',
+      fields: [
+        { name: 'action', label: 'Action', type: 'select', value: f.action, options: choices([['', 'All actions'], ...actions.map((a) => [a, actionNames[a]])], f.action) },
+        { name: 'actor', label: 'Who', type: 'select', value: f.actor, options: choices([['', 'Anyone'],
+          ...n.members.map((m) => [m.id, `${m.name} (${m.email})`]), ...keys.map((k) => [k.id, `API key “${k.name}”`]), ['garrison', 'Garrison itself']], f.actor) },
+        { name: 'from', label: 'From', type: 'date', value: f.from },
+        { name: 'to', label: 'To (inclusive)', type: 'date', value: f.to },
+      ],
+      onSubmit: async (v) => ctx.navigate('/settings' + query({ tab: 'audit', ...v })),
+    });
+    filters.classList.add('toolbar');
+    if (Object.values(f).some(Boolean)) {
+      filters.querySelector('.actions').append(h('a', { href: '/settings?tab=audit' }, 'Clear filters'));
+    }
+    box.replaceChildren(filters, list.node);
+    list.reload();
+  });
+
+  const who = (id) => h('a', { href: '/settings' + query({ tab: 'audit', actor: id }), title: 'Show only their entries' }, namer.name(id, { you: false }));
+  const target = (id, detail) => {
+    const kind = String(id).split('_')[0];
+    if (kind === 'usr' || kind === 'key') return namer.name(id, { you: false });
+    if (kind === 'run' && detail?.agent) return h('a', { href: `/agents/runs/${encodeURIComponent(id)}?agent=${encodeURIComponent(detail.agent)}` }, `${agentName(detail.agent)} run`);
+    if (targetPages[kind]) return h('a', { href: targetPages[kind][1] + encodeURIComponent(id) }, targetPages[kind][0]);
+    if (targetWords[kind]) return h('span', { title: id }, targetWords[kind]);
+    return h('code', {}, id);
   };
-  const cols = [
-    { label: 'Time', cell: (e) => stamp(e.at) },
-    { label: 'Action', cell: (e) => h('code', {}, e.action) },
-    { label: 'Actor', cell: (e) => (e.actor ? who(e.actor) : never('Unknown')) },
-    { label: 'Target', cell: (e) => (e.target ? h('code', {}, e.target) : '—') },
-    { label: 'Client IP', cell: (e) => h('span', { class: 'mono' }, e.ip || '—') },
-    { label: 'Request ID', cell: (e) => h('span', { class: 'mono small' }, e.request_id || '—') },
-    { label: 'Details', cell: (e) => {
-      const d = Object.entries(e.detail || {});
-      return d.length ? d.map(([k, v]) => h('div', { class: 'small' }, h('span', { class: 'muted' }, k + ': '), h('span', { class: 'mono' }, v))) : '—';
-    } },
-  ];
   const params = { action: f.action, actor: f.actor, from: f.from && dayISO(f.from), to: f.to && dayISO(f.to, 1) };
-  const show = (offset) => load(list, async () => {
-    const res = await get('/audit-log' + query({ ...params, offset: offset || null }));
-    return [table(cols, res.data, 'No audit entries match these filters.', 'Audit log'), pager(res.pagination, show)];
+  // The API lists the log newest first and sorts it no other way.
+  const list = pagedList({
+    caption: 'Audit log', limit: 50, what: 'the audit log', natural: 'newest first', sort: { key: 'at', order: 'desc' },
+    emptyMessage: 'No audit entries match these filters.',
+    fetch: ({ offset, limit }) => get('/audit-log' + query({ ...params, limit, offset: offset || null })),
+    columns: [
+      { key: 'at', label: 'Time', sort: (e) => timeOf(e.at), server: (order) => (order === 'desc' ? {} : null), cell: (e) => stamp(e.at), descWords: 'newest first', ascWords: 'oldest first' },
+      { key: 'action', label: 'Action', first: 'asc', sort: (e) => actionNames[e.action] || e.action, cell: (e) => h('span', { title: e.action }, actionNames[e.action] || e.action) },
+      { key: 'actor', label: 'Who', first: 'asc', sort: (e) => (e.actor ? lower(namer.name(e.actor, { you: false })) : null), cell: (e) => (e.actor ? who(e.actor) : never('Unknown')) },
+      { key: 'target', label: 'Target', first: 'asc', sort: (e) => e.target || null, cell: (e) => (e.target ? target(e.target, e.detail) : '—') },
+      { key: 'ip', label: 'Client IP', first: 'asc', sort: (e) => e.ip || null, cell: (e) => h('span', { class: 'mono' }, e.ip || '—') },
+      { key: 'request', label: 'Request ID', cell: (e) => h('span', { class: 'mono small' }, e.request_id || '—') },
+      { key: 'detail', label: 'Details', cell: (e) => {
+        const d = Object.entries(e.detail || {});
+        return d.length ? d.map(([k, v]) => h('div', { class: 'small' }, h('span', { class: 'muted' }, words(k) + ': '), h('span', { class: 'mono' }, v))) : '—';
+      } },
+    ],
   });
-  // Names for the actor column; the log still shows ids if these fail.
-  Promise.allSettled([get('/org/members?limit=200'), get('/api-keys?limit=200')]).then(([m, k]) => {
-    if (m.status === 'fulfilled') for (const u of m.value.data) names.set(u.id, u.name);
-    if (k.status === 'fulfilled') for (const key of k.value.data) names.set(key.id, 'Key: ' + key.name);
-    show(0);
-  });
+  list.node.classList.add('wide-60');
   return h('div', {},
-    h('p', { class: 'muted' }, 'Security-relevant changes, newest first. Entries cannot be changed or removed.'),
-    filters, list);
+    h('p', { class: 'muted' }, 'Security-relevant changes. Entries cannot be changed or removed.'),
+    box);
 }

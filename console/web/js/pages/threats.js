@@ -1,9 +1,10 @@
 // Threats: event counts by severity and type over 24 hours, 7 and 30
 // days, the top assets and indicators of the last seven days, and every
-// indicator seen, most recently seen first (paged, the page in the address).
+// indicator seen (sortable, paged, the page and order in the address).
 
 import { get, query } from '../api.js';
-import { h, load, table, time, badge, pager, section, num, wide, words, Words } from '../dom.js';
+import { h, load, table, time, badge, section, num, words, Words } from '../dom.js';
+import { pagedList, severityRank, timeOf, text } from '../list.js';
 import { severities } from '../vocab.js';
 import { severityColors } from '../chart.js';
 
@@ -13,28 +14,31 @@ const windows = [['24h', 'Last 24 hours'], ['7d', 'Last 7 days'], ['30d', 'Last 
 const label = words;
 
 export async function render(ctx) {
-  const summary = h('div'), list = h('div');
-  const offset = ctx.query.get('offset') || '';
+  const summary = h('div');
   load(summary, async () => summaryPanel((await get('/threats/summary')).data));
-  load(list, async () => {
-    const res = await get('/threats' + query({ limit: LIMIT, offset }));
-    return [
-      wide('52rem', table([
-        { label: 'Indicator', cell: (t) => h('span', { class: 'mono' }, t.indicator) },
-        { label: 'Type', cell: (t) => label(t.type) },
-        { label: 'Highest severity', cell: (t) => badge(t.severity) },
-        { label: 'Events', class: 'num', cell: (t) => num(t.count) },
-        { label: 'Affected assets', cell: assets },
-        { label: 'First seen', cell: (t) => time(t.first_seen) },
-        { label: 'Last seen', cell: (t) => time(t.last_seen) },
-      ], res.data, 'No indicators seen yet. Events that carry an indicator are gathered here.', 'Indicators')),
-      res.pagination.total > 0 && pager(res.pagination, (o) => ctx.navigate('/threats' + query({ offset: o || '' }))),
-    ];
+  // The API lists indicators most recently seen first and sorts them no
+  // other way: the other columns sort the page shown.
+  const list = pagedList({
+    caption: 'Indicators', limit: LIMIT, what: 'indicators', natural: 'most recently seen first', sort: { key: 'last_seen', order: 'desc' },
+    emptyMessage: 'No indicators seen yet. Events that carry an indicator are gathered here.',
+    fetch: ({ offset, limit }) => get('/threats' + query({ limit, offset })),
+    columns: [
+      { key: 'indicator', label: 'Indicator', first: 'asc', sort: (t) => text(t.indicator), cell: (t) => h('span', { class: 'mono' }, t.indicator) },
+      { key: 'type', label: 'Type', first: 'asc', sort: (t) => t.type, cell: (t) => label(t.type) },
+      { key: 'severity', label: 'Highest severity', sort: (t) => severityRank(t.severity), cell: (t) => badge(t.severity), descWords: 'most severe first', ascWords: 'least severe first' },
+      { key: 'count', label: 'Events', class: 'num', sort: (t) => t.count, cell: (t) => num(t.count) },
+      { key: 'assets', label: 'Affected assets', sort: (t) => (t.affected_assets || []).length, cell: assets, descWords: 'most assets first', ascWords: 'fewest assets first' },
+      { key: 'first_seen', label: 'First seen', sort: (t) => timeOf(t.first_seen), cell: (t) => time(t.first_seen) },
+      { key: 'last_seen', label: 'Last seen', sort: (t) => timeOf(t.last_seen), server: (order) => (order === 'desc' ? {} : null), cell: (t) => time(t.last_seen),
+        descWords: 'most recent first', ascWords: 'least recent first' },
+    ],
   });
+  list.node.classList.add('wide-52');
+  list.reload();
   return h('div', {},
     h('h1', {}, 'Threats'),
     summary,
-    section('Indicators, most recently seen first', list));
+    section('Indicators, most recently seen first', list.node));
 }
 
 function summaryPanel(s) {

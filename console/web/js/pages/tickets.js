@@ -1,8 +1,10 @@
 // Support tickets: the list with its status filter, a new ticket, and a
 // ticket's page with its automatic triage, thread, reply and changes.
 
-import { get, post, patch, query, members as orgMembers } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, dl, dialog, errorBox, notice, loading, empty, words, Words } from '../dom.js';
+import { get, post, patch, query } from '../api.js';
+import { people, personNode } from '../people.js';
+import { h, section, table, form, time, badge, dl, dialog, errorBox, notice, loading, empty, words, Words } from '../dom.js';
+import { pagedList, withParams, timeOf, text as lower } from '../list.js';
 
 const statuses = ['open', 'in_progress', 'escalated', 'resolved', 'closed'];
 const priorities = ['low', 'medium', 'high'];
@@ -18,45 +20,51 @@ export async function render(ctx) {
 
 const agents = { 'tech-support': 'Tech Support agent' };
 
-function who(id, members, ctx) {
+// who names a person, key or agent (people.js), "nobody" for no one.
+function who(id, namer) {
   if (!id) return h('span', { class: 'muted' }, 'nobody');
-  if (id === ctx.me.id) return 'You';
   if (agents[id]) return agents[id];
-  const m = members.get(id);
-  return m ? m.name : h('span', { class: 'mono' }, id);
+  return personNode(namer, id);
 }
 
 // ---- The list ----
 
-async function listPage(ctx) {
-  const state = { status: ctx.query.get('status') || '', offset: Number(ctx.query.get('offset')) || 0 };
-  const list = h('div');
-  const filter = h('select', { id: 'ticket-status', onchange: () => { state.status = filter.value; show(0); } },
-    h('option', { value: '' }, 'All'), statuses.map((s) => h('option', { value: s }, Words(s))));
-  filter.value = state.status;
-  const membersP = orgMembers();
-  const show = (offset) => {
-    state.offset = offset;
-    // The filter lives in the address so Back and reload keep it.
-    history.replaceState(null, '', '/tickets' + query({ status: state.status, offset: offset || '' }));
-    load(list, async () => {
-      const [res, members] = await Promise.all([get('/tickets' + query({ status: state.status, limit: 25, offset })), membersP]);
-      return [table([
-        { label: 'Subject', cell: (t) => [h('a', { href: '/tickets/' + encodeURIComponent(t.id) }, t.subject),
-          h('div', { class: 'muted small' }, t.ai_triage ? t.ai_triage.title : `Triage ${t.triage_status}`)] },
-        { label: 'Status, priority', cell: (t) => [badge(t.status), ' ', badge(t.priority)] },
-        { label: 'Assignee', cell: (t) => who(t.assignee, members, ctx) },
-        { label: 'Updated', cell: (t) => time(t.updated_at) },
-      ], res.data, state.status ? `No ${words(state.status)} tickets.` : 'No tickets yet. Submit one and the Tech Support agent triages it.', 'Tickets'),
-      pager(res.pagination, show)];
-    });
-  };
-  show(state.offset);
+const priorityRank = { low: 1, medium: 2, high: 3 };
+const statusRank = Object.fromEntries(statuses.map((x, i) => [x, i]));
+
+function listPage(ctx) {
+  const status = ctx.query.get('status') || '';
+  const filter = h('select', { id: 'ticket-status', onchange: () => ctx.navigate(withParams({ status: filter.value, page: '' })) },
+    h('option', { value: '' }, 'All'), statuses.map((x) => h('option', { value: x }, Words(x))));
+  filter.value = status;
+  const namerP = people(ctx);
+  let namer = null;
+  // The API lists tickets newest first and sorts them no other way: the
+  // columns sort the page shown.
+  const list = pagedList({
+    caption: 'Tickets', limit: 25, what: 'tickets', natural: 'newest first', sort: { key: 'created', order: 'desc' },
+    emptyMessage: status ? `No ${words(status)} tickets.` : 'No tickets yet. Submit one and the Tech Support agent triages it.',
+    fetch: async ({ offset, limit }) => {
+      namer = await namerP;
+      return get('/tickets' + query({ status, limit, offset }));
+    },
+    columns: [
+      { key: 'subject', label: 'Subject', first: 'asc', sort: (t) => lower(t.subject), cell: (t) => [h('a', { href: '/tickets/' + encodeURIComponent(t.id) }, t.subject),
+        h('div', { class: 'muted small' }, t.ai_triage ? t.ai_triage.title : `Triage ${t.triage_status}`)] },
+      { key: 'status', label: 'Status', first: 'asc', sort: (t) => statusRank[t.status], cell: (t) => badge(t.status) },
+      { key: 'priority', label: 'Priority', sort: (t) => priorityRank[t.priority], cell: (t) => badge(t.priority), descWords: 'highest first', ascWords: 'lowest first' },
+      { key: 'assignee', label: 'Assignee', first: 'asc', sort: (t) => lower(t.assignee && namer.name(t.assignee, { you: false })), cell: (t) => who(t.assignee, namer) },
+      { key: 'updated', label: 'Updated', sort: (t) => timeOf(t.updated_at), cell: (t) => time(t.updated_at), descWords: 'newest first', ascWords: 'oldest first' },
+      { key: 'created', label: 'Submitted', sort: (t) => timeOf(t.created_at), server: (order) => (order === 'desc' ? {} : null), cell: (t) => time(t.created_at),
+        descWords: 'newest first', ascWords: 'oldest first' },
+    ],
+  });
+  list.reload();
   return h('div', {},
     h('h1', {}, 'Tickets'),
     h('div', { class: 'toolbar' }, h('div', { class: 'field' }, h('label', { for: 'ticket-status' }, 'Status'), filter),
       ctx.can('member') ? h('button', { type: 'button', onclick: () => newTicket(ctx) }, 'New ticket') : null),
-    list);
+    list.node);
 }
 
 function newTicket(ctx) {
@@ -81,7 +89,7 @@ async function detailPage(ctx) {
   const id = ctx.params.id;
   const path = '/tickets/' + encodeURIComponent(id);
   const page = h('div', {}, h('h1', {}, 'Ticket'), loading());
-  const [res, members] = await Promise.all([get(path), orgMembers()]).catch((err) => { page.replaceChildren(h('h1', {}, 'Ticket'), errorBox(err), h('p', {}, h('a', { href: '/tickets' }, '← All tickets'))); return []; });
+  const [res, namer] = await Promise.all([get(path), people(ctx)]).catch((err) => { page.replaceChildren(h('h1', {}, 'Ticket'), errorBox(err), h('p', {}, h('a', { href: '/tickets' }, '← All tickets'))); return []; });
   if (!res) return page;
 
   // fill redraws the page from a ticket detail (after a change, too).
@@ -97,8 +105,8 @@ async function detailPage(ctx) {
           dl([
             ['Status', badge(t.status)],
             ['Priority', badge(t.priority)],
-            ['Assignee', who(t.assignee, members, ctx)],
-            ['Submitted by', who(t.created_by, members, ctx)],
+            ['Assignee', who(t.assignee, namer)],
+            ['Submitted by', who(t.created_by, namer)],
             ['Created', time(t.created_at)],
             ['Updated', time(t.updated_at)],
             t.resolved_at ? ['Resolved', time(t.resolved_at)] : null,
@@ -106,9 +114,9 @@ async function detailPage(ctx) {
           ]),
           h('h3', {}, 'Description'), text(t.description)),
         triagePanel(t, path, page, fill)),
-      conversation(ctx, t, path, members),
-      changePanel(ctx, t, path, members, fill, message),
-      historyPanel(t, members, ctx)].filter(Boolean));
+      conversation(ctx, t, path, namer),
+      changePanel(ctx, t, path, namer, fill, message),
+      historyPanel(t, namer)].filter(Boolean));
     for (const [name, value] of drafts) {
       const x = page.querySelector(`textarea[name="${name}"]`);
       if (x && !(message && name === 'note')) x.value = value; // a saved note is in the history now
@@ -154,8 +162,8 @@ function triagePanel(t, path, page, fill) {
 
 // The conversation: replies by anyone but the submitter (the agent,
 // technicians) are marked as staff.
-function conversation(ctx, t, path, members) {
-  const list = h('ul', { class: 'thread' }, t.thread.map((m) => message(m, t, members, ctx)));
+function conversation(ctx, t, path, namer) {
+  const list = h('ul', { class: 'thread' }, t.thread.map((m) => message(m, t, namer)));
   const none = t.thread.length ? null : empty('No messages yet.');
   const reply = ctx.can('member') ? form({
     submit: 'Send reply',
@@ -163,22 +171,22 @@ function conversation(ctx, t, path, members) {
     onSubmit: async (v) => {
       const m = (await post(path + '/messages', v)).data;
       if (none) none.remove();
-      list.append(message(m, t, members, ctx));
+      list.append(message(m, t, namer));
       reply.reset();
     },
   }) : null;
   return section('Conversation', none, list, reply);
 }
 
-function message(m, t, members, ctx) {
-  const author = m.author_kind === 'agent' ? agents[m.author] || `${words(m.author)} agent` : m.author_kind === 'apikey' ? `API key ${m.author}` : who(m.author, members, ctx);
+function message(m, t, namer) {
+  const author = m.author_kind === 'agent' ? agents[m.author] || `${words(m.author)} agent` : who(m.author, namer);
   return h('li', { class: m.author === t.created_by ? null : 'staff' },
     h('p', { class: 'small' }, h('strong', {}, author), ' · ', time(m.at)), text(m.body));
 }
 
 // changePanel offers only what the caller's role may change: admins
 // status, priority and assignee; members resolving, closing, reopening.
-function changePanel(ctx, t, path, members, fill, message) {
+function changePanel(ctx, t, path, namer, fill, message) {
   const admin = ctx.can('admin');
   const next = admin ? moves[t.status] || [] : memberMoves(t.status);
   if (!ctx.can('member')) return null;
@@ -188,7 +196,7 @@ function changePanel(ctx, t, path, members, fill, message) {
   if (admin) {
     fields.push({ name: 'priority', label: 'Priority', type: 'select', value: t.priority, options: priorities.map((p) => [p, Words(p)]) });
     fields.push({ name: 'assignee', label: 'Assignee', type: 'select', value: t.assignee || '',
-      options: [['', 'Nobody'], ...[...members.values()].map((m) => [m.id, `${m.name} (${m.role})`])] });
+      options: [['', 'Nobody'], ...namer.members.map((m) => [m.id, `${m.name} (${m.role})`])] });
   }
   fields.push({ name: 'note', label: 'Note (optional)', type: 'textarea', rows: 2, maxlength: 2000 });
   return section(admin ? 'Change' : 'Resolve, close or reopen', message ? notice(message) : null, form({
@@ -206,16 +214,16 @@ function changePanel(ctx, t, path, members, fill, message) {
   }));
 }
 
-function historyPanel(t, members, ctx) {
+function historyPanel(t, namer) {
   const esc = t.escalation_log || [];
   return section('History',
     table([
       { label: 'When', cell: (c) => time(c.at) },
       { label: 'Change', cell: (c) => {
-        const v = (x) => (c.field === 'assignee' ? who(x, members, ctx) : x ? words(x) : '—');
+        const v = (x) => (c.field === 'assignee' ? who(x, namer) : x ? words(x) : '—');
         return [h('strong', {}, c.field), ': ', v(c.from), ' → ', v(c.to)];
       } },
-      { label: 'By', cell: (c) => who(c.by, members, ctx) },
+      { label: 'By', cell: (c) => who(c.by, namer) },
       { label: 'Note', cell: (c) => c.note || '—' },
     ], t.status_history, 'No changes yet.', 'Status history'),
     esc.length ? [h('h3', {}, 'Escalations'), h('ul', {}, esc.map((e) => h('li', {}, time(e.at), ' — ', e.reason,
