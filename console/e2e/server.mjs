@@ -16,7 +16,9 @@ function freePort() {
   });
 }
 
-export async function startGarrison({ smtp, demo = false }) {
+// limits replaces the suite's generous rate limits (--limits): a bucket
+// it leaves out keeps the server's default.
+export async function startGarrison({ smtp, demo = false, limits = null }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'garrison-e2e-'));
   const bin = path.join(dir, 'garrison');
   execFileSync('go', ['build', '-o', bin, '.'], { cwd: root, stdio: 'inherit' });
@@ -26,7 +28,7 @@ export async function startGarrison({ smtp, demo = false }) {
     '--base-url', base, '--smtp-addr', smtp.addr, '--tls-hosts', '127.0.0.1', '--default-plan', 'ultimate',
     // One browser on one address makes many requests a minute; the
     // limits themselves are tested in Go.
-    '--limits', 'jwt=100000/1m,auth=1000/1m,login=1000/1m,register=1000/1m,reset=1000/1m,apikey=100000/1m,agent-runs=1000/1m'];
+    '--limits', limits ?? 'jwt=100000/1m,auth=1000/1m,login=1000/1m,register=1000/1m,reset=1000/1m,apikey=100000/1m,agent-runs=1000/1m'];
   if (demo) args.push('--demo');
   const log = fs.openSync(path.join(dir, 'server.log'), 'w');
   const child = spawn(bin, args, { stdio: ['ignore', log, log] });
