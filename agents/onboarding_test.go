@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"garrison/account"
 	"garrison/event"
 	"garrison/store"
 	"garrison/store/storetest"
@@ -93,12 +92,7 @@ func TestOnboardingChecklist(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			name := string(rune('a' + i))
-			u, err := st.Register(ctx, store.NewAccount{Email: name + "@example.test", Name: name, PasswordHash: "x", OrgName: name,
-				Plan: account.PlanStarter, Verify: store.UserToken{Hash: []byte(name), Purpose: store.PurposeVerify, ExpiresAt: now.Add(time.Hour)},
-				VerifyMail: store.Mail{To: name + "@example.test", Subject: "s", Body: "b"}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			u := storetest.Account(t, st, name)
 			tc.setup(t, u.OrgID, u.ID)
 			rep, err := onboardingChecklist(ctx, env, store.AgentRun{OrgID: u.OrgID}, nil)
 			if err != nil {

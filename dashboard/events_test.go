@@ -19,13 +19,7 @@ import (
 // newOrg registers an organization in st and returns its id.
 func newOrg(t *testing.T, st *store.Store, name string) string {
 	t.Helper()
-	u, err := st.Register(context.Background(), store.NewAccount{Email: name + "@example.test", Name: name, PasswordHash: "x", OrgName: name,
-		Plan: "starter", Verify: store.UserToken{Hash: []byte(name), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
-		VerifyMail: store.Mail{To: name + "@example.test", Subject: "s", Body: "b"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.OrgID
+	return storetest.Account(t, st, name).OrgID
 }
 
 func ingest(t *testing.T, st *store.Store, orgID string, events ...store.NewEvent) []string {

@@ -69,6 +69,7 @@ type Ingester struct {
 	blocked *blocklist.List
 	mail    *mail.Mailer
 	log     *slog.Logger
+	turns   *turns
 }
 
 // Config is what an Ingester needs.
@@ -92,16 +93,22 @@ func New(c Config) *Ingester {
 	if c.Blocklist == nil {
 		c.Blocklist = blocklist.New()
 	}
-	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist, mail: c.Mailer, log: c.Log}
+	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist, mail: c.Mailer, log: c.Log, turns: newTurns()}
 }
 
-// Ingest parses a body of the kind and stores it for the organization.
+// Ingest parses a body of the kind and stores it for the organization,
+// when its turn comes (turns).
 func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte) (Receipt, error) {
 	b, err := Parse(kind, body, in.now(), in.blocked)
 	if err != nil {
 		return Receipt{}, err
 	}
+	release, err := in.turns.take(ctx, orgID)
+	if err != nil {
+		return Receipt{}, err
+	}
 	ids, err := in.store.Ingest(ctx, orgID, b.Events, b.DNS)
+	release()
 	if err != nil {
 		return Receipt{}, err
 	}

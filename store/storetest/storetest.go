@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"garrison/store"
 )
@@ -63,4 +64,18 @@ func OpenWith(t testing.TB, c store.Config) *store.Store {
 		}
 	})
 	return st
+}
+
+// Account registers an organization named name in st, with its admin at
+// name@example.test, and returns the admin.
+func Account(t testing.TB, st *store.Store, name string) store.User {
+	t.Helper()
+	email := name + "@example.test"
+	u, err := st.Register(context.Background(), store.NewAccount{Email: email, Name: name, PasswordHash: "x", OrgName: name,
+		Plan: "starter", Verify: store.UserToken{Hash: []byte(name), Purpose: store.PurposeVerify, ExpiresAt: time.Now().Add(time.Hour)},
+		VerifyMail: store.Mail{To: email, Subject: "s", Body: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
