@@ -271,7 +271,9 @@ function nested(k, v, level) {
 const bareId = (v) => typeof v === 'string' && /^[a-z]+_[0-9a-z]{20,}$/.test(v) && !links.some(([re]) => re.test(v));
 
 function records(rows, k) {
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((key) => !rows.every((r) => bareId(r[key])));
+  // A record's machine name is left out where it has a title for people.
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((key) => !rows.every((r) => bareId(r[key])) &&
+    !(key === 'id' && rows.every((r) => r.title)));
   return table(keys.map((key) => ({ label: label(key), class: rows.every((r) => typeof r[key] === 'number' || r[key] == null) ? 'num' : null,
     cell: (r) => value(key, r[key]) })), rows, 'None.', label(k));
 }

@@ -38,7 +38,7 @@ export async function render(ctx) {
   return h('div', {},
     h('h1', {}, 'Threats'),
     summary,
-    section('Indicators, most recently seen first', list.node));
+    section('Indicators', list.node));
 }
 
 function summaryPanel(s) {
