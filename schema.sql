@@ -834,3 +834,23 @@ INSERT INTO org_usage (org_id, stored_bytes)
         SELECT org_id, 60 + octet_length(source) + octet_length(client) + octet_length(domain) + octet_length(qtype)
             + octet_length(rcode) + octet_length(category) FROM dns_queries)
     GROUP BY org_id;
+
+-- migration: 18
+-- A registration for an address that an unconfirmed account, made through
+-- another organization's invitation, holds: it waits for the mailbox to
+-- confirm it (token_hash, mailed), and confirming it removes the holder and
+-- makes the account (store/claims.go). An invitation's token is shown to
+-- whoever invited, so it proves nothing about the mailbox.
+CREATE TABLE email_claims (
+    id             TEXT PRIMARY KEY,
+    email          TEXT NOT NULL,
+    name           TEXT NOT NULL,
+    password_hash  TEXT NOT NULL,
+    org_name       TEXT NOT NULL,
+    plan           TEXT NOT NULL,
+    invite_hash    BLOB,
+    token_hash     BLOB NOT NULL UNIQUE,
+    expires_at     INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL
+) STRICT;
+CREATE INDEX email_claims_email ON email_claims (email, created_at);

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"garrison/actor"
+	"garrison/audit"
 	"garrison/credential"
 	"garrison/fault"
 	"garrison/mail"
@@ -118,14 +119,25 @@ type Registration struct {
 	InviteToken           string // optional: join the inviting organization instead
 }
 
+// Registered is what a registration made: the account, or, for an address
+// that an unconfirmed account made through another organization's
+// invitation holds, the claim waiting for the mailbox to confirm it.
+type Registered struct {
+	User  store.User
+	Claim *store.EmailClaim
+}
+
 // Register creates the account (and its organization, unless invited),
-// queues the confirmation mail and returns the new user.
-func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, error) {
+// queues the confirmation mail and returns the new user. An address held by
+// an unconfirmed account that another organization's invitation made is
+// claimed instead (store/claims.go): the account is made when the mailbox
+// confirms.
+func (a *Accounts) Register(ctx context.Context, r Registration) (Registered, error) {
 	switch {
 	case a.registration == RegistrationClosed:
-		return store.User{}, ErrRegistrationClosed
+		return Registered{}, ErrRegistrationClosed
 	case a.registration == RegistrationInvite && r.InviteToken == "":
-		return store.User{}, ErrInviteRequired
+		return Registered{}, ErrInviteRequired
 	}
 	r.Email = valid.NormalEmail(r.Email)
 	var p valid.Problems
@@ -135,7 +147,7 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, er
 	p.Check(r.Org == "" || valid.Name(r.Org), "org", "must be 1 to 100 printable characters")
 	p.Check(r.InviteToken == "" || r.Org == "", "org", "cannot be given with invite_token: the invite names the organization")
 	if err := p.Err(); err != nil {
-		return store.User{}, err
+		return Registered{}, err
 	}
 	orgName := r.Org
 	if orgName == "" {
@@ -143,7 +155,7 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, er
 	}
 	hash, err := a.passwords.Hash(ctx, r.Password)
 	if err != nil {
-		return store.User{}, err
+		return Registered{}, err
 	}
 	token, tokenHash := credential.NewToken()
 	acc := store.NewAccount{
@@ -155,14 +167,24 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (store.User, er
 		acc.InviteHash = credential.Hash(r.InviteToken)
 	}
 	u, err := a.store.Register(ctx, acc)
+	var claim *store.EmailClaim
+	if errors.Is(err, store.ErrEmailTaken) {
+		acc.VerifyMail = a.mail.Claim(r.Email, token)
+		c, claimErr := a.store.ClaimEmail(ctx, acc)
+		if claimErr == nil {
+			claim, err = &c, nil
+		} else if !errors.Is(claimErr, store.ErrEmailTaken) {
+			err = claimErr
+		}
+	}
 	if errors.Is(err, store.ErrInvalidToken) {
-		return u, valid.Field("invite_token", "is invalid, expired, already used, or for another e-mail address")
+		return Registered{}, valid.Field("invite_token", "is invalid, expired, already used, or for another e-mail address")
 	}
 	if err != nil {
-		return u, err
+		return Registered{}, err
 	}
 	a.mail.Notify()
-	return u, nil
+	return Registered{User: u, Claim: claim}, nil
 }
 
 // Login checks an address and password. Unknown addresses cost the same
@@ -284,9 +306,24 @@ func (a *Accounts) VerifyEmail(ctx context.Context, token string) (store.User, e
 	}
 	u, err := a.store.VerifyEmail(ctx, credential.Hash(token))
 	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
+		u, err = a.confirmClaim(ctx, token)
+	}
+	if errors.Is(err, store.ErrInvalidToken) || errors.Is(err, store.ErrNotFound) {
 		return u, errTokenUnusable
 	}
 	return u, err
+}
+
+// confirmClaim makes the account of a claim the mailbox confirmed; the
+// account it took the address from goes on its organization's audit log as
+// removed by the system.
+func (a *Accounts) confirmClaim(ctx context.Context, token string) (store.User, error) {
+	u, displaced, err := a.store.ConfirmClaim(ctx, credential.Hash(token))
+	if err != nil || displaced == nil {
+		return u, err
+	}
+	return u, audit.Record(ctx, a.store, store.AuditEntry{OrgID: displaced.OrgID, Actor: audit.SystemActor, Action: audit.MemberRemove,
+		Target: displaced.UserID, Detail: map[string]string{"reason": "address_claimed", "email": u.Email}})
 }
 
 // ValidRole reports whether role is a user role.

@@ -76,8 +76,9 @@ func TestLoginCostsTheSameForUnknownAddresses(t *testing.T) {
 
 func TestLoginUpgradesOldHashes(t *testing.T) {
 	st := storetest.Open(t)
-	u, err := newAccounts(t, st, credential.NewHasher(1000)).Register(t.Context(),
+	reg, err := newAccounts(t, st, credential.NewHasher(1000)).Register(t.Context(),
 		Registration{Email: "ann@acme.test", Password: testPassword, Name: "Ann"})
+	u := reg.User
 	if err != nil || !strings.Contains(u.PasswordHash, "$1000$") {
 		t.Fatalf("hash %q, %v", u.PasswordHash, err)
 	}
@@ -112,11 +113,12 @@ func TestResetConfirmRefusesBadTokenCheaply(t *testing.T) {
 // down by Flush, never going back in time.
 func TestKeyUseWrittenInTheBackground(t *testing.T) {
 	st := storetest.Open(t)
-	u, err := newAccounts(t, st, credential.NewHasher(1000)).Register(t.Context(),
+	reg, err := newAccounts(t, st, credential.NewHasher(1000)).Register(t.Context(),
 		Registration{Email: "ann@acme.test", Password: testPassword, Name: "Ann"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	u := reg.User
 	k, _, err := CreateKey(t.Context(), st, NewKey{OrgID: u.OrgID, CreatedBy: u.ID, Name: "k", Scope: actor.ScopeRead}, time.Now())
 	if err != nil {
 		t.Fatal(err)

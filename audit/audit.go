@@ -70,6 +70,11 @@ func Record(ctx context.Context, st *store.Store, e store.AuditEntry) error {
 	return st.AppendAudit(ctx, e)
 }
 
+// SystemActor names Garrison itself in the log, for a change no caller
+// asked of the organization (an address its unconfirmed member held was
+// confirmed by its owner).
+const SystemActor = "system"
+
 // CLIActor names the operator at the appliance's shell in the log.
 func CLIActor(user string) string { return "cli:" + user }
 

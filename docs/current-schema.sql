@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 17
+-- Schema version (PRAGMA user_version): 18
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -248,6 +248,20 @@ CREATE TABLE dns_rollup (
     n         INTEGER NOT NULL,
     PRIMARY KEY (org_id, hour, category)
 ) STRICT, WITHOUT ROWID;
+
+CREATE TABLE email_claims (
+    id             TEXT PRIMARY KEY,
+    email          TEXT NOT NULL,
+    name           TEXT NOT NULL,
+    password_hash  TEXT NOT NULL,
+    org_name       TEXT NOT NULL,
+    plan           TEXT NOT NULL,
+    invite_hash    BLOB,
+    token_hash     BLOB NOT NULL UNIQUE,
+    expires_at     INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL
+) STRICT;
+CREATE INDEX email_claims_email ON email_claims (email, created_at);
 
 CREATE TABLE event_counts (
     org_id    TEXT NOT NULL,

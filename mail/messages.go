@@ -42,6 +42,19 @@ func (m *Mailer) Verify(to, token string) store.Mail {
 			m.apiCall("/auth/verify-email", map[string]string{"token": token})}
 }
 
+// Claim is the mail confirming a registration for an address that an
+// unconfirmed account, made through another organization's invitation,
+// holds: confirming makes the account and ends the other.
+func (m *Mailer) Claim(to, token string) store.Mail {
+	return store.Mail{To: to, Subject: "Confirm your Garrison e-mail address",
+		Body: "Someone asked for a Garrison account with this address. An account that another organization's invitation made " +
+			"holds the address, but nobody has confirmed it from this mailbox.\n\n" +
+			"If this was you, confirm by opening the link below (valid for one hour): your account is made, and the other " +
+			"account is removed and signed out.\n\n" + m.link("/verify-email", token) + "\n\nor with the API:\n\n" +
+			m.apiCall("/auth/verify-email", map[string]string{"token": token}) +
+			"\nIf it was not you, ignore this mail: nothing changes.\n"}
+}
+
 // Reset is the mail that carries a password-reset link.
 func (m *Mailer) Reset(to, token string) store.Mail {
 	return store.Mail{To: to, Subject: "Reset your Garrison password",

@@ -8,7 +8,9 @@ import (
 	"garrison/valid"
 )
 
-// CreateInvite stores an invite and queues its mail.
+// CreateInvite stores an invite and queues its mail. An address with an
+// account is ErrEmailTaken, unless the account is unconfirmed and another
+// organization's invitation made it (store/claims.go).
 func (s *Store) CreateInvite(ctx context.Context, inv Invite, m Mail) (Invite, error) {
 	now := s.now()
 	inv.ID = NewID("inv", now)
@@ -20,7 +22,15 @@ func (s *Store) CreateInvite(ctx context.Context, inv Invite, m Mail) (Invite, e
 			return fmt.Errorf("check invitee: %w", err)
 		}
 		if member {
-			return ErrEmailTaken
+			// An unconfirmed account another organization's invitation
+			// made does not hold the address against this one's.
+			holder, _, err := claimableHolder(ctx, tx, inv.Email, inv.OrgID)
+			if err != nil {
+				return err
+			}
+			if holder == "" {
+				return ErrEmailTaken
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO invites (id, org_id, email, role, token_hash, invited_by, invited_by_key, expires_at, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, inv.ID, inv.OrgID, inv.Email, inv.Role, inv.TokenHash,

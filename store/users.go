@@ -53,58 +53,69 @@ func scanUser(row interface{ Scan(...any) error }, extra ...any) (User, error) {
 // written in the same transaction. A taken e-mail is ErrEmailTaken; a bad
 // invite is ErrInvalidToken.
 func (s *Store) Register(ctx context.Context, a NewAccount) (User, error) {
-	now := s.now()
-	email := valid.NormalEmail(a.Email)
 	var userID string
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var exists bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM users WHERE email = ?)`, email).Scan(&exists); err != nil {
-			return fmt.Errorf("check e-mail: %w", err)
-		}
-		if exists {
-			return ErrEmailTaken
-		}
-		orgID, role, origin := "", actor.RoleAdmin, cmp.Or(a.Origin, OriginSignup)
-		if a.InviteHash != nil {
-			var inviteID, inviteEmail string
-			var byKey sql.NullString
-			err := tx.QueryRowContext(ctx, `SELECT id, org_id, email, role, invited_by_key FROM invites
-				WHERE token_hash = ? AND accepted_at IS NULL AND expires_at > ?`, a.InviteHash, ms(now)).
-				Scan(&inviteID, &orgID, &inviteEmail, &role, &byKey)
-			origin = OriginInvite
-			if byKey.Valid {
-				origin = OriginKeyInvite
-			}
-			if errors.Is(err, sql.ErrNoRows) || (err == nil && inviteEmail != email) {
-				return ErrInvalidToken
-			}
-			if err != nil {
-				return fmt.Errorf("find invite: %w", err)
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE invites SET accepted_at = ? WHERE id = ?`, ms(now), inviteID); err != nil {
-				return fmt.Errorf("accept invite: %w", err)
-			}
-		} else {
-			orgID = NewID("org", now)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO orgs (id, name, plan, created_at) VALUES (?, ?, ?, ?)`,
-				orgID, a.OrgName, a.Plan, ms(now)); err != nil {
-				return fmt.Errorf("create organization: %w", err)
-			}
-		}
-		userID = NewID("usr", now)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at, origin)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, role, a.PasswordHash, ms(now), origin); err != nil {
-			if isUniqueViolation(err) {
-				return ErrEmailTaken
-			}
-			return fmt.Errorf("create user: %w", err)
-		}
-		return issueUserToken(ctx, tx, userID, a.Verify, a.VerifyMail, now)
+		var err error
+		userID, err = register(ctx, tx, a, nil, s.now())
+		return err
 	})
 	if err != nil {
 		return User{}, err
 	}
 	return s.UserByID(ctx, userID)
+}
+
+// register creates the account in tx: a user confirmed at confirmedAt (nil:
+// unconfirmed, with a verification token issued), in the invite's
+// organization or a new one.
+func register(ctx context.Context, tx *sql.Tx, a NewAccount, confirmedAt *int64, now time.Time) (string, error) {
+	email := valid.NormalEmail(a.Email)
+	var exists bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM users WHERE email = ?)`, email).Scan(&exists); err != nil {
+		return "", fmt.Errorf("check e-mail: %w", err)
+	}
+	if exists {
+		return "", ErrEmailTaken
+	}
+	orgID, role, origin := "", actor.RoleAdmin, cmp.Or(a.Origin, OriginSignup)
+	if a.InviteHash != nil {
+		var inviteID, inviteEmail string
+		var byKey sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT id, org_id, email, role, invited_by_key FROM invites
+			WHERE token_hash = ? AND accepted_at IS NULL AND expires_at > ?`, a.InviteHash, ms(now)).
+			Scan(&inviteID, &orgID, &inviteEmail, &role, &byKey)
+		origin = OriginInvite
+		if byKey.Valid {
+			origin = OriginKeyInvite
+		}
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && inviteEmail != email) {
+			return "", ErrInvalidToken
+		}
+		if err != nil {
+			return "", fmt.Errorf("find invite: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE invites SET accepted_at = ? WHERE id = ?`, ms(now), inviteID); err != nil {
+			return "", fmt.Errorf("accept invite: %w", err)
+		}
+	} else {
+		orgID = NewID("org", now)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO orgs (id, name, plan, created_at) VALUES (?, ?, ?, ?)`,
+			orgID, a.OrgName, a.Plan, ms(now)); err != nil {
+			return "", fmt.Errorf("create organization: %w", err)
+		}
+	}
+	userID := NewID("usr", now)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at, origin, email_verified_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, role, a.PasswordHash, ms(now), origin, confirmedAt); err != nil {
+		if isUniqueViolation(err) {
+			return "", ErrEmailTaken
+		}
+		return "", fmt.Errorf("create user: %w", err)
+	}
+	if confirmedAt != nil {
+		return userID, nil
+	}
+	return userID, issueUserToken(ctx, tx, userID, a.Verify, a.VerifyMail, now)
 }
 
 // UserByID returns a user with its organization's name and plan.

@@ -96,6 +96,9 @@ func (s *Store) PurgeExpired(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM user_tokens WHERE expires_at <= ?`, now); err != nil {
 			return fmt.Errorf("purge user tokens: %w", err)
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM email_claims WHERE expires_at <= ?`, now); err != nil {
+			return fmt.Errorf("purge e-mail claims: %w", err)
+		}
 		// Keep the query planner's statistics current (cheap when nothing changed).
 		if _, err := tx.ExecContext(ctx, `PRAGMA optimize`); err != nil {
 			return fmt.Errorf("optimize: %w", err)

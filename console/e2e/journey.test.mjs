@@ -5,6 +5,7 @@
 //
 // Run by .ci/browser-test (part of the README's test command, .ci/run). Needs Debian's chromium and
 // the npm packages of .ci/package.json.
+import path from 'node:path';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSMTP } from './smtp.mjs';
@@ -84,6 +85,42 @@ test('journey', async (t) => {
     assert.ok(!page.url().includes('token='), 'the token stays in the address bar');
     const me = await page.evaluate(async () => (await fetch('/api/auth/me', { headers: { 'X-Garrison-Console': '1' } })).json());
     assert.equal(me.data.email_verified, true);
+    noProblems();
+  });
+
+  await t.test('an address squatted through an invitation is claimed from its mailbox', async () => {
+    // The organization invites an address it does not own and registers it
+    // with the token from its own answer; the owner then signs up.
+    const victim = 'vic@elsewhere.test';
+    const invite = await page.evaluate(async (to) => (await fetch('/api/org/invites', { method: 'POST',
+      headers: { 'X-Garrison-Console': '1', 'Content-Type': 'application/json' }, body: JSON.stringify({ email: to }) })).json(), victim);
+    const squat = await server.request('POST', '/api/auth/register',
+      { body: JSON.stringify({ email: victim, password: 'the squatter password', name: 'Not Vic', invite_token: invite.data.token }) });
+    assert.equal(squat.status, 201, squat.text);
+    const other = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } });
+    const vic = await other.newPage();
+    const seen = watch(vic);
+    await vic.goto(server.base + '/register');
+    await vic.getByLabel('E-mail address').fill(victim);
+    await vic.getByLabel('Your name').fill('Vic Owner');
+    await vic.getByLabel('Password').fill('the owner password is long');
+    await vic.getByRole('button', { name: 'Create account' }).click();
+    await vic.getByText(`Check the mailbox of ${victim}`).waitFor();
+    await vic.screenshot({ path: path.join(import.meta.dirname, 'screenshots', 'register-claim-1280.png') });
+    let mail;
+    for (let i = 0; i < 60 && !mail?.body.includes('invitation made'); i++) {
+      mail = await smtp.waitFor(victim, /Confirm your Garrison/);
+      if (!mail.body.includes('invitation made')) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.match(mail.body, /another organization's invitation made/);
+    await vic.goto(linkIn(mail, '/verify-email'));
+    await vic.getByText('Your e-mail address is confirmed.').waitFor();
+    const signIn = await server.request('POST', '/api/auth/login', { body: JSON.stringify({ email: victim, password: 'the owner password is long' }) });
+    assert.equal(signIn.status, 200, signIn.text);
+    const gone = await server.request('POST', '/api/auth/login', { body: JSON.stringify({ email: victim, password: 'the squatter password' }) });
+    assert.equal(gone.status, 401, gone.text);
+    assert.deepEqual(seen.problems, [], 'the browser saw problems');
+    await other.close();
     noProblems();
   });
 

@@ -78,19 +78,26 @@ function register(ctx) {
     { name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'new-password', hint: 'At least 12 characters.' },
   ];
   if (!token) fields.push({ name: 'org', label: 'Organization', autocomplete: 'organization', maxlength: 100, hint: 'Leave empty to name it after your e-mail domain.' });
-  return card(token ? 'Accept your invitation' : 'Create an account',
-    form({
-      submit: token ? 'Join' : 'Create account',
-      fields,
-      onSubmit: async (v) => {
-        const body = { email: v.email, name: v.name, password: v.password };
-        if (token) body.invite_token = token;
-        else if (v.org) body.org = v.org;
-        await post('/auth/register', body, { public: true });
-        await refreshMe();
-        navigate('/?welcome=1', true);
-      },
-    }),
+  const f = form({
+    submit: token ? 'Join' : 'Create account',
+    fields,
+    onSubmit: async (v) => {
+      const body = { email: v.email, name: v.name, password: v.password };
+      if (token) body.invite_token = token;
+      else if (v.org) body.org = v.org;
+      const answer = await post('/auth/register', body, { public: true });
+      if (answer.data && answer.data.status === 'confirmation_pending') {
+        // An unconfirmed account another organization invited holds the
+        // address: the account is made when the mailbox confirms.
+        f.replaceWith(notice(`Check the mailbox of ${answer.data.email}. An account that nobody has confirmed from it holds the address; ` +
+          'open the link we just sent within an hour to make your account. The other account is then removed.'));
+        return;
+      }
+      await refreshMe();
+      navigate('/?welcome=1', true);
+    },
+  });
+  return card(token ? 'Accept your invitation' : 'Create an account', f,
     h('p', { class: 'auth-links' }, 'Have an account? ', h('a', { href: '/login' }, 'Sign in')));
 }
 
