@@ -140,7 +140,7 @@ func cliStoreAt(ctx context.Context, fs *flag.FlagSet, args []string, getenv fun
 	if err := existingData(*dataDir, create); err != nil {
 		return nil, err
 	}
-	return app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
+	return app.OpenStore(ctx, *dataDir, schemaSQL, store.Config{Now: time.Now})
 }
 
 // existingData refuses a data directory without a Garrison database,

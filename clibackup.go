@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"garrison/app"
+	"garrison/store"
 )
 
 // backupFiles are what a data directory holds besides the database: the
@@ -52,7 +53,7 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return fmt.Errorf("create the backup directory: %w", err)
 	}
-	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, store.Config{Now: time.Now})
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func runRestore(ctx context.Context, args []string, getenv func(string) string, 
 		}
 	}
 	// Opening it once runs any migration a newer binary brings.
-	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, store.Config{Now: time.Now})
 	if err != nil {
 		return fmt.Errorf("open the restored database: %w", err)
 	}

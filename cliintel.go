@@ -15,6 +15,7 @@ import (
 	"garrison/agents"
 	"garrison/app"
 	"garrison/intel"
+	"garrison/store"
 )
 
 const intelUsage = "usage: garrison intel import [--data DIR] FILE|DIR …"
@@ -49,7 +50,7 @@ func runIntel(ctx context.Context, args []string, getenv func(string) string, st
 	if len(paths) == 0 {
 		return errors.New(intelUsage)
 	}
-	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, time.Now, nil)
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, store.Config{Now: time.Now})
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func New(ctx context.Context, s Settings, o Options) (*App, error) {
 	if o.PasswordIterations == 0 {
 		o.PasswordIterations = credential.DefaultIterations
 	}
-	st, err := OpenStore(ctx, s.DataDir, o.Schema, o.Now, diskShare(s.DataDir, s.StorageShare))
+	st, err := OpenStore(ctx, s.DataDir, o.Schema, store.Config{Now: o.Now, DefaultQuota: diskShare(s.DataDir, s.StorageShare), DiskReserve: true})
 	if err != nil {
 		return nil, err
 	}
@@ -196,12 +196,15 @@ func (a *App) Close() error { return a.Store.Close() }
 
 // OpenStore opens the data directory's database, creating both when
 // needed, readable by the owner only.
-func OpenStore(ctx context.Context, dataDir, schema string, now func() time.Time, quota func(int64) int64) (*store.Store, error) {
+// c's Now, DefaultQuota and DiskReserve apply; its Path and Schema are
+// these.
+func OpenStore(ctx context.Context, dataDir, schema string, c store.Config) (*store.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	dbPath := filepath.Join(dataDir, "garrison.db")
-	s, err := store.Open(ctx, store.Config{Path: dbPath, Schema: schema, Now: now, DefaultQuota: quota})
+	c.Path, c.Schema = dbPath, schema
+	s, err := store.Open(ctx, c)
 	if store.IsUnavailable(err) {
 		return nil, fmt.Errorf("cannot open the database in %s: its disk is full or another process holds it locked; "+
 			"free space (or stop the other process) and start again: %w", dataDir, err)

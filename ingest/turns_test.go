@@ -13,10 +13,10 @@ import (
 // order, whatever order they came in.
 func TestTurnsTakeOrganizationsInTurn(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		arrive  string // one letter per batch: its organization
-		served  string
-		cancel  int // the batch (1-based, in arrival) whose request ends while it waits; 0: none
+		name   string
+		arrive string // one letter per batch: its organization
+		served string
+		cancel int // the batch (1-based, in arrival) whose request ends while it waits; 0: none
 	}{
 		{"a flood and one other", "AAAAAB", "ABAAAA", 0},
 		{"three tenants", "AAABBC", "ABCABA", 0},

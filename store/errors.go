@@ -72,6 +72,17 @@ func unavailableReason(err error) string {
 	return ""
 }
 
+// spaceReason reports whether err is a full disk or a storage that failed
+// to write, rather than a lock.
+func spaceReason(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_FULL || code == sqlite3.SQLITE_IOERR
+}
+
 // isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY constraint
 // failure, checked by the driver's result code rather than its message.
 func isUniqueViolation(err error) bool {

@@ -133,7 +133,11 @@ func (s *Store) foldLoop(ctx context.Context, log *slog.Logger) {
 		case <-s.fold.wake:
 		}
 		// An error here is met again by the next round; reads do not wait
-		// for the fold, so they go on answering meanwhile.
+		// for the fold, so they go on answering meanwhile. On the disk's
+		// reserve the fold waits: its rollups would eat what sign-ins need.
+		if s.OnReserve() {
+			continue
+		}
 		if err := s.settle(ctx); err != nil && ctx.Err() == nil && time.Since(lastLogged) >= foldFailureLogEvery {
 			log.Warn("folding events into the rollups failed; will retry", "err", err)
 			lastLogged = time.Now()

@@ -71,6 +71,9 @@ type burstKey struct {
 // folded to them.
 // It returns the new event ids in input order.
 func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns []DNSQuery) ([]string, error) {
+	if s.OnReserve() && (len(events) > 0 || len(dns) > 0) {
+		return nil, ErrDiskFull
+	}
 	if s.fold.unrecovered.Load() {
 		if err := s.settle(ctx); err != nil {
 			return nil, fmt.Errorf("fold what a crash left: %w", err)

@@ -136,6 +136,9 @@ type IntelBatch struct {
 
 // WriteIntel applies an import batch.
 func (s *Store) WriteIntel(ctx context.Context, b IntelBatch) error {
+	if s.OnReserve() {
+		return ErrDiskFull
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, c := range b.CVEs {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO intel_cves (id, nvd, cve5, view, targets, vendor, product, view_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)

@@ -66,6 +66,9 @@ func nullInt(n *int) any {
 func (s *Store) ImportProspects(ctx context.Context, orgID, actor string, in []ProspectInput,
 	merge func(old, newer ProspectInput) (ProspectInput, error)) (ImportCounts, error) {
 	var c ImportCounts
+	if s.OnReserve() {
+		return c, ErrDiskFull
+	}
 	now := s.now()
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		c = ImportCounts{}

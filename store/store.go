@@ -36,7 +36,11 @@ type Store struct {
 	stmts        statements
 	recent       recentCounts
 	health       atomic.Pointer[probe]
-	writeFailure atomic.Pointer[string] // why the last write failed for want of space or a lock
+	writeFailure atomic.Pointer[writeFailure] // why writes fail now (writehealth.go)
+	path         string
+	pending      pendingAuth // logouts a full disk could not write yet
+	onReserve    atomic.Bool // the disk filled: the store works on its reserve (reserve.go)
+	reserve      bool        // Config.DiskReserve
 	auth         authCache
 	walLimit     int64
 	fold         fold
@@ -62,6 +66,9 @@ type Config struct {
 	// WALLimit is the size past which the WAL is started over (default
 	// 64 MiB).
 	WALLimit int64
+	// DiskReserve makes a reserve file beside the database for a full disk
+	// to be met on (reserve.go): the server's store does, a command's not.
+	DiskReserve bool
 	// DefaultQuota is an organization's storage quota in bytes when it has
 	// none of its own, given what it stores now (nil: no quota).
 	DefaultQuota func(orgBytes int64) int64
@@ -84,6 +91,10 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	s.auth.init()
 	s.quota = c.DefaultQuota
 	path, schema := c.Path, c.Schema
+	s.path, s.reserve = path, c.DiskReserve
+	if s.lowOnSpace() {
+		s.releaseReserve() // a server stopped on a full disk starts on its reserve
+	}
 	// The writer's page cache holds the indexes' working set as the tables
 	// grow (at 400,000 events, 32 MiB made seeded ingest 1.45× faster than
 	// SQLite's 2 MiB default: bench/suite); an idle server gives it back
@@ -137,6 +148,12 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		errors.Join(writer.Close(), reader.Close(), checkpointer.Close())
 		return nil, err
 	}
+	if c.DiskReserve && !s.OnReserve() {
+		if err := s.keepReserve(nil); err != nil {
+			errors.Join(writer.Close(), reader.Close(), checkpointer.Close(), s.auth.close())
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -177,23 +194,17 @@ func (s *Store) probeLoop(ctx context.Context, log *slog.Logger) {
 			}
 		}
 		s.probeWrite(ctx, log)
-	}
-}
-
-// probeWrite, while writes fail, tries an empty write: when space comes
-// back (or the lock goes), the server says so without waiting for a
-// client's write.
-func (s *Store) probeWrite(ctx context.Context, log *slog.Logger) {
-	reason := s.WriteFailure()
-	if reason == "" {
-		return
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE fold_state SET events_seq = events_seq`)
-		return err
-	})
-	if err == nil {
-		log.Info("the database takes writes again", "after", reason)
+		if was := s.OnReserve(); was || s.writeFailure.Load() != nil {
+			if err := s.keepReserve(log); err != nil {
+				log.Warn("disk reserve", "err", err)
+			}
+			if !was && s.OnReserve() {
+				log.Error("the disk is full: the store let its reserve go, for sign-ins, logouts and alert work; events and imports are refused until space is freed")
+			}
+		}
+		if err := s.flushPendingAuth(ctx); err == nil && ctx.Err() == nil {
+			continue
+		}
 	}
 }
 
@@ -228,10 +239,19 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			// On the disk's reserve the WAL is not copied back: the copy
+			// grows the database by what the WAL holds, which would eat the
+			// reserve sign-ins need.
+			if s.OnReserve() {
+				continue
+			}
 			// PASSIVE never blocks the writer or readers; what it cannot
 			// copy now it copies next time.
 			var busy, frames, copied int64
 			err := s.checkpointer.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+			if spaceReason(err) {
+				s.noteWrite(ctx, err) // copying the WAL back needs room too
+			}
 			// Under constant ingest this checkpoint never catches the writer,
 			// and the WAL (which every page read searches) would grow
 			// without end.
@@ -306,6 +326,9 @@ func dsn(path, txlock string) string {
 // the pools. Maintain must have returned.
 func (s *Store) Close() error {
 	foldErr := s.settle(context.Background())
+	if err := s.flushPendingAuth(context.Background()); err != nil {
+		foldErr = errors.Join(foldErr, fmt.Errorf("logouts held in memory are lost: %w", err))
+	}
 	_, err := s.checkpointer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	if err != nil {
 		err = fmt.Errorf("final checkpoint: %w", err)
@@ -318,12 +341,9 @@ func (s *Store) Close() error {
 // so helpers taking a *sql.Tx compose into one atomic change.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	err := s.writeOnce(ctx, fn)
-	if reason := unavailableReason(err); reason != "" {
-		s.writeFailure.Store(&reason)
+	s.noteWrite(ctx, err)
+	if unavailableReason(err) != "" {
 		return errors.Join(ErrUnavailable, err)
-	}
-	if err == nil {
-		s.writeFailure.Store(nil)
 	}
 	return err
 }
@@ -341,15 +361,6 @@ func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error 
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
-}
-
-// WriteFailure says why writes fail now ("" when the last write succeeded):
-// a full disk or a database locked past the busy timeout.
-func (s *Store) WriteFailure() string {
-	if r := s.writeFailure.Load(); r != nil {
-		return *r
-	}
-	return ""
 }
 
 // LimitPages caps the database's size at its pages now plus extra (0:

@@ -125,7 +125,7 @@ func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user by id: %w", err)
 	}
-	return u, err
+	return s.pending.apply(u), err
 }
 
 // UserByEmail returns the user with that address.
@@ -135,7 +135,7 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user by e-mail: %w", err)
 	}
-	return u, err
+	return s.pending.apply(u), err
 }
 
 // SessionUser loads the user behind a session token and whether the token's
@@ -143,7 +143,7 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
 func (s *Store) SessionUser(ctx context.Context, userID, jti string) (User, bool, error) {
 	gen := s.auth.current()
 	if f, ok := s.auth.session(userID, jti, gen); ok {
-		return f.user, f.revoked, nil
+		return s.pending.apply(f.user), f.revoked || s.pending.isRevoked(jti), nil
 	}
 	var revoked bool
 	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+`,
@@ -156,7 +156,7 @@ func (s *Store) SessionUser(ctx context.Context, userID, jti string) (User, bool
 	if err == nil {
 		s.auth.putSession(userID, jti, sessionFacts{gen, u, revoked})
 	}
-	return u, revoked, err
+	return s.pending.apply(u), revoked || s.pending.isRevoked(jti), err
 }
 
 // SetPassword replaces a user's password hash. With endSessions it also bumps
@@ -173,18 +173,32 @@ func (s *Store) SetPassword(ctx context.Context, userID, hash string, endSession
 }
 
 // EndSessions bumps token_version: every earlier session token is rejected.
+// On a full disk it takes effect in memory at once (pendingauth.go).
 func (s *Store) EndSessions(ctx context.Context, userID string) error {
-	return s.writeAuth(ctx, func(tx *sql.Tx) error {
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET token_version = token_version + 1 WHERE id = ?`, userID)
 		return expectOne(res, err, "end sessions")
 	})
+	if !IsUnavailable(err) {
+		return err
+	}
+	u, readErr := s.UserByID(ctx, userID)
+	if readErr != nil {
+		return errors.Join(err, readErr)
+	}
+	s.pending.end(userID, u.TokenVersion+1)
+	return nil
 }
 
-// RevokeSession denylists one session token until it would have expired.
+// RevokeSession denylists one session token until it would have expired;
+// on a full disk it takes effect in memory at once (pendingauth.go).
 // A token revoked already is ErrSessionEnded, so two concurrent refreshes of one
 // token cannot both succeed.
 func (s *Store) RevokeSession(ctx context.Context, jti string, expires time.Time) error {
-	return s.writeAuth(ctx, func(tx *sql.Tx) error {
+	if s.pending.isRevoked(jti) {
+		return ErrSessionEnded
+	}
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, ms(expires))
 		if err := expectOne(res, err, "revoke session"); errors.Is(err, ErrNotFound) {
 			return ErrSessionEnded
@@ -193,6 +207,12 @@ func (s *Store) RevokeSession(ctx context.Context, jti string, expires time.Time
 		}
 		return nil
 	})
+	if IsUnavailable(err) && !s.pending.revoke(jti, expires) {
+		return ErrSessionEnded
+	} else if IsUnavailable(err) {
+		return nil // in force now, written when writes work again
+	}
+	return err
 }
 
 // expectOne turns "no row changed" into ErrNotFound.
