@@ -159,3 +159,35 @@ func inline(t string) string {
 	b.WriteString(html.EscapeString(t))
 	return b.String()
 }
+
+// markdownText makes a value (an organization's name) literal text in a
+// Markdown document: HTML's special characters become entities and
+// Markdown's are escaped with a backslash, so a name such as
+// "<img src=x onerror=…>" or "[click](http://…)" reads as itself in any
+// renderer and starts no list or heading at the start of a line.
+func markdownText(s string) string {
+	var b strings.Builder
+	digits := 0
+	for i, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case strings.ContainsRune("\\`*_{}[]()#+-!|~", r),
+			(r == '.' || r == ')') && digits == i && i > 0: // "1." or "1)" would start a numbered list
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+		if r >= '0' && r <= '9' && digits == i {
+			digits++
+		}
+	}
+	return b.String()
+}

@@ -56,11 +56,13 @@ func LookupTemplate(id string) (*Template, bool) {
 }
 
 // Filled is the template's Markdown with the organization's details in
-// place. Blanks stay visible lines to fill in by hand.
+// place, escaped as Markdown text. Blanks stay visible lines to fill in by
+// hand.
 func (t *Template) Filled(organization, effectiveDate string) string {
+	effectiveDate = markdownText(effectiveDate)
 	if effectiveDate == "" {
 		effectiveDate = "____________"
 	}
-	return strings.NewReplacer("{{organization}}", organization, "{{effective_date}}", effectiveDate,
+	return strings.NewReplacer("{{organization}}", markdownText(organization), "{{effective_date}}", effectiveDate,
 		"{{policy_owner}}", "____________").Replace(t.Markdown)
 }
