@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,7 +96,14 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	defer st.Close()
-	org, err := cliAccounts(st).SetPlanByAdmin(ctx, *email, *plan)
+	accounts := cliAccounts(st)
+	before := ""
+	if admin, err := accounts.AdminByEmail(ctx, *email); err == nil {
+		if org, err := accounts.Org(ctx, admin.OrgID); err == nil {
+			before = org.Plan
+		}
+	}
+	org, err := accounts.SetPlanByAdmin(ctx, *email, *plan)
 	switch {
 	case fault.Has(err, fault.Invalid):
 		return fmt.Errorf("--plan must be starter, pro or ultimate, not %q", *plan)
@@ -105,7 +113,7 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: org.ID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgPlan,
-		Detail: map[string]string{"plan": org.Plan}}); err != nil {
+		Detail: map[string]string{"plan": org.Plan, "plan_from": before, "plan_to": org.Plan}}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s (%s) is now on the %s plan\n", org.Name, org.ID, org.Plan)
@@ -320,11 +328,21 @@ func runOrgSetQuota(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return err
 	}
+	_, was, err := accounts.OrgUsage(ctx, admin.OrgID)
+	if err != nil {
+		return err
+	}
 	if err := accounts.SetStorageQuota(ctx, admin.OrgID, bytes); err != nil {
 		return err
 	}
+	quotaText := func(set bool, n int64) string {
+		if !set {
+			return "default"
+		}
+		return strconv.FormatInt(n, 10)
+	}
 	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: admin.OrgID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgQuota,
-		Detail: map[string]string{"quota": *quota}}); err != nil {
+		Detail: map[string]string{"quota": *quota, "quota_from": quotaText(was.QuotaSet, was.Quota), "quota_to": quotaText(bytes > 0, bytes)}}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s (%s) now has the storage quota %s\n", admin.OrgName, admin.OrgID, *quota)

@@ -35,6 +35,13 @@ func TestAPIKeyCLI(t *testing.T) {
 		t.Fatalf("listed: %v", r)
 	}
 	e.Do("GET", "/api/org", key, nil).Must(t, http.StatusOK)
+	// The key is on the organization's audit log, by the operator at the shell.
+	entry := e.Do("GET", "/api/audit-log?action=api_key.create", admin.Token, nil).Must(t, http.StatusOK).Get("data").At(0)
+	if !strings.HasPrefix(entry.Get("actor").Str(), "cli:") || entry.Get("target").Str() != r.Get("id").Str() ||
+		entry.Get("detail", "scope").Str() != "write" || entry.Get("detail", "expires_at").Str() != "2027-01-01T00:00:00Z" ||
+		entry.Get("detail", "for_admin").Str() != admin.Email {
+		t.Fatalf("audit entry of a CLI-made key: %v", entry)
+	}
 	for name, args := range map[string][]string{
 		"member email":  {"--email", member.Email, "--name", "x", "--scope", "read"},
 		"unknown email": {"--email", "nobody@acme.test", "--name", "x", "--scope", "read"},
@@ -68,6 +75,9 @@ func TestOrgAndPlanCLI(t *testing.T) {
 	// keys alike, though another process made the change.
 	if p := e.Do("GET", "/api/org", member.Token, nil).Str("data", "plan"); p != "pro" {
 		t.Fatalf("plan after set-plan: %q", p)
+	}
+	if d := e.Do("GET", "/api/audit-log?action=org.plan", admin.Token, nil).Must(t, http.StatusOK).Get("data").At(0).Get("detail"); d.Get("plan_from").Str() != "starter" || d.Get("plan_to").Str() != "pro" {
+		t.Fatalf("the plan change's audit detail: %v", d)
 	}
 	e.Do("POST", "/api/agents/msp-hunter/execute", member.Token, hunt).Must(t, http.StatusAccepted)
 	e.Do("POST", "/api/agents/msp-hunter/execute", key, hunt).Must(t, http.StatusAccepted)

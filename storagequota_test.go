@@ -98,7 +98,13 @@ func TestStorageQuota(t *testing.T) {
 	}
 	e.Do("POST", "/api/events", key, map[string]any{"events": batch(3)}).Must(t, http.StatusCreated)
 	entries := e.Do("GET", "/api/audit-log?action=org.quota", ann.Token, nil).Must(t, http.StatusOK).Get("data")
-	if entries.Len() != 2 || entries.At(0).Get("detail", "quota").Str() != "default" {
+	for i, want := range [][2]string{{"20480", "default"}, {"default", "20480"}} { // newest first
+		d := entries.At(i).Get("detail")
+		if d.Get("quota_from").Str() != want[0] || d.Get("quota_to").Str() != want[1] || !strings.HasPrefix(entries.At(i).Get("actor").Str(), "cli:") {
+			t.Fatalf("audit entry %d: %v, want from %s to %s", i, entries.At(i), want[0], want[1])
+		}
+	}
+	if entries.Len() != 2 {
 		t.Fatalf("audit: %v", entries)
 	}
 }
