@@ -118,7 +118,7 @@ func huntLeads(ctx context.Context, env *Env, run store.AgentRun, params Params)
 	if p.Region != "" {
 		scope += " in " + p.Region
 	}
-	summary := fmt.Sprintf("No prospects match %s; import them with POST /api/outreach/prospects.", scope)
+	summary := fmt.Sprintf("No prospects match %s; import a CSV file of them on the Leads page (Import prospects from a CSV file).", scope)
 	if len(kept) > 0 {
 		best := kept[0]
 		summary = fmt.Sprintf("Scored %d prospects for %s and kept the best %d as leads; the strongest is %s (%s) at %d of 100.",

@@ -28,15 +28,6 @@ type TimelinePoint struct {
 	Risk       int            `json:"risk"`
 }
 
-// DayWeight is a day's severity-weighted event count, w = 10·critical +
-// 5·high + 2·medium + 0.5·low: the input of posture.DayRisk, which maps it
-// to 100·(1 − e^(−w/50)) (TestDayWeightIsDayRisksInput keeps the two the
-// same measure).
-func DayWeight(bySeverity event.Counts) float64 {
-	return 10*float64(bySeverity[event.Critical]) + 5*float64(bySeverity[event.High]) +
-		2*float64(bySeverity[event.Medium]) + 0.5*float64(bySeverity[event.Low])
-}
-
 // Timeline is one point per day, oldest first, ending today.
 type Timeline struct {
 	Days   int             `json:"days"`
@@ -61,7 +52,7 @@ func (b *Board) Timeline(ctx context.Context, orgID string, days int) (Timeline,
 	for i := range t.Points {
 		d := first.Add(time.Duration(i) * day)
 		sev := byDay[d]
-		t.Points[i] = TimelinePoint{Date: d.Format(time.DateOnly), Events: sev.Total(), BySeverity: sev.ByName(), Weight: DayWeight(sev),
+		t.Points[i] = TimelinePoint{Date: d.Format(time.DateOnly), Events: sev.Total(), BySeverity: sev.ByName(), Weight: posture.DayWeight(sev),
 			Risk: posture.DayRisk(sev)}
 	}
 	return t, nil

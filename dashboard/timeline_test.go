@@ -104,14 +104,14 @@ func TestDayWeightIsDayRisksInput(t *testing.T) {
 		cases = append(cases, event.Counts{event.Info: n, event.Low: 3 * n, event.Medium: n, event.High: n / 2, event.Critical: n / 7})
 	}
 	for _, c := range cases {
-		w := DayWeight(c)
+		w := posture.DayWeight(c)
 		if want := int(math.Round(100 * (1 - math.Exp(-w/50)))); posture.DayRisk(c) != want {
 			t.Errorf("%v: weight %v gives risk %d, posture.DayRisk says %d", c, w, want, posture.DayRisk(c))
 		}
 	}
 	quiet, busy := event.Counts{event.Low: 600}, event.Counts{event.Low: 6000}
-	if posture.DayRisk(quiet) != 100 || posture.DayRisk(busy) != 100 || DayWeight(quiet) != 300 || DayWeight(busy) != 3000 {
+	if posture.DayRisk(quiet) != 100 || posture.DayRisk(busy) != 100 || posture.DayWeight(quiet) != 300 || posture.DayWeight(busy) != 3000 {
 		t.Errorf("600 and 6000 low events: risk %d and %d, weight %v and %v; want 100, 100, 300, 3000",
-			posture.DayRisk(quiet), posture.DayRisk(busy), DayWeight(quiet), DayWeight(busy))
+			posture.DayRisk(quiet), posture.DayRisk(busy), posture.DayWeight(quiet), posture.DayWeight(busy))
 	}
 }

@@ -126,9 +126,9 @@ func (m *Mailer) IntelDigest(to, orgName, importID string, items []DigestItem) s
 		for _, c := range it.Changes {
 			fmt.Fprintf(&b, "  - %s\n", c)
 		}
-		fmt.Fprintf(&b, "  %s/api/cve-watchlist/%s\n", m.baseURL, it.EntryID)
+		fmt.Fprintf(&b, "  %s/cve-watchlist/%s\n", m.baseURL, it.EntryID)
 	}
-	b.WriteString("\nThe watchlist shows each entry's full enrichment and history (GET /api/cve-watchlist).\n")
+	b.WriteString("\nEach link opens the entry on the CVE watchlist page, with its full enrichment and history.\n")
 	subject := fmt.Sprintf("Garrison: %d watched CVE(s) changed", len(items))
 	if len(items) == 1 {
 		subject = "Garrison: " + items[0].CVEID + " changed"

@@ -58,12 +58,18 @@ func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (
 	return f, nil
 }
 
-// DayRisk maps a day's events by severity to 0..100: severity-weighted
-// counts, saturating (docs/api.md).
-func DayRisk(bySeverity event.Counts) int {
-	weighted := 10*float64(bySeverity[event.Critical]) + 5*float64(bySeverity[event.High]) +
+// DayWeight is a day's severity-weighted event count, w = 10·critical +
+// 5·high + 2·medium + 0.5·low: what DayRisk saturates, and what the risk
+// timeline plots beside it.
+func DayWeight(bySeverity event.Counts) float64 {
+	return 10*float64(bySeverity[event.Critical]) + 5*float64(bySeverity[event.High]) +
 		2*float64(bySeverity[event.Medium]) + 0.5*float64(bySeverity[event.Low])
-	return int(math.Round(100 * (1 - math.Exp(-weighted/50))))
+}
+
+// DayRisk maps a day's events by severity to 0..100: its weight,
+// saturating as 100·(1 − e^(−w/50)) (docs/api.md).
+func DayRisk(bySeverity event.Counts) int {
+	return int(math.Round(100 * (1 - math.Exp(-DayWeight(bySeverity)/50))))
 }
 
 // ReportingSources counts the sources that reported in the 24 hours before Now.
