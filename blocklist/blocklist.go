@@ -15,6 +15,8 @@ import (
 	"maps"
 	"strings"
 	"sync"
+
+	"garrison/valid"
 )
 
 // Categories of the embedded lists.
@@ -244,10 +246,4 @@ func numeric(label []byte) bool {
 }
 
 // clip shortens untrusted text quoted in an error message.
-func clip(s string) string {
-	const n = 64
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func clip(s string) string { return valid.Clip(s, 100) }

@@ -295,7 +295,7 @@ func TestImportNoValidDomain(t *testing.T) {
 		{"# header\n\nnot a domain\ncom\n", `line 3: "not a domain"`},
 		{"||a.example^$important\n", `line 1: "||a.example^$important"`},
 		{"\n\n1.2.3.4\n", `line 3: "1.2.3.4"`},
-		{strings.Repeat("y", 300), `line 1: "` + strings.Repeat("y", 64) + `…"`},
+		{strings.Repeat("y", 300), `line 1: "` + strings.Repeat("y", 70) + `… [truncated from 300 bytes]"`},
 	}
 	for _, tt := range tests {
 		l := New()

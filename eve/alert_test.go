@@ -327,7 +327,7 @@ func TestMessagesAreSanitized(t *testing.T) {
 		})
 	}
 	e := oneEvent(t, alertLine(`"severity":2,"signature":"`+long+`"`))
-	if !strings.HasSuffix(e.Message, "…") || !strings.HasPrefix(e.Message, "éé") {
-		t.Errorf("long message not cut with an ellipsis: %q", e.Message[len(e.Message)-10:])
+	if !strings.HasSuffix(e.Message, "… [truncated from 800 bytes]") || !strings.HasPrefix(e.Message, "éé") {
+		t.Errorf("long message not cut with its marker: %q", e.Message[len(e.Message)-40:])
 	}
 }

@@ -83,7 +83,8 @@
 // Parse never panics. Every string taken from the input into Message,
 // Indicator, Details, Domain, QType or RCode is made single-line (control
 // characters, U+2028/2029 and bidi controls become spaces) and capped at
-// 500 bytes (32 for protocol names and codes). Domains are lower-cased with
+// 500 bytes (32 for protocol names and codes), cut by valid.Clip's rule
+// ("… [truncated from 1.2 KiB]"). Domains are lower-cased with
 // trailing dots removed; the root is "<root>". Error messages quote at most
 // 64 bytes of input.
 package eve

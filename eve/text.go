@@ -4,7 +4,8 @@ import (
 	"net/netip"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"garrison/valid"
 )
 
 // maxText caps every string taken from the input (Message, Indicator,
@@ -13,8 +14,9 @@ const maxText = 500
 
 // clean makes s safe to show on one line: control characters (CR, LF, tab,
 // C1, U+2028/2029) and bidirectional overrides become spaces, invalid UTF-8
-// becomes U+FFFD (strings.Map does that), surrounding space is trimmed, and the result is cut to at
-// most max bytes on a rune boundary, ending in "…" when cut.
+// becomes U+FFFD (strings.Map does that), surrounding space is trimmed, and
+// text over max bytes is cut as valid.Clip cuts every text from outside
+// ("… [truncated from 1.2 KiB]").
 func clean(s string, max int) string {
 	if !needsCleaning(s, max) {
 		return s
@@ -25,16 +27,7 @@ func clean(s string, max int) string {
 		}
 		return r
 	}, s)
-	s = strings.TrimSpace(s)
-	if len(s) <= max {
-		return s
-	}
-	const ellipsis = "…"
-	cut := max - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strings.TrimSpace(s[:cut]) + ellipsis
+	return valid.Clip(strings.TrimSpace(s), max)
 }
 
 // needsCleaning is the fast path: most EVE strings are short printable ASCII.

@@ -14,7 +14,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"garrison/valid"
 )
 
 const (
@@ -199,17 +200,5 @@ func (c *Client) serverMessage(raw []byte) string {
 	if c.apiKey != "" {
 		msg = strings.ReplaceAll(msg, c.apiKey, "[redacted]")
 	}
-	return truncate(strings.TrimSpace(msg), maxErrorMessage)
-}
-
-// truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	// Back up to the start of the rune that straddles the cut.
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return valid.Clip(strings.TrimSpace(msg), maxErrorMessage)
 }

@@ -3,6 +3,7 @@
 package wording
 
 import (
+	"math"
 	"strconv"
 	"time"
 )
@@ -43,4 +44,21 @@ func Agree(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Bytes writes a size for people, in binary units with one decimal past a
+// KiB: "1 byte", "600 bytes", "8.0 KiB", "15.0 MiB", "1.5 GiB".
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit && n > -unit {
+		return Count(int(n), "byte", "bytes")
+	}
+	f, suffix := float64(n)/unit, "KiB"
+	for _, s := range []string{"MiB", "GiB", "TiB"} {
+		if r := math.Abs(math.Round(f*10) / 10); r < unit { // as written: 1023.96 KiB is 1.0 MiB
+			break
+		}
+		f, suffix = f/unit, s
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64) + " " + suffix
 }

@@ -49,3 +49,29 @@ func TestAgree(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 bytes"},
+		{1, "1 byte"},
+		{600, "600 bytes"},
+		{1023, "1023 bytes"},
+		{1024, "1.0 KiB"},
+		{1536, "1.5 KiB"},
+		{8 << 10, "8.0 KiB"},
+		{1<<20 - 1, "1.0 MiB"},
+		{1<<20 - 60, "1023.9 KiB"},
+		{1 << 20, "1.0 MiB"},
+		{15 << 20, "15.0 MiB"},
+		{3 << 29, "1.5 GiB"},
+		{5 << 40, "5.0 TiB"},
+		{-2048, "-2.0 KiB"},
+	} {
+		if got := Bytes(tc.n); got != tc.want {
+			t.Errorf("Bytes(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
