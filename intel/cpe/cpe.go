@@ -11,9 +11,10 @@ import (
 	"strings"
 )
 
-// maxLen bounds the input of Parse: real CPE names are far shorter, and the
-// bound keeps hostile input cheap.
-const maxLen = 1024
+// MaxLen bounds the input of Parse: real CPE names are far shorter, and the
+// bound keeps hostile input cheap. A longer name never matches anything,
+// so the feeds leave it out (feed.MaxCPE).
+const MaxLen = 1024
 
 // Name is a parsed CPE 2.3 formatted string
 // ("cpe:2.3:a:apache:http_server:2.4.49:*:*:*:*:*:*:*").
@@ -44,8 +45,8 @@ func (n *Name) fields() [11]*string {
 // and its meaning is not in doubt. A 2.3 name is not copied: the fields share
 // its memory, which keeps matching allocation-free.
 func Parse(s string) (Name, error) {
-	if len(s) > maxLen {
-		return Name{}, fmt.Errorf("cpe: name is %d bytes, longer than the %d allowed", len(s), maxLen)
+	if len(s) > MaxLen {
+		return Name{}, fmt.Errorf("cpe: name is %d bytes, longer than the %d allowed", len(s), MaxLen)
 	}
 	switch {
 	case hasPrefixFold(s, "cpe:2.3:"):

@@ -175,13 +175,13 @@ func TestParseMaxLen(t *testing.T) {
 		base := "cpe:2.3:a:v::1:*:*:*:*:*:*:*"
 		return strings.Replace(base, "::", ":"+strings.Repeat("p", n-len(base))+":", 1)
 	}
-	if s := pad(maxLen); len(s) != maxLen {
+	if s := pad(MaxLen); len(s) != MaxLen {
 		t.Fatalf("pad: len %d", len(s))
 	} else if _, err := Parse(s); err != nil {
 		t.Errorf("Parse of a %d-byte name: %v", len(s), err)
 	}
-	if _, err := Parse(pad(maxLen + 1)); err == nil {
-		t.Errorf("Parse of a %d-byte name succeeded", maxLen+1)
+	if _, err := Parse(pad(MaxLen + 1)); err == nil {
+		t.Errorf("Parse of a %d-byte name succeeded", MaxLen+1)
 	}
 }
 

@@ -78,7 +78,7 @@ func (p *parser) stixRecord() error {
 		return nil
 	}
 	if v := strings.TrimSpace(o.SpecVersion); v != "" && p.sum.Meta["spec_version"] == "" {
-		p.sum.Meta["spec_version"] = v
+		p.meta("spec_version", v)
 	}
 	switch strings.TrimSpace(o.Type) {
 	case "attack-pattern":
@@ -92,6 +92,9 @@ func (p *parser) stixRecord() error {
 				t.Tactics = append(t.Tactics, ph)
 			}
 		}
+		var c cuts
+		t.bound(&c)
+		p.cut(idx, off, extID, &c)
 		if p.h.Technique != nil {
 			if err := p.h.Technique(t); err != nil {
 				return err
@@ -104,6 +107,9 @@ func (p *parser) stixRecord() error {
 			return nil
 		}
 		t := Tactic{ID: extID, Name: strings.TrimSpace(o.Name), ShortName: strings.TrimSpace(o.ShortName)}
+		var c cuts
+		t.bound(&c)
+		p.cut(idx, off, extID, &c)
 		if p.h.Tactic != nil {
 			if err := p.h.Tactic(t); err != nil {
 				return err
@@ -112,10 +118,10 @@ func (p *parser) stixRecord() error {
 		p.sum.Records++
 	case "x-mitre-collection":
 		if n := strings.TrimSpace(o.Name); n != "" {
-			p.sum.Meta["collection"] = n
+			p.meta("collection", n)
 		}
 		if v := strings.TrimSpace(o.MitreVersion); v != "" {
-			p.sum.Meta["attack_version"] = v
+			p.meta("attack_version", v)
 		}
 	}
 	return nil

@@ -182,7 +182,9 @@ func (p *parser) cve5Emit(idx int, off int64, rec *cve5Record, recErr error) err
 		p.problem(idx, off, id, "invalid or missing cveMetadata.cveId %q", rec.CVEMetadata.CVEID)
 		return nil
 	}
-	c := rec.normalize(id)
+	var cut cuts
+	c := rec.normalize(id, &cut)
+	p.cut(idx, off, id, &cut)
 	if p.h.CVE != nil {
 		if err := p.h.CVE(c); err != nil {
 			return err
@@ -192,7 +194,8 @@ func (p *parser) cve5Emit(idx int, off int64, rec *cve5Record, recErr error) err
 	return nil
 }
 
-func (r *cve5Record) normalize(id string) CVE {
+// normalize makes the record a CVE within the caps; cut notes what it lost.
+func (r *cve5Record) normalize(id string, cut *cuts) CVE {
 	md := &r.CVEMetadata
 	c := CVE{
 		ID:        id,
@@ -313,6 +316,7 @@ func (r *cve5Record) normalize(id string) CVE {
 		c.SSVC = cnaSSVC
 	}
 	c.KEVDateAdded = kevAdded
+	c.bound(cut)
 	return c
 }
 

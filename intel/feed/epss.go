@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"garrison/valid"
 )
 
 // EPSS: an optional comment line
@@ -30,10 +32,10 @@ func (p *parser) parseEPSS() error {
 			if !ok || k == "" {
 				continue
 			}
-			p.sum.Meta[k] = v
+			p.meta(k, v)
 			switch k {
 			case "model_version":
-				model = v
+				model = valid.Clip(v, MaxWord)
 			case "score_date":
 				if len(v) >= 10 {
 					if _, err := time.Parse("2006-01-02", v[:10]); err == nil {

@@ -34,6 +34,16 @@
 // way. Memory in use is thus bounded by about twice the largest record
 // accepted plus fixed buffers (two 64 KiB bufio buffers, gzip's window).
 //
+// # Caps
+//
+// What a record passed on may hold is capped too, whatever the file held
+// (MaxDescription and the constants beside it): a text over its cap is cut
+// with valid.Clip's marker ("… [truncated from 15.0 MiB]"), an entry whose
+// value would be wrong cut (a URL, a CPE name, a version bound, a CVSS
+// vector) is left out, a list keeps its first entries, and Handler.Cut is
+// told what the record lost. A 15 MiB description costs its record's
+// decoding, never the records after the parser.
+//
 // # Errors
 //
 // A record that does not decode, or lacks what it must have (a CVE id of the
@@ -62,6 +72,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"garrison/valid"
 )
 
 // Format names a feed file format.
@@ -204,6 +216,10 @@ type Handler struct {
 	Technique func(Technique) error
 	Tactic    func(Tactic) error
 	Problem   func(Problem) // nil: problems are only counted
+	// Cut is told of a record passed on with values cut to the caps (see
+	// MaxDescription): its Message says what it lost. It comes before the
+	// record's own callback. Nil: cuts are only counted.
+	Cut func(Problem)
 }
 
 // Summary says what a parse saw.
@@ -211,11 +227,13 @@ type Summary struct {
 	Format  Format
 	Records int // records passed to (or, for Validate, accepted for) the handlers
 	Skipped int // problems
+	Cut     int // records passed on with values cut to the caps
 	// Meta holds file-level values as published: NVD resultsPerPage,
 	// startIndex, totalResults, format, version, timestamp; KEV title,
 	// catalogVersion, dateReleased, count; EPSS model_version, score_date;
 	// ATT&CK id, spec_version, collection, attack_version. "compression" is
-	// "gzip" for gzipped input.
+	// "gzip" for gzipped input. At most MaxMetaKeys values, each cut at
+	// MaxMetaValue bytes.
 	Meta map[string]string
 }
 
@@ -583,11 +601,23 @@ type parser struct {
 	dec  *json.Decoder
 }
 
-// problem reports a skipped record.
+// problem reports a skipped record. The id and the strings the message
+// quotes are cut short (a 15 MiB id is quoted in 100 bytes).
 func (p *parser) problem(idx int, off int64, id, format string, args ...any) {
 	p.sum.Skipped++
 	if p.h.Problem != nil {
-		p.h.Problem(Problem{Index: idx, Offset: off, ID: id, Message: fmt.Sprintf(format, args...)})
+		p.h.Problem(Problem{Index: idx, Offset: off, ID: valid.Clip(id, MaxWord), Message: fmt.Sprintf(format, quoted(args)...)})
+	}
+}
+
+// cut reports a record passed on with values cut to the caps, when it was.
+func (p *parser) cut(idx int, off int64, id string, c *cuts) {
+	if !c.any() {
+		return
+	}
+	p.sum.Cut++
+	if p.h.Cut != nil {
+		p.h.Cut(Problem{Index: idx, Offset: off, ID: id, Message: c.String()})
 	}
 }
 

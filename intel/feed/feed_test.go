@@ -42,6 +42,7 @@ type collected struct {
 	techs    []Technique
 	tactics  []Tactic
 	problems []Problem
+	cuts     []Problem
 }
 
 func (c *collected) handler() Handler {
@@ -52,6 +53,7 @@ func (c *collected) handler() Handler {
 		Technique: func(v Technique) error { c.techs = append(c.techs, v); return nil },
 		Tactic:    func(v Tactic) error { c.tactics = append(c.tactics, v); return nil },
 		Problem:   func(p Problem) { c.problems = append(c.problems, p) },
+		Cut:       func(p Problem) { c.cuts = append(c.cuts, p) },
 	}
 }
 

@@ -53,6 +53,14 @@ func FuzzParseEPSS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, EPSS, data) })
 }
 
+func FuzzParseKEVJSON(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, KEVJSON, data) })
+}
+
+func FuzzParseATTACK(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, ATTACK, data) })
+}
+
 func errString(err error) string {
 	if err == nil {
 		return ""
@@ -80,13 +88,26 @@ func checkParse(t *testing.T, format Format, data []byte) (Summary, error) {
 	if sum.Format != format || sum.Meta == nil {
 		t.Fatalf("summary %+v", sum)
 	}
-	if sum.Records != c.records() || sum.Skipped != len(c.problems) {
-		t.Fatalf("summary %d/%d, handlers saw %d records %d problems", sum.Records, sum.Skipped, c.records(), len(c.problems))
+	if sum.Records != c.records() || sum.Skipped != len(c.problems) || sum.Cut != len(c.cuts) {
+		t.Fatalf("summary %d/%d/%d, handlers saw %d records %d problems %d cuts", sum.Records, sum.Skipped, sum.Cut, c.records(),
+			len(c.problems), len(c.cuts))
+	}
+	if err := c.withinCaps(); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Meta) > MaxMetaKeys+1 { // +1: compression
+		t.Fatalf("%d file-level values", len(sum.Meta))
+	}
+	for k, v := range sum.Meta {
+		if len(v) > MaxMetaValue {
+			t.Fatalf("meta %s: %d bytes", k, len(v))
+		}
 	}
 	gzipped := len(data) > 1 && data[0] == 0x1f && data[1] == 0x8b
 	last := -1
 	for _, p := range c.problems {
-		if p.Index <= last || p.Offset < 0 || (!gzipped && p.Offset > int64(len(data))) || p.Message == "" {
+		if p.Index <= last || p.Offset < 0 || (!gzipped && p.Offset > int64(len(data))) || p.Message == "" ||
+			len(p.ID) > MaxWord || len(p.Message) > 1000 {
 			t.Fatalf("problem %+v (previous index %d, input %d bytes)", p, last, len(data))
 		}
 		last = p.Index

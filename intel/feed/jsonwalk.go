@@ -38,7 +38,7 @@ func (p *parser) jsonErr(err error, where string) error {
 }
 
 func (p *parser) fileErr(format string, args ...any) error {
-	return &FileError{Offset: p.offset(), Message: fmt.Sprintf(format, args...)}
+	return &FileError{Offset: p.offset(), Message: fmt.Sprintf(format, quoted(args)...)}
 }
 
 // token reads the next token.
@@ -98,7 +98,7 @@ func (p *parser) walkObject(what, arrKey string, meta func(key string) string, c
 			}
 		}
 		if name := meta(key); name != "" {
-			p.sum.Meta[name] = val
+			p.meta(name, val)
 		}
 	}
 	if err := p.end(what); err != nil {

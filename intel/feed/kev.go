@@ -85,6 +85,9 @@ func (p *parser) kevEmit(idx int, off int64, k KEV, cwes []string) error {
 		}
 	}
 	k.CWEs = set
+	var c cuts
+	k.bound(&c)
+	p.cut(idx, off, k.CVEID, &c)
 	if p.h.KEV != nil {
 		if err := p.h.KEV(k); err != nil {
 			return err

@@ -108,7 +108,9 @@ func (p *parser) nvdRecord() error {
 		p.problem(idx, off, id, "invalid CVE id %q", item.CVE.ID)
 		return nil
 	}
-	c := item.CVE.normalize(id)
+	var cut cuts
+	c := item.CVE.normalize(id, &cut)
+	p.cut(idx, off, id, &cut)
 	if p.h.CVE != nil {
 		if err := p.h.CVE(c); err != nil {
 			return err
@@ -118,7 +120,8 @@ func (p *parser) nvdRecord() error {
 	return nil
 }
 
-func (n *nvdCVE) normalize(id string) CVE {
+// normalize makes the record a CVE within the caps; cut notes what it lost.
+func (n *nvdCVE) normalize(id string, cut *cuts) CVE {
 	c := CVE{
 		ID:           id,
 		Source:       NVD,
@@ -204,5 +207,6 @@ func (n *nvdCVE) normalize(id string) CVE {
 		refs.add(r.URL, r.Tags)
 	}
 	c.References = refs.refs
+	c.bound(cut)
 	return c
 }
