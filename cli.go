@@ -85,6 +85,7 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 		return usageOf(args, stdout, "usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate\n"+
 			"       garrison org set-quota --email ADMIN_EMAIL --quota SIZE|default\n"+
 			"       garrison org create --name NAME --admin-email EMAIL [--admin-name NAME] [--plan PLAN] [--password-stdin]\n"+
+			"       garrison org create --name NAME --provider-email PROVIDER_ADMIN_EMAIL [--admin-email EMAIL] [--plan PLAN]\n"+
 			"       garrison org delete --email ADMIN_EMAIL [--yes]")
 	}
 	fs := newFlagSet("garrison org set-plan [flags]",
@@ -202,9 +203,10 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 			"password is the first line of standard input; otherwise a one-time set-password token (valid 24 hours)\n"+
 			"is printed and mailed.", stderr)
 	name := fs.String("name", "", "the organization's name (required)")
-	email := fs.String("admin-email", "", "the admin's e-mail address (required)")
+	email := fs.String("admin-email", "", "the admin's e-mail address (required, except for a client: its first admin, invited)")
 	adminName := fs.String("admin-name", "Administrator", "the admin's name")
-	plan := fs.String("plan", account.PlanStarter, "starter, pro or ultimate")
+	plan := fs.String("plan", "", "starter, pro or ultimate (default: starter; a client's: its provider's, as it changes)")
+	provider := fs.String("provider-email", "", "make a client of the organization of the admin with this address (it becomes a provider)")
 	fromStdin := fs.Bool("password-stdin", false, "read the admin's password from the first line of standard input")
 	baseURL := fs.String("base-url", "https://localhost:8443", "public URL of the server, for the link in the mail")
 	st, err := cliStoreAt(ctx, fs, args, getenv, true)
@@ -226,9 +228,16 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	mailer := mail.New(mail.Config{Store: st, Log: log, Now: time.Now, BaseURL: *baseURL})
 	accounts := account.New(account.Config{Store: st, Passwords: credential.NewHasher(credential.DefaultIterations), Mailer: mailer,
 		Now: time.Now, Log: log})
-	res, err := accounts.CreateOrg(ctx, account.NewOrg{Name: *name, AdminEmail: *email, AdminName: *adminName, Plan: *plan, Password: password})
+	res, err := accounts.CreateOrg(ctx, account.NewOrg{Name: *name, AdminEmail: *email, AdminName: *adminName, Plan: *plan, Password: password,
+		ProviderEmail: *provider})
+	if errors.Is(err, account.ErrNoSuchAdmin) {
+		return fmt.Errorf("--provider-email: no admin with e-mail %q", *provider)
+	}
 	if err != nil {
 		return err
+	}
+	if res.Client != nil {
+		return reportClientCreated(ctx, st, res, stdout)
 	}
 	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: res.Admin.OrgID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgCreate,
 		Target: res.Admin.OrgID, Detail: map[string]string{"name": res.Admin.OrgName, "plan": res.Admin.Plan, "admin": res.Admin.Email}}); err != nil {
@@ -238,6 +247,27 @@ func runOrgCreate(ctx context.Context, args []string, getenv func(string) string
 	if res.SetPasswordToken != "" {
 		fmt.Fprintf(stdout, "Set the admin's password before %s with POST /api/auth/reset-confirm {\"token\": %q, \"new_password\": \"…\"}\n"+
 			"(the token was also mailed to %s).\n", res.SetPasswordUntil.UTC().Format(time.RFC3339), res.SetPasswordToken, res.Admin.Email)
+	}
+	return nil
+}
+
+// reportClientCreated audits and prints a client the operator made.
+func reportClientCreated(ctx context.Context, st *store.Store, res account.CreatedOrg, stdout io.Writer) error {
+	c := res.Client.Client
+	by := audit.CLIActor(currentUser())
+	detail := map[string]string{"name": c.Name, "plan": c.Plan, "provider": res.Admin.OrgID}
+	if res.Client.Invite != nil {
+		detail["admin"] = res.Client.Invite.Email
+	}
+	for _, org := range []string{c.ID, res.Admin.OrgID} {
+		if err := audit.Record(ctx, st, store.AuditEntry{OrgID: org, Actor: by, Action: audit.ClientCreate, Target: c.ID, Detail: detail}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "Created client %s (%s, %s plan) of %s (%s).\n", c.Name, c.ID, c.Plan, res.Admin.OrgName, res.Admin.OrgID)
+	if inv := res.Client.Invite; inv != nil {
+		fmt.Fprintf(stdout, "Invited %s as its admin (mailed; invite_token %s, valid until %s).\n", inv.Email, res.Client.InviteToken,
+			inv.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	return nil
 }

@@ -313,3 +313,43 @@ func TestOrgDelete(t *testing.T) {
 	}
 	e.Do("GET", "/api/events", otherKey, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
 }
+
+// TestOrgCreateClientCLI: the operator makes a client under a provider's
+// admin, which the running server sees at the next request; the client's
+// admin is invited; bad input makes nothing.
+func TestOrgCreateClientCLI(t *testing.T) {
+	e := newTestEnv(t)
+	ann := e.Register("ann@acme-msp.test", "Acme MSP")
+	dataDir := dataDirOf(t, e.app)
+	var out bytes.Buffer
+	if err := runCLI(t, []string{"org", "create", "--data", dataDir, "--name", "Dental One", "--provider-email", ann.Email,
+		"--admin-email", "cal@dental.test"}, &out, &out); err != nil || !strings.Contains(out.String(), "Created client Dental One") {
+		t.Fatalf("org create --provider-email: %v %s", err, out.String())
+	}
+	tok := regexp.MustCompile(`invite_token (\S+),`).FindStringSubmatch(out.String())
+	if tok == nil {
+		t.Fatalf("no invitation printed: %s", out.String())
+	}
+	clients := e.Do("GET", "/api/clients", ann.Token, nil).Must(t, http.StatusOK)
+	if clients.Get("data").Len() != 1 || clients.Str("data", "0", "name") != "Dental One" || clients.Str("data", "0", "plan") != "starter" {
+		t.Fatalf("the provider's clients: %s", clients.Raw)
+	}
+	cal := e.Do("POST", "/api/auth/register", "", map[string]any{"email": "cal@dental.test", "password": apitest.Password, "name": "Cal",
+		"invite_token": tok[1]}).Must(t, http.StatusCreated)
+	if cal.Str("user", "org_id") != clients.Str("data", "0", "id") || cal.Str("user", "role") != "admin" {
+		t.Fatalf("the client's admin: %s", cal.Raw)
+	}
+	entry := e.Do("GET", "/api/audit-log?action=client.create", ann.Token, nil).Must(t, http.StatusOK)
+	if entry.Get("data").Len() != 1 || !strings.HasPrefix(entry.Str("data", "0", "actor"), "cli:") {
+		t.Fatalf("the provider's log: %s", entry.Raw)
+	}
+	for _, args := range [][]string{{"--name", "X", "--provider-email", "nobody@acme.test"}, {"--name", "", "--provider-email", ann.Email},
+		{"--name", "Y", "--provider-email", cal.Str("user", "email")}, {"--name", "Z", "--provider-email", ann.Email, "--plan", "gold"}} {
+		if err := runCLI(t, append([]string{"org", "create", "--data", dataDir}, args...), &out, &out); err == nil {
+			t.Errorf("%v: accepted", args)
+		}
+	}
+	if n := e.Do("GET", "/api/clients", ann.Token, nil).Must(t, http.StatusOK).Get("data").Len(); n != 1 {
+		t.Fatalf("%d clients after refused commands", n)
+	}
+}

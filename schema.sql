@@ -854,3 +854,76 @@ CREATE TABLE email_claims (
     created_at     INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX email_claims_email ON email_claims (email, created_at);
+
+-- migration: 19
+-- Providers and their clients, and people in several organizations
+-- (store/tenancy.go). An organization is standalone (as every one was
+-- before), a provider, or a client of one provider (one level); a client
+-- takes its provider's plan unless plan_inherited is 0. A membership is a
+-- person's role in one organization: admin, member, or for a provider's
+-- staff technician (acts in the provider's clients, does not manage the
+-- provider). users.org_id stays the account's home: the organization it
+-- was made in, whose deletion ends the account unless it belongs elsewhere
+-- too. A provider's admin or technician reaches every client of the
+-- provider (all_clients 1), or only those in member_clients (all_clients
+-- 0; none once they are all offboarded).
+ALTER TABLE orgs ADD COLUMN kind TEXT NOT NULL DEFAULT 'standalone' CHECK (kind IN ('standalone', 'provider', 'client'));
+ALTER TABLE orgs ADD COLUMN provider_id TEXT REFERENCES orgs(id);
+ALTER TABLE orgs ADD COLUMN plan_inherited INTEGER NOT NULL DEFAULT 0 CHECK (plan_inherited IN (0, 1));
+CREATE INDEX orgs_provider ON orgs (provider_id, name) WHERE provider_id IS NOT NULL;
+CREATE TABLE memberships (
+    user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    role        TEXT NOT NULL CHECK (role IN ('admin', 'member', 'technician')),
+    origin      TEXT NOT NULL CHECK (origin IN ('signup', 'invite', 'key_invite', 'operator')),
+    created_at  INTEGER NOT NULL,
+    all_clients INTEGER NOT NULL DEFAULT 1 CHECK (all_clients IN (0, 1)),
+    PRIMARY KEY (user_id, org_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX memberships_org ON memberships (org_id, role);
+INSERT INTO memberships (user_id, org_id, role, origin, created_at)
+    SELECT id, org_id, role, origin, created_at FROM users;
+DROP INDEX users_org;
+ALTER TABLE users DROP COLUMN role;
+CREATE INDEX users_org ON users (org_id);
+CREATE TABLE member_clients (
+    user_id     TEXT NOT NULL,
+    provider_id TEXT NOT NULL,
+    client_id   TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, client_id),
+    FOREIGN KEY (user_id, provider_id) REFERENCES memberships(user_id, org_id) ON DELETE CASCADE
+) STRICT, WITHOUT ROWID;
+CREATE INDEX member_clients_provider ON member_clients (provider_id, user_id);
+CREATE TABLE invites_v19 (
+    id             TEXT PRIMARY KEY,
+    org_id         TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    email          TEXT NOT NULL,
+    role           TEXT NOT NULL CHECK (role IN ('admin', 'member', 'technician')),
+    token_hash     BLOB NOT NULL UNIQUE,
+    invited_by     TEXT REFERENCES users(id) ON DELETE SET NULL,
+    invited_by_key TEXT,
+    expires_at     INTEGER NOT NULL,
+    accepted_at    INTEGER,
+    created_at     INTEGER NOT NULL
+) STRICT;
+INSERT INTO invites_v19 (id, org_id, email, role, token_hash, invited_by, invited_by_key, expires_at, accepted_at, created_at)
+    SELECT id, org_id, email, role, token_hash, invited_by, invited_by_key, expires_at, accepted_at, created_at FROM invites;
+DROP TABLE invites;
+ALTER TABLE invites_v19 RENAME TO invites;
+CREATE INDEX invites_org ON invites (org_id, created_at);
+-- A won lead that became a client names it in its history (kind client,
+-- to_v: the client's id).
+CREATE TABLE lead_history_v19 (
+    id      INTEGER PRIMARY KEY,
+    lead_id TEXT NOT NULL REFERENCES leads(id) ON DELETE CASCADE,
+    kind    TEXT NOT NULL CHECK (kind IN ('status', 'score', 'client')),
+    from_v  TEXT,
+    to_v    TEXT NOT NULL,
+    note    TEXT NOT NULL,
+    actor   TEXT NOT NULL,
+    at      INTEGER NOT NULL
+) STRICT;
+INSERT INTO lead_history_v19 SELECT id, lead_id, kind, from_v, to_v, note, actor, at FROM lead_history;
+DROP TABLE lead_history;
+ALTER TABLE lead_history_v19 RENAME TO lead_history;
+CREATE INDEX lead_history_lead ON lead_history (lead_id, id);

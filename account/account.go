@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"garrison/actor"
@@ -167,6 +169,17 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (Registered, er
 		acc.InviteHash = credential.Hash(r.InviteToken)
 	}
 	u, err := a.store.Register(ctx, acc)
+	var existing store.User // the address's account, when an invitation's password is not its
+	if errors.Is(err, store.ErrEmailTaken) && r.InviteToken != "" {
+		// The address's own account accepts with its own password: the
+		// same person joins another organization.
+		joined, ok, joinErr := a.join(ctx, r, acc.InviteHash)
+		if ok || joinErr != nil {
+			u, err = joined, joinErr
+		} else {
+			existing = joined
+		}
+	}
 	var claim *store.EmailClaim
 	if errors.Is(err, store.ErrEmailTaken) {
 		acc.VerifyMail = a.mail.Claim(r.Email, token)
@@ -177,6 +190,11 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (Registered, er
 			err = claimErr
 		}
 	}
+	if errors.Is(err, store.ErrEmailTaken) && existing.ID != "" {
+		// Neither the account's password nor a claim of its address: a
+		// wrong password, answered and counted as a sign-in's.
+		return Registered{User: existing}, ErrBadLogin
+	}
 	if errors.Is(err, store.ErrInvalidToken) {
 		return Registered{}, valid.Field("invite_token", "is invalid, expired, already used, or for another e-mail address")
 	}
@@ -185,6 +203,22 @@ func (a *Accounts) Register(ctx context.Context, r Registration) (Registered, er
 	}
 	a.mail.Notify()
 	return Registered{User: u, Claim: claim}, nil
+}
+
+// join adds the address's account to the invitation's organization when
+// the password is that account's; ok is false, with the account, when it
+// is not.
+func (a *Accounts) join(ctx context.Context, r Registration, inviteHash []byte) (store.User, bool, error) {
+	existing, err := a.store.UserByEmail(ctx, r.Email)
+	if err != nil {
+		return store.User{}, false, err
+	}
+	ok, _, err := a.passwords.Verify(ctx, r.Password, existing.PasswordHash)
+	if err != nil || !ok {
+		return existing, false, err
+	}
+	u, err := a.store.JoinOrg(ctx, existing.ID, inviteHash)
+	return u, err == nil, err
 }
 
 // Login checks an address and password. Unknown addresses cost the same
@@ -228,8 +262,13 @@ func (a *Accounts) Login(ctx context.Context, email, password string) (store.Use
 }
 
 // ChangePassword replaces the user's password after checking the current
-// one; every session of the user ends. It returns the user as now stored.
-func (a *Accounts) ChangePassword(ctx context.Context, u store.User, current, next string) (store.User, error) {
+// one; every session of the user ends. It returns the user as now stored,
+// acting in the organization u acts in.
+func (a *Accounts) ChangePassword(ctx context.Context, who Credential, current, next string) (store.User, error) {
+	u := who.User
+	if who.ByHeader {
+		return u, ErrIssueByHeader
+	}
 	var p valid.Problems
 	p.Check(current != "", "current_password", "is required")
 	checkPassword(&p, "new_password", next)
@@ -251,7 +290,7 @@ func (a *Accounts) ChangePassword(ctx context.Context, u store.User, current, ne
 	if err := a.store.SetPassword(ctx, u.ID, hash, true); err != nil {
 		return u, err
 	}
-	return a.store.UserByID(ctx, u.ID)
+	return a.store.UserIn(ctx, u.ID, u.OrgID)
 }
 
 // RequestReset queues a reset for an address, existing or not; the mailer
@@ -326,16 +365,34 @@ func (a *Accounts) confirmClaim(ctx context.Context, token string) (store.User, 
 		Target: displaced.UserID, Detail: map[string]string{"reason": "address_claimed", "email": u.Email}})
 }
 
-// ValidRole reports whether role is a user role.
-func ValidRole(role string) bool { return role == actor.RoleAdmin || role == actor.RoleMember }
+// RolesIn are the roles a person may hold in an organization of the kind:
+// technician only in a provider (it acts in the provider's clients).
+func RolesIn(kind string) []string {
+	if kind == store.OrgProvider {
+		return actor.Roles
+	}
+	return []string{actor.RoleAdmin, actor.RoleMember}
+}
+
+// checkRole refuses a role the organization's kind does not have.
+func checkRole(p *valid.Problems, role, kind string) {
+	roles := RolesIn(kind)
+	p.Check(slices.Contains(roles, role), "role", "must be "+strings.Join(roles[:len(roles)-1], ", ")+" or "+roles[len(roles)-1])
+}
 
 // SetRole makes a user of who's organization an admin or a member and
 // says the role it had. Granting or taking away admin needs a person who
 // gave their password within ReauthWindow; the organization keeps an
 // admin not made through an API key's invitation (store.ErrLastAdmin).
 func (a *Accounts) SetRole(ctx context.Context, who Credential, userID, role string) (u store.User, previous string, err error) {
-	if !ValidRole(role) {
-		return store.User{}, "", valid.Field("role", "must be admin or member")
+	org, err := a.store.Org(ctx, who.OrgID)
+	if err != nil {
+		return store.User{}, "", err
+	}
+	var p valid.Problems
+	checkRole(&p, role, org.Kind)
+	if err := p.Err(); err != nil {
+		return store.User{}, "", err
 	}
 	cur, err := a.store.Member(ctx, who.OrgID, userID)
 	if err != nil {
@@ -381,9 +438,13 @@ func (a *Accounts) Invite(ctx context.Context, in Invitation) (inv store.Invite,
 	if in.Role == "" {
 		in.Role = actor.RoleMember
 	}
+	org, err := a.store.Org(ctx, in.OrgID)
+	if err != nil {
+		return inv, "", err
+	}
 	var p valid.Problems
 	p.Check(valid.Email(in.Email), "email", "must be a valid e-mail address")
-	p.Check(ValidRole(in.Role), "role", "must be admin or member")
+	checkRole(&p, in.Role, org.Kind)
 	if err := p.Err(); err != nil {
 		return inv, "", err
 	}
@@ -399,10 +460,6 @@ func (a *Accounts) Invite(ctx context.Context, in Invitation) (inv store.Invite,
 	}
 	if !in.SenderVerified {
 		return inv, "", ErrUnverifiedSender
-	}
-	org, err := a.store.Org(ctx, in.OrgID)
-	if err != nil {
-		return inv, "", err
 	}
 	token, hash := credential.NewToken()
 	inv, err = a.store.CreateInvite(ctx, store.Invite{OrgID: in.OrgID, Email: in.Email, Role: in.Role,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"garrison/actor"
 	"garrison/credential"
 	"garrison/store"
 	"garrison/valid"
@@ -20,6 +21,10 @@ type NewOrg struct {
 	// Password of the admin; empty: a one-time set-password token is
 	// issued instead (SetPasswordToken in the result).
 	Password string
+	// ProviderEmail makes a client of the provider of this admin's
+	// (home) organization instead, taking the provider's plan unless Plan
+	// is given; AdminEmail, then optional, is invited as its first admin.
+	ProviderEmail string
 }
 
 // CreatedOrg is the organization and admin made, and, without a password,
@@ -28,12 +33,17 @@ type CreatedOrg struct {
 	Admin            store.User
 	SetPasswordToken string
 	SetPasswordUntil time.Time
+	// A client's (ProviderEmail): the client and its admin's invitation.
+	Client *ClientCreated
 }
 
 // CreateOrg makes an organization and its admin whatever the registration
 // mode: the operator's way in to a closed appliance. The admin's address
 // counts as confirmed (the operator vouches for it).
 func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) {
+	if o.ProviderEmail != "" {
+		return a.createClientByOperator(ctx, o)
+	}
 	o.AdminEmail = valid.NormalEmail(o.AdminEmail)
 	if o.Plan == "" {
 		o.Plan = a.defaultPlan
@@ -92,4 +102,25 @@ func (a *Accounts) CreateOrg(ctx context.Context, o NewOrg) (CreatedOrg, error) 
 		a.mail.Notify()
 	}
 	return out, nil
+}
+
+// createClientByOperator makes a client of the provider of the admin with
+// o.ProviderEmail (a standalone organization becomes a provider), as the
+// operator, and invites o.AdminEmail as its first admin.
+func (a *Accounts) createClientByOperator(ctx context.Context, o NewOrg) (CreatedOrg, error) {
+	admin, err := a.AdminByEmail(ctx, o.ProviderEmail)
+	if err != nil {
+		return CreatedOrg{}, err
+	}
+	operator := Credential{Actor: actor.Garrison(admin.OrgID)}
+	c, err := a.CreateClient(ctx, operator, NewClient{Name: o.Name, Plan: o.Plan})
+	if err != nil || o.AdminEmail == "" {
+		return CreatedOrg{Admin: admin, Client: &c}, err
+	}
+	inv, token, err := a.Invite(ctx, Invitation{OrgID: c.Client.ID, SenderVerified: true, Email: o.AdminEmail, Role: actor.RoleAdmin})
+	if err != nil {
+		return CreatedOrg{Admin: admin, Client: &c}, err
+	}
+	c.Invite, c.InviteToken = &inv, token
+	return CreatedOrg{Admin: admin, Client: &c}, nil
 }

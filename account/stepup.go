@@ -52,6 +52,9 @@ var ErrWrongPassword = &fault.Error{Code: fault.Invalid, Message: "Invalid reque
 // for one whose password was just given, for the actions that need one
 // (ReauthWindow). The old token stops working.
 func (a *Accounts) Reauthenticate(ctx context.Context, who Credential, password string) (SessionToken, error) {
+	if who.ByHeader {
+		return SessionToken{}, ErrIssueByHeader
+	}
 	if password == "" {
 		return SessionToken{}, valid.Field("password", "is required")
 	}

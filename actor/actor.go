@@ -17,14 +17,17 @@ const (
 	System
 )
 
-// A person's roles in an organization.
+// A person's roles in an organization. A technician is a provider's staff
+// member who acts in its clients (seeing each whole) without managing the
+// provider.
 const (
-	RoleAdmin  = "admin"
-	RoleMember = "member"
+	RoleAdmin      = "admin"
+	RoleTechnician = "technician"
+	RoleMember     = "member"
 )
 
 // Roles lists the roles, the strongest first.
-var Roles = []string{RoleAdmin, RoleMember}
+var Roles = []string{RoleAdmin, RoleTechnician, RoleMember}
 
 // An API key's scopes.
 const (
@@ -47,14 +50,18 @@ type Actor struct {
 	ID    string
 	Role  string // a person's
 	Scope string // a key's
+	// Via is the provider whose admin, technician or key acts in OrgID, a
+	// client of it; "" when the actor belongs to OrgID.
+	Via string
 }
 
 // Garrison is the system acting in an organization (an agent, a loop).
 func Garrison(orgID string) Actor { return Actor{Kind: System, OrgID: orgID, ID: SystemID} }
 
 // SeesOrganization reports whether the actor sees all of its organization's
-// records: admins, keys and Garrison do; a member sees their own.
-func (a Actor) SeesOrganization() bool { return a.Kind != Person || a.Role == RoleAdmin }
+// records: admins, technicians, keys and Garrison do; a member sees their
+// own.
+func (a Actor) SeesOrganization() bool { return a.Kind != Person || a.Role != RoleMember }
 
 // Owner is the user whose own records the actor is limited to, "" when it
 // sees the whole organization.

@@ -124,7 +124,7 @@ func healthReport(ctx context.Context, env *Env, run store.AgentRun, _ Params) (
 		summary += fmt.Sprintf(" %d upsell signals.", len(upsell))
 	}
 	// Leads won this month (UTC), for plans with outreach.
-	if outreach.Permit(org.Plan) == nil {
+	if outreach.Permit(org.Kind, org.Plan) == nil {
 		monthStart := time.Date(now.UTC().Year(), now.UTC().Month(), 1, 0, 0, 0, 0, time.UTC)
 		won, err := env.Store.LeadsWonSince(ctx, run.OrgID, monthStart)
 		if err != nil {

@@ -68,7 +68,7 @@ func huntLeads(ctx context.Context, env *Env, run store.AgentRun, params Params)
 	if err != nil {
 		return Report{}, err
 	}
-	if err := outreach.Permit(org.Plan); err != nil {
+	if err := outreach.Permit(org.Kind, org.Plan); err != nil {
 		return Report{}, &Failure{err.Error() + "."}
 	}
 	crit := outreach.Criteria{Vertical: p.Vertical, Region: p.Region}

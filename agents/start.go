@@ -8,6 +8,7 @@ import (
 
 	"garrison/account"
 	"garrison/actor"
+	"garrison/outreach"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -44,6 +45,9 @@ type Request struct {
 	Params []byte
 	Decode func(body []byte, dst any) error
 	Plan   string // the organization's
+	// OrgKind is the organization's kind: the lead hunter works a
+	// provider's pipeline, never a client's.
+	OrgKind string
 	// Who requests the run, in their organization: a run that reads a
 	// ticket needs the requester to see it.
 	Who actor.Actor
@@ -65,6 +69,11 @@ func (r *Runner) Start(ctx context.Context, req Request, spend func() error) (Ac
 	}
 	if err := ag.Permit(req.Plan); err != nil {
 		return Accepted{}, err
+	}
+	if ag.Slug == mspHunter.Slug {
+		if err := outreach.Permit(req.OrgKind, req.Plan); err != nil {
+			return Accepted{}, err
+		}
 	}
 	params := ag.NewParams()
 	if err := req.Decode(req.Params, params); err != nil {

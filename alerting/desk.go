@@ -38,15 +38,21 @@ type Query struct {
 
 // List is a page of the organization's alerts, most recently active first.
 func List(ctx context.Context, st Store, who actor.Actor, q Query) ([]Alert, int, error) {
+	f, err := q.Filter()
+	if err != nil {
+		return nil, 0, err
+	}
+	return st.Alerts(ctx, who.OrgID, f)
+}
+
+// Filter judges a list's filters as given.
+func (q Query) Filter() (Filter, error) {
 	var p valid.Problems
 	f := Filter{Status: q.Status, Severities: event.ParseSeverities(&p, "severity", q.Severity), Limit: q.Limit, Offset: q.Offset}
 	if f.Status != "" {
 		validStatus(&p, f.Status)
 	}
-	if err := p.Err(); err != nil {
-		return nil, 0, err
-	}
-	return st.Alerts(ctx, who.OrgID, f)
+	return f, p.Err()
 }
 
 // Get is one alert with its newest events and its history.

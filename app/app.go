@@ -23,6 +23,7 @@ import (
 	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/demo"
+	"garrison/fleet"
 	"garrison/handlers"
 	"garrison/ingest"
 	"garrison/intel"
@@ -101,6 +102,7 @@ type App struct {
 	Runner     *agents.Runner
 	Intel      *intel.Service
 	Compliance *compliance.Engine
+	Fleet      *fleet.Service
 	Limits     *handlers.RateLimits
 	Metrics    *metrics.Registry
 	API        *handlers.API
@@ -165,6 +167,8 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 	a.Accounts = account.New(account.Config{Store: st, Passwords: credential.NewHasher(o.PasswordIterations),
 		Sessions: o.Sessions, KeyUse: a.KeyUse, Mailer: a.Mailer, Now: o.Now, Log: o.Log,
 		DefaultPlan: s.DefaultPlan, Registration: s.Registration})
+	board := dashboard.New(dashboard.Config{Store: st, Now: o.Now, Blocklist: blocked, Model: model, Log: o.Log})
+	a.Fleet = fleet.New(fleet.Config{Store: st, Accounts: a.Accounts, Board: board, Now: o.Now, Log: o.Log})
 	a.registerGauges()
 	a.API = handlers.New(handlers.Deps{
 		Console:        pages,
@@ -180,7 +184,8 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 		Intel:          a.Intel,
 		Version:        o.Version,
 		Metrics:        a.Metrics,
-		Dashboard:      dashboard.New(dashboard.Config{Store: st, Now: o.Now, Blocklist: blocked, Model: model, Log: o.Log}),
+		Dashboard:      board,
+		Fleet:          a.Fleet,
 		Ingest:         ingest.New(ingest.Config{Store: st, Now: o.Now, Blocklist: blocked, Mailer: a.Mailer, Log: o.Log}),
 		IngestInflight: s.IngestInflight,
 	})

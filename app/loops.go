@@ -35,10 +35,12 @@ const (
 	// Purge: expired tokens and denylist entries, and interrupted
 	// intelligence imports closed.
 	Purge
+	// Fleet: clients' scores the fleet view found old, refreshed.
+	Fleet
 )
 
 // allLoops is what a server runs.
-var allLoops = []Loop{Maintenance, Mail, KeyUses, Agents, Retention, IntelSync, Trim, Buckets, Purge}
+var allLoops = []Loop{Maintenance, Mail, KeyUses, Agents, Retention, IntelSync, Trim, Buckets, Purge, Fleet}
 
 // maintenanceInterval is how often expired denylist entries and tokens go,
 // and an intelligence import whose process ended is closed.
@@ -68,6 +70,7 @@ func (a *App) Start(ctx context.Context, loops ...Loop) (wait func()) {
 	run(Mail, func() { a.Mailer.Run(ctx) })
 	run(KeyUses, func() { a.KeyUse.Run(ctx) })
 	run(Agents, func() { a.Runner.Run(ctx) })
+	run(Fleet, func() { a.Fleet.Run(ctx) })
 	run(Retention, func() {
 		a.Store.Retain(ctx, store.Retention{Events: a.settings.Retention, Audit: a.settings.AuditRetention}, a.log)
 	})

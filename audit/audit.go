@@ -51,23 +51,66 @@ const (
 	ProspectImport      = "outreach.import"
 	LeadStatus          = "lead.status"
 	OrgCreate           = "org.create" // garrison org create
+
+	SwitchOrg     = "auth.switch_org"
+	ClientCreate  = "client.create"
+	ClientUpdate  = "client.update"
+	ClientDelete  = "client.delete"
+	MemberClients = "org.member_clients"
+	LeadConvert   = "lead.convert"
 )
 
 // Actions lists every action, for the log's filter and its documentation.
 var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail, Reauthenticate,
 	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan, OrgQuota,
-	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate}
+	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate,
+	SwitchOrg, ClientCreate, ClientUpdate, ClientDelete, MemberClients, LeadConvert}
 
 // writeTimeout bounds writing an entry after its request or command ended.
 const writeTimeout = 10 * time.Second
 
 // Record writes an entry. It is written after the change it records
 // committed, even when ctx's request or command is ending: the log says
-// what happened.
+// what happened. An action a provider's staff or key took in a client
+// (e.Via) goes on both logs, naming the provider in the client's
+// ("provider", "provider_name") and the client in the provider's
+// ("client", "client_name"): the client's admins see who of their
+// provider acted, and the provider sees what its staff did.
 func Record(ctx context.Context, st *store.Store, e store.AuditEntry) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	return st.AppendAudit(ctx, e)
+	if e.Via == "" || e.Via == e.OrgID {
+		return st.AppendAudit(ctx, e)
+	}
+	provider, err := st.Org(ctx, e.Via)
+	if err != nil {
+		return fmt.Errorf("audit: the acting provider: %w", err)
+	}
+	client, err := st.Org(ctx, e.OrgID)
+	if err != nil {
+		return fmt.Errorf("audit: the client acted in: %w", err)
+	}
+	inClient := e
+	inClient.Detail = withDetail(e.Detail, "provider", provider.ID, "provider_name", provider.Name)
+	if err := st.AppendAudit(ctx, inClient); err != nil {
+		return err
+	}
+	inProvider := e
+	inProvider.OrgID = provider.ID
+	inProvider.Detail = withDetail(e.Detail, "client", client.ID, "client_name", client.Name)
+	return st.AppendAudit(ctx, inProvider)
+}
+
+// withDetail is a copy of detail with the key/value pairs added.
+func withDetail(detail map[string]string, kv ...string) map[string]string {
+	out := make(map[string]string, len(detail)+len(kv)/2)
+	for k, v := range detail {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
 }
 
 // SystemActor names Garrison itself in the log, for a change no caller

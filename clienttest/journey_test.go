@@ -52,7 +52,7 @@ func TestGeneratedClientJourney(t *testing.T) {
 	}
 	session := bearer(*login.JSON200.Token)
 
-	made, err := c.CreateAPIKeyWithResponse(ctx, client.CreateAPIKeyJSONRequestBody{Name: "sensor", Scope: client.ScopeWrite}, session)
+	made, err := c.CreateAPIKeyWithResponse(ctx, nil, client.CreateAPIKeyJSONRequestBody{Name: "sensor", Scope: client.ScopeWrite}, session)
 	expect(t, "create an API key", made, err, http.StatusCreated)
 	key := made.JSON201.Data
 	if key.Scope != client.ScopeWrite || key.Status != client.ApiKeyCreatedViewStatusActive || key.ExpiresAt != nil {
@@ -72,7 +72,7 @@ func TestGeneratedClientJourney(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ingested, err := c.IngestEventsWithResponse(ctx, batch, sensor)
+	ingested, err := c.IngestEventsWithResponse(ctx, nil, batch, sensor)
 	expect(t, "ingest", ingested, err, http.StatusCreated)
 	if ingested.JSON201.Data.Count != 2 || len(ingested.JSON201.Data.Ids) != 2 {
 		t.Errorf("ingested %+v, want 2 events", ingested.JSON201.Data)
@@ -98,7 +98,7 @@ func TestGeneratedClientJourney(t *testing.T) {
 		t.Errorf("open alerts %+v, want the beacon's", alerts.JSON200.Data)
 	}
 
-	overview, err := c.OverviewWithResponse(ctx, session)
+	overview, err := c.OverviewWithResponse(ctx, nil, session)
 	expect(t, "dashboard overview", overview, err, http.StatusOK)
 	ov := overview.JSON200.Data
 	if ov.OpenAlerts != 1 || len(ov.RecentAlerts) != 1 || ov.Events.N24h.Total != 2 {
@@ -116,12 +116,12 @@ func TestGeneratedClientJourney(t *testing.T) {
 		Timestamp: now, Source: "edr", Asset: "ws-07", Message: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	invalid, err := c.IngestEventsWithResponse(ctx, bad, sensor)
+	invalid, err := c.IngestEventsWithResponse(ctx, nil, bad, sensor)
 	expect(t, "ingest a bad severity", invalid, err, http.StatusBadRequest)
 	if invalid.JSON400.Code != client.ValidationErrorCodeValidationError || !slices.Contains(invalid.JSON400.Fields, "severity") {
 		t.Errorf("400 %+v, want a validation_error naming severity", invalid.JSON400)
 	}
-	stranger, err := c.GetMeWithResponse(ctx, bearer("svc_live_not-a-key"))
+	stranger, err := c.GetMeWithResponse(ctx, nil, bearer("svc_live_not-a-key"))
 	expect(t, "me with a made-up key", stranger, err, http.StatusUnauthorized)
 	if stranger.JSON401.Code != client.UnauthorizedCodeUnauthorized {
 		t.Errorf("401 %+v, want unauthorized", stranger.JSON401)

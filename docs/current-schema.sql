@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 18
+-- Schema version (PRAGMA user_version): 19
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -400,23 +400,24 @@ CREATE TABLE intel_techniques (
     deprecated INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 
-CREATE TABLE invites (
-    id           TEXT PRIMARY KEY,
-    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
-    email        TEXT NOT NULL,
-    role         TEXT NOT NULL CHECK (role IN ('admin', 'member')),
-    token_hash   BLOB NOT NULL UNIQUE,
-    invited_by   TEXT REFERENCES users(id) ON DELETE SET NULL,
-    expires_at   INTEGER NOT NULL,
-    accepted_at  INTEGER,
-    created_at   INTEGER NOT NULL
-, invited_by_key TEXT) STRICT;
+CREATE TABLE "invites" (
+    id             TEXT PRIMARY KEY,
+    org_id         TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    email          TEXT NOT NULL,
+    role           TEXT NOT NULL CHECK (role IN ('admin', 'member', 'technician')),
+    token_hash     BLOB NOT NULL UNIQUE,
+    invited_by     TEXT REFERENCES users(id) ON DELETE SET NULL,
+    invited_by_key TEXT,
+    expires_at     INTEGER NOT NULL,
+    accepted_at    INTEGER,
+    created_at     INTEGER NOT NULL
+) STRICT;
 CREATE INDEX invites_org ON invites (org_id, created_at);
 
-CREATE TABLE lead_history (
+CREATE TABLE "lead_history" (
     id      INTEGER PRIMARY KEY,
     lead_id TEXT NOT NULL REFERENCES leads(id) ON DELETE CASCADE,
-    kind    TEXT NOT NULL CHECK (kind IN ('status', 'score')),
+    kind    TEXT NOT NULL CHECK (kind IN ('status', 'score', 'client')),
     from_v  TEXT,
     to_v    TEXT NOT NULL,
     note    TEXT NOT NULL,
@@ -441,6 +442,26 @@ CREATE TABLE leads (
 ) STRICT;
 CREATE INDEX leads_org_score ON leads (org_id, score DESC, id);
 CREATE INDEX leads_org_updated ON leads (org_id, updated_at DESC, id);
+
+CREATE TABLE member_clients (
+    user_id     TEXT NOT NULL,
+    provider_id TEXT NOT NULL,
+    client_id   TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, client_id),
+    FOREIGN KEY (user_id, provider_id) REFERENCES memberships(user_id, org_id) ON DELETE CASCADE
+) STRICT, WITHOUT ROWID;
+CREATE INDEX member_clients_provider ON member_clients (provider_id, user_id);
+
+CREATE TABLE memberships (
+    user_id     TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    role        TEXT NOT NULL CHECK (role IN ('admin', 'member', 'technician')),
+    origin      TEXT NOT NULL CHECK (origin IN ('signup', 'invite', 'key_invite', 'operator')),
+    created_at  INTEGER NOT NULL,
+    all_clients INTEGER NOT NULL DEFAULT 1 CHECK (all_clients IN (0, 1)),
+    PRIMARY KEY (user_id, org_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX memberships_org ON memberships (org_id, role);
 
 CREATE TABLE notification_reads (
     notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
@@ -472,7 +493,8 @@ CREATE TABLE orgs (
     name        TEXT NOT NULL,
     plan        TEXT NOT NULL CHECK (plan IN ('starter', 'pro', 'ultimate')),
     created_at  INTEGER NOT NULL
-, storage_quota INTEGER) STRICT;
+, storage_quota INTEGER, kind TEXT NOT NULL DEFAULT 'standalone' CHECK (kind IN ('standalone', 'provider', 'client')), provider_id TEXT REFERENCES orgs(id), plan_inherited INTEGER NOT NULL DEFAULT 0 CHECK (plan_inherited IN (0, 1))) STRICT;
+CREATE INDEX orgs_provider ON orgs (provider_id, name) WHERE provider_id IS NOT NULL;
 
 CREATE TABLE outbox (
     id          INTEGER PRIMARY KEY,
@@ -620,11 +642,10 @@ CREATE TABLE users (
     org_id            TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     email             TEXT NOT NULL UNIQUE,
     name              TEXT NOT NULL,
-    role              TEXT NOT NULL CHECK (role IN ('admin', 'member')),
     password_hash     TEXT NOT NULL,
     token_version     INTEGER NOT NULL DEFAULT 0,
     email_verified_at INTEGER,
     created_at        INTEGER NOT NULL
 , origin TEXT NOT NULL DEFAULT 'signup'
     CHECK (origin IN ('signup', 'invite', 'key_invite', 'operator'))) STRICT;
-CREATE INDEX users_org ON users (org_id, role);
+CREATE INDEX users_org ON users (org_id);

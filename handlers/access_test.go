@@ -43,6 +43,7 @@ var routeAccess = map[string]handlers.Access{
 	"POST /api/auth/refresh":                                  handlers.Session,
 	"POST /api/auth/reauthenticate":                           handlers.Session,
 	"GET /api/auth/me":                                        handlers.Session,
+	"POST /api/auth/switch-org":                               handlers.Session,
 	"GET /api/user/profile":                                   handlers.Session,
 	"POST /api/auth/change-password":                          handlers.Session,
 	"POST /api/auth/reset-request":                            handlers.Public,
@@ -58,6 +59,14 @@ var routeAccess = map[string]handlers.Access{
 	"GET /api/org/members":                                    handlers.Read,
 	"PATCH /api/org/members/{id}":                             handlers.Admin,
 	"DELETE /api/org/members/{id}":                            handlers.Admin,
+	"GET /api/org/members/{id}/clients":                       handlers.Admin,
+	"PUT /api/org/members/{id}/clients":                       handlers.Admin,
+	"GET /api/clients":                                        handlers.Read,
+	"POST /api/clients":                                       handlers.Admin,
+	"GET /api/clients/alerts":                                 handlers.Read,
+	"GET /api/clients/{id}":                                   handlers.Read,
+	"PATCH /api/clients/{id}":                                 handlers.Admin,
+	"DELETE /api/clients/{id}":                                handlers.Admin,
 	"POST /api/events":                                        handlers.Write,
 	"GET /api/events":                                         handlers.Read,
 	"GET /api/dashboard/events":                               handlers.Read,
@@ -116,6 +125,7 @@ var routeAccess = map[string]handlers.Access{
 	"GET /api/outreach/leads":                                 handlers.Read,
 	"GET /api/outreach/leads/{id}":                            handlers.Read,
 	"PATCH /api/outreach/leads/{id}/status":                   handlers.Write,
+	"POST /api/outreach/leads/{id}/convert":                   handlers.Admin,
 }
 
 // expectedStatus is what a caller must get from a route before the route's

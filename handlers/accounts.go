@@ -65,7 +65,19 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
+	// With an invitation, an existing account joins with its password:
+	// a try of that password, guarded like a sign-in.
+	var g passwordGuard
+	if req.InviteToken != "" {
+		var err error
+		if g, err = a.guardPassword(w, r, req.Email, req.Password); err != nil {
+			return err
+		}
+	}
 	reg, err := a.Accounts.Register(r.Context(), account.Registration(req))
+	if errors.Is(err, account.ErrBadLogin) {
+		return a.wrongPassword(w, r, g, reg.User, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -97,51 +109,72 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	// Guessing one account's password is throttled per address tried and
-	// client, and per address tried whether or not it exists, on top of the
-	// per-IP buckets; the second spares the clients the account signed in
-	// from, so guesses from elsewhere cannot lock its owner out.
-	target, client := valid.NormalEmail(req.Email), a.clientKey(r)
-	pair, known := target+" "+client, a.Limits.known.has(target, client)
-	if req.Email != "" && req.Password != "" {
-		if d := a.Limits.loginPair.Peek(pair); !d.Allowed {
-			return a.applyDecision(w, r, a.Limits.loginPair, d)
-		}
-		if d := a.Limits.loginTarget.Peek(target); !d.Allowed && !known {
-			return a.applyDecision(w, r, a.Limits.loginTarget, d)
-		}
+	g, err := a.guardPassword(w, r, req.Email, req.Password)
+	if err != nil {
+		return err
 	}
 	u, err := a.Accounts.Login(r.Context(), req.Email, req.Password)
 	if errors.Is(err, account.ErrBadLogin) {
-		// A wrong password for an existing account goes on its
-		// organization's audit log; an unknown address only in the request log.
-		if u.ID != "" {
-			noteAudit(r, u.OrgID, "")
-			auditDetail(r, "user", u.ID)
-			// Recorded before the answer: on a full disk, a refused sign-in
-			// is refused as unavailable rather than answered unrecorded.
-			if auditErr := a.auditNow(r, audit.LoginFailed); auditErr != nil {
-				return auditErr
-			}
-		}
-		if limitErr := a.charge(w, r, a.Limits.loginPair, pair); limitErr != nil {
-			return limitErr
-		}
-		if limitErr := a.charge(w, r, a.Limits.loginTarget, target); limitErr != nil && !known {
-			return limitErr
-		}
-		return err
+		return a.wrongPassword(w, r, g, u, err)
 	}
 	if err != nil {
 		return err
 	}
-	a.Limits.known.add(target, client)
+	a.Limits.known.add(g.target, g.client)
 	noteAudit(r, u.OrgID, u.ID)
 	// No session is given unless its sign-in is on the audit log.
 	if err := a.auditNow(r, audit.Login); err != nil {
 		return err
 	}
 	return a.writeSession(w, r, http.StatusOK, u, a.Now())
+}
+
+// passwordGuard is the address a password is tried for, and the client.
+type passwordGuard struct {
+	target, client, pair string
+	known                bool // the client signed in to the address before
+}
+
+// guardPassword refuses a password try while its buckets are empty.
+// Guessing one account's password is throttled per address tried and
+// client, and per address tried whether or not it exists, on top of the
+// per-IP buckets; the second spares the clients the account signed in
+// from, so guesses from elsewhere cannot lock its owner out.
+func (a *API) guardPassword(w http.ResponseWriter, r *http.Request, email, password string) (passwordGuard, error) {
+	g := passwordGuard{target: valid.NormalEmail(email), client: a.clientKey(r)}
+	g.pair, g.known = g.target+" "+g.client, a.Limits.known.has(g.target, g.client)
+	if email == "" || password == "" {
+		return g, nil
+	}
+	if d := a.Limits.loginPair.Peek(g.pair); !d.Allowed {
+		return g, a.applyDecision(w, r, a.Limits.loginPair, d)
+	}
+	if d := a.Limits.loginTarget.Peek(g.target); !d.Allowed && !g.known {
+		return g, a.applyDecision(w, r, a.Limits.loginTarget, d)
+	}
+	return g, nil
+}
+
+// wrongPassword answers a wrong password (err) for the address: on the
+// audit log of the account's organization when it exists (an unknown
+// address only in the request log), and charged to the password buckets.
+func (a *API) wrongPassword(w http.ResponseWriter, r *http.Request, g passwordGuard, u store.User, err error) error {
+	if u.ID != "" {
+		noteAudit(r, u.OrgID, "")
+		auditDetail(r, "user", u.ID)
+		// Recorded before the answer: on a full disk, a refused sign-in
+		// is refused as unavailable rather than answered unrecorded.
+		if auditErr := a.auditNow(r, audit.LoginFailed); auditErr != nil {
+			return auditErr
+		}
+	}
+	if limitErr := a.charge(w, r, a.Limits.loginPair, g.pair); limitErr != nil {
+		return limitErr
+	}
+	if limitErr := a.charge(w, r, a.Limits.loginTarget, g.target); limitErr != nil && !g.known {
+		return limitErr
+	}
+	return err
 }
 
 type reauthenticateRequest struct {
@@ -213,11 +246,45 @@ func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusOK, struct {
-		userView
-		Organization orgView `json:"organization"`
-	}{newUserView(p.User), newOrgView(org)})
+	reach, err := a.Accounts.ReachOf(r.Context(), p.User.ID)
+	if err != nil {
+		return err
+	}
+	out := meView{userView: newUserView(p.User), Organization: newOrgView(org), Memberships: []membershipView{}, Clients: []reachView{}}
+	if p.Via != "" {
+		out.ActingThrough = &p.Via
+	}
+	for _, m := range reach.Memberships {
+		out.Memberships = append(out.Memberships, membershipView{OrgID: m.Org.ID, OrgName: m.Org.Name, Kind: m.Org.Kind, Role: m.Role})
+	}
+	for _, c := range reach.Clients {
+		out.Clients = append(out.Clients, reachView{ID: c.ID, Name: c.Name, ProviderID: c.ProviderID})
+	}
+	writeData(w, http.StatusOK, out)
 	return nil
+}
+
+// meView is a session's user with where they may act: their memberships
+// and the clients their provider staff memberships reach.
+type meView struct {
+	userView
+	Organization  orgView          `json:"organization"`
+	ActingThrough *string          `json:"acting_through"` // the provider whose staff the user acts as, in a client
+	Memberships   []membershipView `json:"memberships"`
+	Clients       []reachView      `json:"clients"`
+}
+
+type membershipView struct {
+	OrgID   string `json:"org_id"`
+	OrgName string `json:"org_name"`
+	Kind    string `json:"kind"`
+	Role    string `json:"role"`
+}
+
+type reachView struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	ProviderID string `json:"provider_id"`
 }
 
 type changePasswordRequest struct {
@@ -232,7 +299,7 @@ func (a *API) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	u, err := a.Accounts.ChangePassword(r.Context(), principalFrom(r.Context()).User, req.CurrentPassword, req.NewPassword)
+	u, err := a.Accounts.ChangePassword(r.Context(), principalFrom(r.Context()).Credential, req.CurrentPassword, req.NewPassword)
 	if err != nil {
 		return err
 	}

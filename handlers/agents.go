@@ -109,7 +109,7 @@ func (a *API) startRun(w http.ResponseWriter, r *http.Request, slug, slugField s
 	p := principalFrom(r.Context())
 	spend := func() error { return a.ChargeAgentRun(w, r, p.OrgID) }
 	acc, err := a.Agents.Start(r.Context(), agents.Request{Slug: slug, SlugField: slugField, Params: params, Decode: decodeJSON,
-		Plan: p.Plan, Who: p.Actor}, spend)
+		Plan: p.Plan, OrgKind: p.OrgKind, Who: p.Actor}, spend)
 	if err != nil {
 		return err
 	}

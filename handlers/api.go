@@ -3,6 +3,7 @@
 package handlers
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -17,6 +18,7 @@ import (
 	"garrison/compliance"
 	"garrison/dashboard"
 	"garrison/fault"
+	"garrison/fleet"
 	"garrison/ingest"
 	"garrison/intel"
 	"garrison/metrics"
@@ -49,6 +51,8 @@ type Deps struct {
 	Intel *intel.Service
 	// Dashboard composes the dashboard's panels.
 	Dashboard *dashboard.Board
+	// Fleet is a provider's view over its clients.
+	Fleet *fleet.Service
 	// Ingest parses and stores sensor data.
 	Ingest *ingest.Ingester
 	// Console serves the web console's pages outside /api/ (nil: a JSON
@@ -93,6 +97,9 @@ func New(d Deps) *API {
 	}
 	if d.Accounts == nil { // API keys only: no session codec
 		d.Accounts = account.New(account.Config{Store: d.Store, Now: d.Now, Log: d.Log})
+	}
+	if d.Fleet == nil {
+		d.Fleet = fleet.New(fleet.Config{Store: d.Store, Accounts: d.Accounts, Board: d.Dashboard, Now: d.Now, Log: d.Log})
 	}
 	a := &API{Deps: d, ingestBudget: newInflight(d.IngestInflight)}
 	a.routes = a.table()
@@ -227,10 +234,13 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, rt Route) error {
 	}
 	p, err := a.authenticate(r)
 	if err != nil {
-		if fault.Has(err, fault.Unauthorized) {
-			if p.ViaCookie {
-				clearSessionCookie(w) // the console then shows its sign-in page
-			}
+		if p.ViaCookie && fault.Has(err, fault.Unauthorized) {
+			clearSessionCookie(w) // the console then shows its sign-in page
+		}
+		// A refused credential, or an organization it may not act in (a
+		// guess at another tenant's id), draws on the failed-credential
+		// bucket.
+		if fault.Has(err, fault.Unauthorized) || errors.Is(err, account.ErrOrgUnreachable) {
 			if limitErr := a.limitFailedAuth(w, r, rt, ip); limitErr != nil {
 				return limitErr
 			}

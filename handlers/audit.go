@@ -111,7 +111,10 @@ func (a *API) auditEntry(r *http.Request, n *auditNote, action string) store.Aud
 	e := store.AuditEntry{OrgID: n.orgID, Actor: n.actor, Action: action, Target: n.target, Detail: n.detail, RequestID: RequestID(r.Context()),
 		IP: a.clientIP(r).String()}
 	if p := principalFrom(r.Context()); p.OrgID != "" {
-		e.OrgID, e.Actor = p.OrgID, p.ID
+		e.OrgID, e.Actor, e.Via = p.OrgID, p.ID, p.Via
+		if p.Via != "" && p.User.Name != "" {
+			e.Detail = withActorName(e.Detail, p.User.Name)
+		}
 	}
 	if e.Target == "" {
 		for _, name := range []string{"run_id", "id", "control_id"} {
@@ -122,6 +125,16 @@ func (a *API) auditEntry(r *http.Request, n *auditNote, action string) store.Aud
 		}
 	}
 	return e
+}
+
+// withActorName adds the acting person's name, for an entry read in a
+// log where they are not a member (a provider's staff in a client).
+func withActorName(detail map[string]string, name string) map[string]string {
+	if detail == nil {
+		detail = map[string]string{}
+	}
+	detail["actor_name"] = name
+	return detail
 }
 
 type auditEntryView struct {

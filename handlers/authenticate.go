@@ -19,16 +19,20 @@ func (a *API) authenticate(r *http.Request) (Principal, error) {
 		if credential.LooksLikeAPIKey(value) { // the cookie is only ever a session
 			return Principal{ViaCookie: true}, account.ErrTokenInvalid
 		}
-		c, err := a.Accounts.Authenticate(r.Context(), value)
+		c, err := a.Accounts.Authenticate(r.Context(), value, r.Header.Get(OrgHeader))
 		return Principal{Credential: c, ViaCookie: true}, err
 	}
 	value, err := bearer(r)
 	if err != nil {
 		return Principal{}, err
 	}
-	c, err := a.Accounts.Authenticate(r.Context(), value)
+	c, err := a.Accounts.Authenticate(r.Context(), value, r.Header.Get(OrgHeader))
 	return Principal{Credential: c}, err
 }
+
+// OrgHeader names the organization a request acts in when it is not the
+// credential's own: a provider's key (or staff) acting in a client.
+const OrgHeader = "X-Garrison-Org"
 
 // bearer extracts the credential of an Authorization header. Credentials in
 // the query string are never looked at.

@@ -223,10 +223,13 @@ func TestOpenAPIContractOperations(t *testing.T) {
 				}
 			}
 			// Any scope may read; only a plan may refuse a read (outreach),
-			// or the console's cross-site check a cookie request.
+			// the fleet's rule a caller who works with no provider's clients
+			// (account.ClientScope), or the console's cross-site check a
+			// cookie request.
 			if r403, ok := responses["403"]; ok && access == "read" && !strings.Contains(fmt.Sprint(r403), "plan_upgrade_required") &&
-				!strings.Contains(fmt.Sprint(r403), "PlanRequired") && !strings.Contains(fmt.Sprint(r403), "CrossSite") {
-				t.Error("lists 403, which a read route answers only for a plan that lacks the feature or a cross-site cookie request")
+				!strings.Contains(fmt.Sprint(r403), "PlanRequired") && !strings.Contains(fmt.Sprint(r403), "ProviderStaffOnly") &&
+				!strings.Contains(fmt.Sprint(r403), "CrossSite") {
+				t.Error("lists 403, which a read route answers only for a plan that lacks the feature, a caller who is not a provider's staff (the fleet), or a cross-site cookie request")
 			}
 			// Every route can be rate limited and can fail.
 			need := append([]string{"429", "500"}, extra...)

@@ -15,7 +15,7 @@ import (
 // is the one the request's credential carries, read fresh per request.
 func outreachPlan(r *http.Request) (Principal, error) {
 	p := principalFrom(r.Context())
-	return p, outreach.Permit(p.Plan)
+	return p, outreach.Permit(p.OrgKind, p.Plan)
 }
 
 type importProspectsView struct {

@@ -23,6 +23,7 @@ func (a *API) table() []Route {
 		// Reading one's own session is no guess: the credential's bucket, not the
 		// sign-in buckets (a console page load reads it).
 		row("GET", "/api/auth/me", Session, a.me),
+		row("POST", "/api/auth/switch-org", Session, a.switchOrg, throttled(AuthBucket), audited(audit.SwitchOrg)),
 		row("GET", "/api/user/profile", Session, a.me),
 		row("POST", "/api/auth/change-password", Session, a.changePassword, throttled(AuthBucket), audited(audit.ChangePassword)),
 		row("POST", "/api/auth/reset-request", Public, a.resetRequest, throttled(ResetBuckets)),
@@ -40,6 +41,15 @@ func (a *API) table() []Route {
 		row("GET", "/api/org/members", Read, a.listMembers),
 		row("PATCH", "/api/org/members/{id}", Admin, a.updateMember, audited(audit.MemberUpdate)),
 		row("DELETE", "/api/org/members/{id}", Admin, a.deleteMember, audited(audit.MemberRemove)),
+		row("GET", "/api/org/members/{id}/clients", Admin, a.getMemberClients),
+		row("PUT", "/api/org/members/{id}/clients", Admin, a.setMemberClients, audited(audit.MemberClients)),
+
+		row("GET", "/api/clients", Read, a.listClients),
+		row("POST", "/api/clients", Admin, a.createClient, audited(audit.ClientCreate)),
+		row("GET", "/api/clients/alerts", Read, a.clientAlerts),
+		row("GET", "/api/clients/{id}", Read, a.getClient),
+		row("PATCH", "/api/clients/{id}", Admin, a.patchClient, audited(audit.ClientUpdate)),
+		row("DELETE", "/api/clients/{id}", Admin, a.deleteClient, audited(audit.ClientDelete)),
 
 		row("POST", "/api/events", Write, a.ingestEvents, bodyCap(MaxIngestBodyBytes)),
 		row("GET", "/api/events", Read, a.listEvents),
@@ -106,5 +116,6 @@ func (a *API) table() []Route {
 		row("GET", "/api/outreach/leads", Read, a.listLeads),
 		row("GET", "/api/outreach/leads/{id}", Read, a.getLead),
 		row("PATCH", "/api/outreach/leads/{id}/status", Write, a.setLeadStatus, audited(audit.LeadStatus)),
+		row("POST", "/api/outreach/leads/{id}/convert", Admin, a.convertLead, audited(audit.LeadConvert)),
 	}
 }

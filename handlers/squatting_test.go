@@ -101,9 +101,22 @@ func TestNoEmailSquatting(t *testing.T) {
 		register(e, map[string]any{"org": "Other"}).WantError(t, http.StatusConflict, "conflict", "This e-mail address already has a Garrison account")
 		e.Verify(vic)
 		register(e, map[string]any{"org": "Other"}).WantError(t, http.StatusConflict, "conflict", "This e-mail address already has a Garrison account")
+		// Another organization may invite the account to join it, but its
+		// token (which the inviter sees) joins nobody without the account's
+		// own password.
 		mallory := e.Register("mallory@evil.test", "Evil")
 		e.Verify(mallory)
-		e.Do("POST", "/api/org/invites", mallory.Token, map[string]string{"email": victim}).Must(t, http.StatusConflict)
+		inv := e.Do("POST", "/api/org/invites", mallory.Token, map[string]string{"email": victim}).Must(t, http.StatusCreated)
+		register(e, map[string]any{"invite_token": inv.Str("data", "token"), "password": "mallory's guess 123"}).
+			WantError(t, http.StatusUnauthorized, "unauthorized", "Invalid email or password")
+		if findAudit(t, e, vic.Token, "auth.login_failed").Get("detail", "user").Str() != vic.ID {
+			t.Fatal("the guess is not on the account's organization's log")
+		}
+		if n := len(e.Do("GET", "/api/org/members", mallory.Token, nil).Must(t, http.StatusOK).List()); n != 1 {
+			t.Fatalf("the inviter's organization has %d members, want its own one", n)
+		}
+		e.Do("POST", "/api/org/invites", vic.Token, map[string]string{"email": victim}).
+			WantError(t, http.StatusConflict, "conflict", "This address's account is already a member of this organization")
 	})
 
 	t.Run("a claim is confirmed once and a bad invitation is refused", func(t *testing.T) {

@@ -31,8 +31,9 @@ type orgView struct {
 	Plan      string `json:"plan"`
 	Members   int    `json:"members_count"`
 	CreatedAt string `json:"created_at"`
+	Kind      string `json:"kind"` // standalone, provider or client
 }
 
 func newOrgView(o store.Org) orgView {
-	return orgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Members: o.Members, CreatedAt: timestamp.Format(o.CreatedAt)}
+	return orgView{ID: o.ID, Name: o.Name, Plan: o.Plan, Members: o.Members, CreatedAt: timestamp.Format(o.CreatedAt), Kind: o.Kind}
 }

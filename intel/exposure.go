@@ -20,6 +20,7 @@ type ExposureItem struct {
 	KEVDue      *time.Time
 	PatchStatus string
 	Affected    int // assets whose software matches
+	AssetIDs    []string
 	WatchedAt   time.Time
 	Published   *time.Time
 }
@@ -35,6 +36,9 @@ func Exposure(ctx context.Context, st *store.Store, orgID string) ([]ExposureIte
 	for _, e := range entries {
 		it := ExposureItem{CVEID: e.CVEID, EntryID: e.ID, Enriched: e.View != nil, Score: e.score(), PatchStatus: PatchUnknown,
 			Affected: len(e.Affected), WatchedAt: e.CreatedAt}
+		for _, af := range e.Affected {
+			it.AssetIDs = append(it.AssetIDs, af.AssetID)
+		}
 		if v := e.View; v != nil {
 			it.Severity, it.KEV, it.PatchStatus = v.Severity(), v.KEV != nil, v.PatchStatus
 			if v.KEV != nil {

@@ -5,6 +5,7 @@ import (
 	"mime"
 
 	"garrison/account"
+	"garrison/fault"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -12,8 +13,18 @@ import (
 // Plan is the lowest plan that includes outreach.
 const Plan = account.PlanPro
 
-// Permit refuses outreach to a plan that does not include it.
-func Permit(plan string) error { return account.RequirePlan("Outreach", Plan, plan) }
+// ErrProviderOwns: a client's pipeline is its provider's, not its own.
+var ErrProviderOwns = fault.New(fault.Forbidden, "Outreach belongs to the provider: switch to the provider's organization to work its pipeline")
+
+// Permit refuses outreach to a plan that does not include it, and in a
+// client organization: the sales pipeline (prospects, leads, the lead
+// hunter) is the provider's, never beside a client's security data.
+func Permit(orgKind, plan string) error {
+	if orgKind == store.OrgClient {
+		return ErrProviderOwns
+	}
+	return account.RequirePlan("Outreach", Plan, plan)
+}
 
 // ImportResult says what an import did.
 type ImportResult struct {
@@ -62,4 +73,14 @@ func SetStatus(ctx context.Context, st *store.Store, orgID, id, status string, n
 	}
 	l, err := st.LeadByID(ctx, orgID, id)
 	return l, changed, err
+}
+
+// Convert makes a won lead a client organization of the provider (a
+// standalone organization becomes a provider with it), named after the
+// prospect's company; the lead's history names the client.
+func Convert(ctx context.Context, st *store.Store, who account.Credential, leadID string) (store.Org, error) {
+	if err := Permit(who.OrgKind, who.Plan); err != nil {
+		return store.Org{}, err
+	}
+	return st.ConvertLead(ctx, who.OrgID, leadID, who.ID)
 }

@@ -72,11 +72,18 @@ func DayRisk(bySeverity event.Counts) int {
 	return int(math.Round(100 * (1 - math.Exp(-DayWeight(bySeverity)/50))))
 }
 
+// SilentAfter is how long a source may go without an event before it
+// counts as silent: no longer reporting, for the score and the fleet view.
+const SilentAfter = 24 * time.Hour
+
+// Silent reports whether a source last heard from at last is silent at now.
+func Silent(last, now time.Time) bool { return now.Sub(last) > SilentAfter }
+
 // ReportingSources counts the sources that reported in the 24 hours before Now.
 func (f Facts) ReportingSources() int {
 	n := 0
 	for _, s := range f.Sources {
-		if f.Now.Sub(s.LastSeen) <= day {
+		if !Silent(s.LastSeen, f.Now) {
 			n++
 		}
 	}

@@ -213,6 +213,9 @@ func shares(amounts []int, n int) []int {
 	return out
 }
 
+// Grades are the score's letter grades, best first.
+var Grades = []string{"A", "B", "C", "D", "F"}
+
 func grade(score int) string {
 	switch {
 	case score >= 90:

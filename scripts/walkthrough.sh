@@ -145,4 +145,24 @@ call -X PATCH "$B/compliance/controls/soc2/CC6.4" -H "Authorization: Bearer $TOK
   -d '{"status":"pass","note":"Server room is badge-controlled","expires_at":"2027-12-31T00:00:00Z"}'
 curl -sS --fail $C "$B/compliance/templates/incident-response/download?format=md" -H "Authorization: Bearer $TOKEN" -o "$OUT/incident-response.md"
 call -X POST $B/compliance/templates/incident-response/adopt -H "Authorization: Bearer $TOKEN"
+# Become a provider: create two clients (Acme MSP becomes their provider),
+# send each its events with one key of the provider (X-Garrison-Org names
+# the client), act in one with a switched session, then read every client
+# at once: the fleet view, worst first, and one alert queue across them.
+DENTAL=$(call -X POST $B/clients -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"name":"Smith Dental"}' | field id)
+LAW=$(call -X POST $B/clients -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"name":"Jones Law"}' | field id)
+call -X POST $B/events -H "Authorization: Bearer $WKEY" -H "X-Garrison-Org: $DENTAL" -H 'Content-Type: application/json' \
+  -d '{"events":[{"type":"threat_detected","severity":"critical","timestamp":"'$NOW'","source":"edr",
+       "asset":"dental-fd-01","message":"Ransomware note dropped"}]}'
+call -X POST $B/events -H "Authorization: Bearer $WKEY" -H "X-Garrison-Org: $LAW" -H 'Content-Type: application/json' \
+  -d '{"events":[{"type":"threat_detected","severity":"high","timestamp":"'$NOW'","source":"firewall",
+       "asset":"law-vpn","message":"VPN password spraying"}]}'
+IN_DENTAL=$(call -X POST $B/auth/switch-org -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"org_id":"'$DENTAL'"}' | field token)
+call $B/org -H "Authorization: Bearer $IN_DENTAL"                    # Smith Dental, kind client
+call $B/alerts -H "Authorization: Bearer $IN_DENTAL"                 # its alert only
+call "$B/clients?sort=open_critical" -H "Authorization: Bearer $TOKEN"
+call "$B/clients/alerts?status=open" -H "Authorization: Bearer $TOKEN"  # each alert names its client
 echo "Walkthrough complete."

@@ -35,7 +35,17 @@ func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 // Alerts lists an organization's alerts, most recently active first, ties
 // in the order they were raised (rowid, which the indexes end with).
 func (s *Store) Alerts(ctx context.Context, orgID string, f alerting.Filter) ([]alerting.Alert, int, error) {
-	where, args := "org_id = ?", []any{orgID}
+	where, args := alertFilter("org_id = ?", []any{orgID}, f)
+	// The filters are status and severity, exactly the counter's key.
+	return readPage(ctx, s, pageQuery{what: "alerts", args: args,
+		count: `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE ` + where,
+		list:  `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
+		Page{Limit: f.Limit, Offset: f.Offset}, func(rows *sql.Rows) (alerting.Alert, error) { return scanAlert(rows) })
+}
+
+// alertFilter adds a list's status and severity filters to the
+// organizations' condition where (with its args).
+func alertFilter(where string, args []any, f alerting.Filter) (string, []any) {
 	if f.Status != "" {
 		where += " AND status = ?"
 		args = append(args, f.Status)
@@ -46,11 +56,7 @@ func (s *Store) Alerts(ctx context.Context, orgID string, f alerting.Filter) ([]
 			args = append(args, sev)
 		}
 	}
-	// The filters are status and severity, exactly the counter's key.
-	return readPage(ctx, s, pageQuery{what: "alerts", args: args,
-		count: `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE ` + where,
-		list:  `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
-		Page{Limit: f.Limit, Offset: f.Offset}, func(rows *sql.Rows) (alerting.Alert, error) { return scanAlert(rows) })
+	return where, args
 }
 
 // Alert returns one alert of the organization.
@@ -193,11 +199,11 @@ func setAlertAssignee(ctx context.Context, tx *sql.Tx, orgID, id string, w alert
 }
 
 func checkAssignee(ctx context.Context, tx *sql.Tx, orgID, userID string) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE id = ? AND org_id = ?`, userID, orgID).Scan(&n); err != nil {
+	ok, err := canAct(ctx, tx, userID, orgID)
+	if err != nil {
 		return fmt.Errorf("check assignee: %w", err)
 	}
-	if n == 0 {
+	if !ok {
 		return ErrNoSuchAssignee
 	}
 	return nil

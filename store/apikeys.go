@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-const apiKeyColumns = `k.id, k.org_id, o.plan, k.name, k.scope, k.hash, k.prefix, COALESCE(k.created_by, ''),
+const apiKeyColumns = `k.id, k.org_id, `+planInForce+`, o.kind, k.name, k.scope, k.hash, k.prefix, COALESCE(k.created_by, ''),
 	k.expires_at, k.revoked_at, k.last_used_at, k.created_at`
 
 func scanAPIKey(row interface{ Scan(...any) error }) (APIKey, error) {
 	var k APIKey
 	var expires, revoked, used sql.NullInt64
 	var created int64
-	err := row.Scan(&k.ID, &k.OrgID, &k.Plan, &k.Name, &k.Scope, &k.Hash, &k.Prefix, &k.CreatedBy,
+	err := row.Scan(&k.ID, &k.OrgID, &k.Plan, &k.OrgKind, &k.Name, &k.Scope, &k.Hash, &k.Prefix, &k.CreatedBy,
 		&expires, &revoked, &used, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return APIKey{}, ErrNotFound

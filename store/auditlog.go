@@ -19,6 +19,9 @@ type AuditEntry struct {
 	Action    string // one of audit.Actions
 	Target    string // the id acted on, when there is one
 	Detail    map[string]string
+	// Via is the provider whose staff or key acted in OrgID, a client of
+	// it (audit.Record writes the entry in both logs); not a column.
+	Via string
 }
 
 // AppendAudit records an entry.

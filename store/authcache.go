@@ -33,7 +33,8 @@ type authCache struct {
 	keys     map[string]keyFacts // by hash
 }
 
-type sessionKey struct{ userID, jti string }
+// sessionKey is a token (jti) of a user acting in an organization.
+type sessionKey struct{ userID, orgID, jti string }
 
 type sessionFacts struct {
 	gen     int64
@@ -113,20 +114,20 @@ func (c *authCache) changed() {
 	}
 }
 
-func (c *authCache) session(userID, jti string, gen int64) (sessionFacts, bool) {
+func (c *authCache) session(k sessionKey, gen int64) (sessionFacts, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f, ok := c.sessions[sessionKey{userID, jti}]
+	f, ok := c.sessions[k]
 	return f, ok && f.gen == gen
 }
 
-func (c *authCache) putSession(userID, jti string, f sessionFacts) {
+func (c *authCache) putSession(k sessionKey, f sessionFacts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.sessions) >= maxAuthEntries {
 		clear(c.sessions)
 	}
-	c.sessions[sessionKey{userID, jti}] = f
+	c.sessions[k] = f
 }
 
 func (c *authCache) key(hash []byte, gen int64) (APIKey, bool) {

@@ -32,20 +32,20 @@ func TestAuthChangesOfAnotherProcessSeen(t *testing.T) {
 	defer cli.Close()
 	u := registerAnn(t, server)
 	for i := range 50 {
-		if _, _, err := server.SessionUser(ctx, u.ID, "jti"); err != nil { // cached now
+		if _, _, err := server.SessionUser(ctx, u.ID, u.OrgID, "jti"); err != nil { // cached now
 			t.Fatal(err)
 		}
 		// The server's own change, then at once the CLI's.
 		if err := server.SetPassword(ctx, u.ID, "y", false); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := server.SessionUser(ctx, u.ID, "jti"); err != nil { // cached again
+		if _, _, err := server.SessionUser(ctx, u.ID, u.OrgID, "jti"); err != nil { // cached again
 			t.Fatal(err)
 		}
 		if err := cli.SetPassword(ctx, u.ID, "z", true); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := server.SessionUser(ctx, u.ID, "jti")
+		got, _, err := server.SessionUser(ctx, u.ID, u.OrgID, "jti")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestAuthEpochFileOfAnOldVersion(t *testing.T) {
 			}
 			defer server.Close()
 			u := registerAnn(t, server)
-			server.SessionUser(ctx, u.ID, "jti")
+			server.SessionUser(ctx, u.ID, u.OrgID, "jti")
 			cli, err := store.Open(ctx, store.Config{Path: path, Schema: storetest.Schema(t)})
 			if err != nil {
 				t.Fatal(err)
@@ -80,7 +80,7 @@ func TestAuthEpochFileOfAnOldVersion(t *testing.T) {
 			if err := cli.SetPassword(ctx, u.ID, "z", true); err != nil {
 				t.Fatal(err)
 			}
-			if got, _, _ := server.SessionUser(ctx, u.ID, "jti"); got.TokenVersion != 1 {
+			if got, _, _ := server.SessionUser(ctx, u.ID, u.OrgID, "jti"); got.TokenVersion != 1 {
 				t.Fatalf("token_version %d after the CLI's change; want 1", got.TokenVersion)
 			}
 		})

@@ -25,6 +25,18 @@ var (
 	// ErrLastAdmin: the change would leave an organization without an admin.
 	ErrLastAdmin = fault.New(fault.Conflict, "The organization's last admin cannot be demoted or removed (an organization keeps "+
 		"an admin who was not made through an API key's invitation); promote another member first")
+	// ErrAlreadyMember: the account belongs to the organization already.
+	ErrAlreadyMember = fault.New(fault.Conflict, "This address's account is already a member of this organization")
+	// ErrClientOfClient: providers and clients are one level deep.
+	ErrClientOfClient = fault.New(fault.Conflict, "A client organization cannot have clients of its own; its provider adds clients")
+	// ErrNotStaff: only a provider's admins and technicians act in clients.
+	ErrNotStaff = fault.New(fault.Conflict, "Only the provider's admins and technicians are assigned clients; make the member a technician first")
+	// ErrProviderHasClients: a provider is deleted after its clients.
+	ErrProviderHasClients = fault.New(fault.Conflict, "This organization is a provider with clients: offboard them first (DELETE /api/clients/{id})")
+	// ErrLeadNotWon: only a won lead becomes a client.
+	ErrLeadNotWon = fault.New(fault.Conflict, "Only a won lead becomes a client: mark it won first")
+	// ErrLeadConverted: the lead became a client already.
+	ErrLeadConverted = fault.New(fault.Conflict, "This lead became a client already; its history names the client")
 	// ErrSessionEnded: the session token was revoked already (a concurrent
 	// refresh or logout).
 	ErrSessionEnded = fault.New(fault.Unauthorized, "Token invalidated. Please log in again.")

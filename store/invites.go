@@ -8,29 +8,21 @@ import (
 	"garrison/valid"
 )
 
-// CreateInvite stores an invite and queues its mail. An address with an
-// account is ErrEmailTaken, unless the account is unconfirmed and another
-// organization's invitation made it (store/claims.go).
+// CreateInvite stores an invite and queues its mail. An address whose
+// account is a member already is ErrAlreadyMember; another account is
+// invited to join with its own password (JoinOrg).
 func (s *Store) CreateInvite(ctx context.Context, inv Invite, m Mail) (Invite, error) {
 	now := s.now()
 	inv.ID = NewID("inv", now)
 	inv.Email = valid.NormalEmail(inv.Email)
 	inv.CreatedAt = fromMS(ms(now))
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var member bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM users WHERE email = ?)`, inv.Email).Scan(&member); err != nil {
+		member, err := isMember(ctx, tx, inv.Email, inv.OrgID)
+		if err != nil {
 			return fmt.Errorf("check invitee: %w", err)
 		}
 		if member {
-			// An unconfirmed account another organization's invitation
-			// made does not hold the address against this one's.
-			holder, _, err := claimableHolder(ctx, tx, inv.Email, inv.OrgID)
-			if err != nil {
-				return err
-			}
-			if holder == "" {
-				return ErrEmailTaken
-			}
+			return ErrAlreadyMember
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO invites (id, org_id, email, role, token_hash, invited_by, invited_by_key, expires_at, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, inv.ID, inv.OrgID, inv.Email, inv.Role, inv.TokenHash,

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"garrison/valid"
 )
 
 // Lead statuses.
@@ -259,4 +261,41 @@ func (s *Store) LeadsWonSince(ctx context.Context, orgID string, since time.Time
 	return queryAll(ctx, s.reads(), "won leads", `SELECT `+leadColumns+leadFrom+`WHERE l.org_id = ? AND l.status = 'won' AND EXISTS (
 		SELECT 1 FROM lead_history h WHERE h.lead_id = l.id AND h.kind = 'status' AND h.to_v = 'won' AND h.at >= ?) ORDER BY l.updated_at DESC`,
 		[]any{orgID, ms(since)}, func(rows *sql.Rows) (Lead, error) { return scanLead(rows) })
+}
+
+// ConvertLead makes a won lead of the provider a client organization named
+// after its prospect, and names the client in the lead's history, in one
+// transaction. A lead not won is ErrLeadNotWon; one converted already,
+// ErrLeadConverted.
+func (s *Store) ConvertLead(ctx context.Context, providerID, leadID, actor string) (Org, error) {
+	now := s.now()
+	var clientID string
+	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
+		var status, name string
+		var converted bool
+		err := tx.QueryRowContext(ctx, `SELECT l.status, p.company,
+			EXISTS (SELECT 1 FROM lead_history h WHERE h.lead_id = l.id AND h.kind = 'client')
+			FROM leads l JOIN prospects p ON p.id = l.prospect_id WHERE l.org_id = ? AND l.id = ?`, providerID, leadID).
+			Scan(&status, &name, &converted)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("lead to convert: %w", err)
+		}
+		switch {
+		case converted:
+			return ErrLeadConverted
+		case status != "won":
+			return ErrLeadNotWon
+		}
+		if clientID, err = createClient(ctx, tx, NewClient{ProviderID: providerID, Name: valid.Clip(name, MaxOrgName), Creator: actor}, now); err != nil {
+			return err
+		}
+		return addLeadChange(ctx, tx, leadID, LeadChange{Kind: "client", To: &clientID, Note: "became the client " + name, Actor: actor, At: now})
+	})
+	if err != nil {
+		return Org{}, err
+	}
+	return s.Org(ctx, clientID)
 }

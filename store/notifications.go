@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"garrison/actor"
 )
@@ -11,10 +12,34 @@ import (
 // AudienceOrg addresses a notification to everyone in the organization.
 const AudienceOrg = "org"
 
+// notify writes a notification. One for a client's admins or for its
+// whole organization also reaches its provider's admins and technicians
+// who reach the client, each in their own inbox in the provider, naming
+// the client: the MSP's SOC hears of its clients without switching into
+// each.
 func notify(ctx context.Context, tx *sql.Tx, orgID string, n Notification, now int64) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO notifications (id, org_id, audience, kind, title, body, ref, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, NewID("ntf", fromMS(now)), orgID, n.Audience, n.Kind, n.Title, n.Body, n.Ref, now); err != nil {
 		return fmt.Errorf("notify: %w", err)
+	}
+	if n.Audience != AudienceAdmins && n.Audience != AudienceOrg {
+		return nil
+	}
+	type staff struct{ provider, user, client string }
+	reach, err := queryAll(ctx, tx, "provider staff", `SELECT c.provider_id, pm.user_id, c.name`+strings.TrimPrefix(staffOf("?1"), "SELECT 1"), []any{orgID},
+		func(rows *sql.Rows) (staff, error) {
+			var s staff
+			return s, rows.Scan(&s.provider, &s.user, &s.client)
+		})
+	if err != nil {
+		return err
+	}
+	for _, s := range reach {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO notifications (id, org_id, audience, kind, title, body, ref, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, NewID("ntf", fromMS(now)), s.provider, s.user, n.Kind, s.client+": "+n.Title, n.Body,
+			n.Ref, now); err != nil {
+			return fmt.Errorf("notify the provider's staff: %w", err)
+		}
 	}
 	return nil
 }

@@ -13,29 +13,23 @@ import (
 
 // Org returns an organization with its member count.
 func (s *Store) Org(ctx context.Context, orgID string) (Org, error) {
-	var o Org
-	var created int64
-	err := s.reads().QueryRowContext(ctx, `SELECT id, name, plan, created_at,
-		(SELECT COUNT(*) FROM users WHERE org_id = orgs.id) FROM orgs WHERE id = ?`, orgID).
-		Scan(&o.ID, &o.Name, &o.Plan, &created, &o.Members)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Org{}, ErrNotFound
-	}
-	if err != nil {
+	o, err := scanOrg(s.reads().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs o WHERE o.id = ?`, orgID))
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Org{}, fmt.Errorf("organization: %w", err)
 	}
-	o.CreatedAt = fromMS(created)
-	return o, nil
+	return o, err
 }
 
-// SetPlanByAdmin changes the plan of the organization whose admin has the
-// given e-mail address. A member's address is ErrNotFound: only an admin
+// SetPlanByAdmin changes the plan of the home organization of the admin
+// with the given e-mail address (a client's becomes its own, no longer its
+// provider's). A member's address is ErrNotFound: only an admin
 // identifies an organization for billing changes.
 func (s *Store) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) (Org, error) {
 	var orgID string
 	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `UPDATE orgs SET plan = ?
-			WHERE id = (SELECT org_id FROM users WHERE email = ? AND role = 'admin') RETURNING id`,
+		err := tx.QueryRowContext(ctx, `UPDATE orgs SET plan = ?, plan_inherited = 0
+			WHERE id = (SELECT u.org_id FROM users u JOIN memberships m ON m.user_id = u.id AND m.org_id = u.org_id
+				WHERE u.email = ? AND m.role = 'admin') RETURNING id`,
 			plan, valid.NormalEmail(adminEmail)).Scan(&orgID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
@@ -54,11 +48,11 @@ func (s *Store) SetPlanByAdmin(ctx context.Context, adminEmail, plan string) (Or
 // Members lists an organization's users, oldest first, with the total count.
 func (s *Store) Members(ctx context.Context, orgID string, p Page) ([]User, int, error) {
 	var total int
-	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ?`, orgID).Scan(&total); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships WHERE org_id = ?`, orgID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count members: %w", err)
 	}
-	rows, err := s.reads().QueryContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id
-		WHERE u.org_id = ? ORDER BY u.id LIMIT ? OFFSET ?`, orgID, p.Limit, p.Offset)
+	rows, err := s.reads().QueryContext(ctx, `SELECT `+userColumns+userFrom+`
+		WHERE m.org_id = ? ORDER BY u.id LIMIT ? OFFSET ?`, orgID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list members: %w", err)
 	}
@@ -77,16 +71,13 @@ func (s *Store) Members(ctx context.Context, orgID string, p Page) ([]User, int,
 	return out, total, nil
 }
 
-// Member returns one user of the organization.
+// Member returns one member of the organization.
 func (s *Store) Member(ctx context.Context, orgID, userID string) (User, error) {
-	u, err := s.UserByID(ctx, userID)
-	if err != nil {
-		return User{}, err
+	u, err := scanUser(s.reads().QueryRowContext(ctx, `SELECT `+userColumns+userFrom+` WHERE u.id = ? AND m.org_id = ?`, userID, orgID))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return User{}, fmt.Errorf("member: %w", err)
 	}
-	if u.OrgID != orgID {
-		return User{}, ErrNotFound
-	}
-	return u, nil
+	return s.pending.apply(u), err
 }
 
 // SetMemberRole changes a member's role; demoting the last admin is ErrLastAdmin.
@@ -95,8 +86,16 @@ func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) (
 		if err := guardLastAdmin(ctx, tx, orgID, userID, role == actor.RoleAdmin); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE users SET role = ? WHERE id = ? AND org_id = ?`, role, userID, orgID)
-		return expectOne(res, err, "set role")
+		res, err := tx.ExecContext(ctx, `UPDATE memberships SET role = ? WHERE user_id = ? AND org_id = ?`, role, userID, orgID)
+		if err := expectOne(res, err, "set role"); err != nil || role != actor.RoleMember {
+			return err
+		}
+		// A member reaches no client: a later promotion starts from all.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM member_clients WHERE provider_id = ? AND user_id = ?`, orgID, userID); err != nil {
+			return fmt.Errorf("clear assignments: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE memberships SET all_clients = 1 WHERE user_id = ? AND org_id = ?`, userID, orgID)
+		return err
 	})
 	if err != nil {
 		return User{}, err
@@ -105,14 +104,21 @@ func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) (
 }
 
 // DeleteMember removes a user from the organization; removing the last admin
-// is ErrLastAdmin.
+// is ErrLastAdmin. An account that belongs nowhere else ends with it.
 func (s *Store) DeleteMember(ctx context.Context, orgID, userID string) error {
 	return s.writeAuth(ctx, func(tx *sql.Tx) error {
 		if err := guardLastAdmin(ctx, tx, orgID, userID, false); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = ? AND org_id = ?`, userID, orgID)
-		return expectOne(res, err, "delete member")
+		if err := rehome(ctx, tx, orgID, userID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM memberships WHERE user_id = ? AND org_id = ?`, userID, orgID)
+		if err := expectOne(res, err, "delete member"); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM users WHERE id = ? AND org_id = ?`, userID, orgID)
+		return err
 	})
 }
 
@@ -121,7 +127,7 @@ func (s *Store) DeleteMember(ctx context.Context, orgID, userID string) error {
 // both pass the check.
 func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, staysAdmin bool) error {
 	var role string
-	err := tx.QueryRowContext(ctx, `SELECT role FROM users WHERE id = ? AND org_id = ?`, userID, orgID).Scan(&role)
+	err := tx.QueryRowContext(ctx, `SELECT role FROM memberships WHERE user_id = ? AND org_id = ?`, userID, orgID).Scan(&role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
@@ -135,7 +141,7 @@ func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, stays
 	// invitation: a key's chain of actions must never leave it the only
 	// admin.
 	var others int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin' AND id <> ? AND origin <> ?`,
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships WHERE org_id = ? AND role = 'admin' AND user_id <> ? AND origin <> ?`,
 		orgID, userID, OriginKeyInvite).Scan(&others); err != nil {
 		return fmt.Errorf("count admins: %w", err)
 	}
@@ -148,19 +154,25 @@ func guardLastAdmin(ctx context.Context, tx *sql.Tx, orgID, userID string, stays
 // VerifiedAdmins counts the organization's admins with a confirmed address.
 func (s *Store) VerifiedAdmins(ctx context.Context, orgID string) (int, error) {
 	var n int
-	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE org_id = ? AND role = 'admin'
-		AND email_verified_at IS NOT NULL`, orgID).Scan(&n); err != nil {
+	if err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id
+		WHERE m.org_id = ? AND m.role = 'admin' AND u.email_verified_at IS NOT NULL`, orgID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("verified admins: %w", err)
 	}
 	return n, nil
 }
 
-// AdminAddresses lists the confirmed e-mail addresses of the organization's
-// admins: who gets the organization's mail.
+// AdminAddresses lists the confirmed e-mail addresses of who is told of
+// the organization's affairs, each once: its admins and, for a client, its
+// provider's admins and technicians who reach it.
 func (s *Store) AdminAddresses(ctx context.Context, orgID string) ([]string, error) {
-	return queryAll(ctx, s.reads(), "admin addresses",
-		`SELECT email FROM users WHERE org_id = ? AND role = 'admin' AND email_verified_at IS NOT NULL ORDER BY email`, []any{orgID}, scanString)
+	return queryAll(ctx, s.reads(), "admin addresses", adminAddressesSQL, []any{orgID}, scanString)
 }
+
+// adminAddressesSQL: see AdminAddresses; ?1 is the organization.
+var adminAddressesSQL = `SELECT u.email FROM users u WHERE u.email_verified_at IS NOT NULL AND (
+	EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id AND m.org_id = ?1 AND m.role = 'admin')
+	OR EXISTS (` + staffOf("?1") + ` AND pm.user_id = u.id))
+	ORDER BY u.email`
 
 // FirstOrgID is the organization the appliance made first (its operator's),
 // leaving out organizations with a user whose address is LIKE one of
@@ -200,6 +212,16 @@ func (s *Store) DeleteOrg(ctx context.Context, orgID string) (Org, error) {
 		return Org{}, err
 	}
 	err = s.writeAuth(ctx, func(tx *sql.Tx) error {
+		var clients int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM orgs WHERE provider_id = ?`, orgID).Scan(&clients); err != nil {
+			return fmt.Errorf("count clients: %w", err)
+		}
+		if clients > 0 {
+			return ErrProviderHasClients
+		}
+		if err := rehome(ctx, tx, orgID, ""); err != nil {
+			return err
+		}
 		for _, t := range orgTables {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE org_id = ?`, orgID); err != nil {
 				return fmt.Errorf("delete %s: %w", t, err)

@@ -24,9 +24,9 @@ func (s *Store) IdentityFacts(ctx context.Context, orgID string, now, dormantSin
 	var f IdentityFacts
 	n := ms(now)
 	err := s.reads().QueryRowContext(ctx, `SELECT
-		(SELECT COUNT(*) FROM users WHERE org_id = ?1),
-		(SELECT COUNT(*) FROM users WHERE org_id = ?1 AND role = 'admin'),
-		(SELECT COUNT(*) FROM users WHERE org_id = ?1 AND email_verified_at IS NULL),
+		(SELECT COUNT(*) FROM memberships WHERE org_id = ?1),
+		(SELECT COUNT(*) FROM memberships WHERE org_id = ?1 AND role = 'admin'),
+		(SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = ?1 AND u.email_verified_at IS NULL),
 		(SELECT COUNT(*) FROM api_keys WHERE org_id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)),
 		(SELECT COUNT(*) FROM api_keys WHERE org_id = ?1 AND revoked_at IS NULL AND scope = 'admin' AND expires_at IS NULL),
 		(SELECT COUNT(*) FROM api_keys WHERE org_id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)

@@ -20,10 +20,22 @@ type Page struct {
 type Org struct {
 	ID        string
 	Name      string
-	Plan      string
+	Plan      string // in force: a client's provider's unless it has its own
 	Members   int
 	CreatedAt time.Time
+	// Kind is OrgStandalone, OrgProvider or OrgClient; a client names its
+	// provider, and whether its plan is its own (PlanOwn) or the provider's.
+	Kind       string
+	ProviderID string
+	PlanOwn    bool
 }
+
+// Kinds of organization.
+const (
+	OrgStandalone = "standalone" // as every organization was before providers
+	OrgProvider   = "provider"   // an MSP with client organizations under it
+	OrgClient     = "client"     // one provider's client
+)
 
 // User is an account. OrgName and Plan come from its organization.
 type User struct {
@@ -38,7 +50,13 @@ type User struct {
 	TokenVersion    int64
 	EmailVerifiedAt *time.Time
 	CreatedAt       time.Time
-	Origin          string // how the account came to be: Origin*
+	Origin          string // how the membership came to be: Origin*
+	// OrgKind and ProviderID describe OrgID (ProviderID: a client's
+	// provider). Via is the provider through whose staff membership the
+	// user acts in OrgID, a client; "" when the user is OrgID's member.
+	OrgKind    string
+	ProviderID string
+	Via        string
 }
 
 // How an account came to be.
@@ -57,6 +75,7 @@ type APIKey struct {
 	ID         string
 	OrgID      string
 	Plan       string // the organization's plan, filled on lookup by hash
+	OrgKind    string // the organization's kind, likewise
 	Name       string
 	Scope      string
 	Hash       []byte

@@ -144,7 +144,7 @@ func (s *Store) WarnStorage(ctx context.Context, orgID string, warnAt float64, m
 		if err != nil || u.WarnedAt != nil || u.Full() < warnAt {
 			return err
 		}
-		admins, err := queryAll(ctx, tx, "admins", `SELECT email FROM users WHERE org_id = ? AND role = 'admin'`, []any{orgID},
+		admins, err := queryAll(ctx, tx, "admins", adminAddressesSQL, []any{orgID},
 			func(rows *sql.Rows) (string, error) {
 				var e string
 				return e, rows.Scan(&e)

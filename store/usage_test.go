@@ -79,8 +79,10 @@ func TestStorageQuota(t *testing.T) {
 	ingest(t, s, "org_b", sized(5000, foldNow))
 
 	// Past 80%, the admins are told once.
-	if _, err := s.writer.Exec(`INSERT INTO users (id, org_id, email, name, password_hash, role, created_at) VALUES
-		('usr_1', 'org_a', 'ann@a.test', 'Ann', 'x', 'admin', 0), ('usr_2', 'org_a', 'bob@a.test', 'Bob', 'x', 'member', 0)`); err != nil {
+	if _, err := s.writer.Exec(`INSERT INTO users (id, org_id, email, name, password_hash, created_at, email_verified_at) VALUES
+		('usr_1', 'org_a', 'ann@a.test', 'Ann', 'x', 0, 1), ('usr_2', 'org_a', 'bob@a.test', 'Bob', 'x', 0, 1);
+		INSERT INTO memberships (user_id, org_id, role, origin, created_at) VALUES
+		('usr_1', 'org_a', 'admin', 'signup', 0), ('usr_2', 'org_a', 'member', 'invite', 0)`); err != nil {
 		t.Fatal(err)
 	}
 	mails := func(u Usage, admins []string) []Mail {

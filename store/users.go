@@ -28,15 +28,20 @@ type NewAccount struct {
 	VerifyMail Mail
 }
 
-const userColumns = `u.id, u.org_id, o.name, o.plan, u.email, u.name, u.role, u.password_hash,
-	u.token_version, u.email_verified_at, u.created_at, u.origin`
+// userColumns are a user as a member of one organization (m, a
+// membership, or memberReach's row) in it (o); userFrom joins them by
+// membership.
+const userColumns = `u.id, o.id, o.name, ` + planInForce + `, u.email, u.name, m.role, u.password_hash,
+	u.token_version, u.email_verified_at, u.created_at, m.origin, o.kind, COALESCE(o.provider_id, '')`
+
+const userFrom = ` FROM users u JOIN memberships m ON m.user_id = u.id JOIN orgs o ON o.id = m.org_id`
 
 func scanUser(row interface{ Scan(...any) error }, extra ...any) (User, error) {
 	var u User
 	var verified sql.NullInt64
 	var created int64
 	dest := append([]any{&u.ID, &u.OrgID, &u.OrgName, &u.Plan, &u.Email, &u.Name, &u.Role,
-		&u.PasswordHash, &u.TokenVersion, &verified, &created, &u.Origin}, extra...)
+		&u.PasswordHash, &u.TokenVersion, &verified, &created, &u.Origin, &u.OrgKind, &u.ProviderID}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return User{}, ErrNotFound
@@ -105,12 +110,15 @@ func register(ctx context.Context, tx *sql.Tx, a NewAccount, confirmedAt *int64,
 		}
 	}
 	userID := NewID("usr", now)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at, origin, email_verified_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, role, a.PasswordHash, ms(now), origin, confirmedAt); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, password_hash, created_at, origin, email_verified_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, userID, orgID, email, a.Name, a.PasswordHash, ms(now), origin, confirmedAt); err != nil {
 		if isUniqueViolation(err) {
 			return "", ErrEmailTaken
 		}
 		return "", fmt.Errorf("create user: %w", err)
+	}
+	if err := addMembership(ctx, tx, userID, orgID, role, origin, now); err != nil {
+		return "", err
 	}
 	if confirmedAt != nil {
 		return userID, nil
@@ -118,9 +126,10 @@ func register(ctx context.Context, tx *sql.Tx, a NewAccount, confirmedAt *int64,
 	return userID, issueUserToken(ctx, tx, userID, a.Verify, a.VerifyMail, now)
 }
 
-// UserByID returns a user with its organization's name and plan.
+// UserByID returns a user as a member of their home organization (the one
+// the account was made in), with its name and plan.
 func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
-	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = ?`, id)
+	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+userFrom+` WHERE u.id = ? AND m.org_id = u.org_id`, id)
 	u, err := scanUser(row)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user by id: %w", err)
@@ -128,9 +137,10 @@ func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
 	return s.pending.apply(u), err
 }
 
-// UserByEmail returns the user with that address.
+// UserByEmail returns the user with that address, as a member of their
+// home organization.
 func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
-	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.email = ?`, valid.NormalEmail(email))
+	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+userFrom+` WHERE u.email = ? AND m.org_id = u.org_id`, valid.NormalEmail(email))
 	u, err := scanUser(row)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user by e-mail: %w", err)
@@ -138,23 +148,28 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
 	return s.pending.apply(u), err
 }
 
-// SessionUser loads the user behind a session token and whether the token's
-// jti was logged out, in one query: it runs on every JWT request.
-func (s *Store) SessionUser(ctx context.Context, userID, jti string) (User, bool, error) {
+// SessionUser loads the user behind a session token acting in orgID (the
+// token's active organization, which they must still reach: ErrNotFound
+// otherwise) and whether the token's jti was logged out, in one query: it
+// runs on every JWT request.
+func (s *Store) SessionUser(ctx context.Context, userID, orgID, jti string) (User, bool, error) {
 	gen := s.auth.current()
-	if f, ok := s.auth.session(userID, jti, gen); ok {
+	key := sessionKey{userID, orgID, jti}
+	if f, ok := s.auth.session(key, gen); ok {
 		return s.pending.apply(f.user), f.revoked || s.pending.isRevoked(jti), nil
 	}
 	var revoked bool
-	row := s.reads().QueryRowContext(ctx, `SELECT `+userColumns+`,
-		EXISTS(SELECT 1 FROM revoked_tokens WHERE jti = ?)
-		FROM users u JOIN orgs o ON o.id = u.org_id WHERE u.id = ?`, jti, userID)
-	u, err := scanUser(row, &revoked)
+	var via string
+	row := s.reads().QueryRowContext(ctx, memberReach+`SELECT `+userColumns+`, m.via,
+		EXISTS(SELECT 1 FROM revoked_tokens WHERE jti = ?3)
+		FROM users u JOIN orgs o ON o.id = ?2 JOIN m WHERE u.id = ?1`, userID, orgID, jti)
+	u, err := scanUser(row, &via, &revoked)
+	u.Via = via
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, false, fmt.Errorf("session user: %w", err)
 	}
 	if err == nil {
-		s.auth.putSession(userID, jti, sessionFacts{gen, u, revoked})
+		s.auth.putSession(key, sessionFacts{gen, u, revoked})
 	}
 	return s.pending.apply(u), revoked || s.pending.isRevoked(jti), err
 }

@@ -33,7 +33,9 @@ func TestVocabularyMatchesSchema(t *testing.T) {
 		code          []string
 	}{
 		{"orgs", "plan", account.Plans},
-		{"users", "role", actor.Roles},
+		{"memberships", "role", actor.Roles},
+		{"memberships", "origin", store.Origins},
+		{"orgs", "kind", []string{store.OrgStandalone, store.OrgProvider, store.OrgClient}},
 		{"invites", "role", actor.Roles},
 		{"api_keys", "scope", actor.Scopes},
 		{"tickets", "status", ticket.Statuses},

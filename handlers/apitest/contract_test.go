@@ -27,7 +27,7 @@ func answer(method, path string, status int, body string, headers ...string) exc
 
 const (
 	notFoundBody = `{"success":false,"error":"Resource not found","code":"not_found"}`
-	orgBody      = `{"success":true,"data":{"id":"org_0123456789abcdefghjkmnpqrs","name":"Acme","plan":"starter","members_count":1,"created_at":"2026-11-21T12:00:00Z","storage":{"used_bytes":0,"quota_bytes":null,"quota":"default"}}}`
+	orgBody      = `{"success":true,"data":{"id":"org_0123456789abcdefghjkmnpqrs","name":"Acme","plan":"starter","members_count":1,"created_at":"2026-11-21T12:00:00Z","kind":"standalone","storage":{"used_bytes":0,"quota_bytes":null,"quota":"default"}}}`
 )
 
 func TestContractCheck(t *testing.T) {
