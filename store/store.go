@@ -116,6 +116,13 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		writer.Close()
 		return nil, err
 	}
+	// The migrations of a new or upgraded database can leave a WAL file of
+	// megabytes that SQLite would reuse rather than shrink: start from an
+	// empty one, so the disk the server sees is the disk it has.
+	if _, err := writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil && !IsUnavailable(err) {
+		writer.Close()
+		return nil, fmt.Errorf("checkpoint after migrating: %w", err)
+	}
 	reader, err := sql.Open("sqlite", dsn(path, "deferred")+"&_pragma=query_only(1)")
 	if err != nil {
 		writer.Close()
