@@ -76,14 +76,17 @@ func runIntel(ctx context.Context, args []string, getenv func(string) string, st
 		for _, prob := range res.Problems {
 			fmt.Fprintf(stderr, "%s: record %d (byte %d) %s skipped: %s\n", p, prob.Index, prob.Offset, prob.ID, prob.Message)
 		}
+		for _, c := range res.Cuts {
+			fmt.Fprintf(stderr, "%s: record %d (byte %d) %s kept, cut to the caps: %s\n", p, c.Index, c.Offset, c.ID, c.Message)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", p, err)
 			failed = append(failed, p)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: %s, %d records in %s: %d added, %d changed, %d unchanged, %d skipped; %d organization(s) to notify (import %s)\n",
+		fmt.Fprintf(stdout, "%s: %s, %d records in %s: %d added, %d changed, %d unchanged, %d skipped, %d cut to the caps; %d organization(s) to notify (import %s)\n",
 			p, res.Format, res.Records, res.FinishedAtOr(time.Now()).Sub(res.StartedAt).Round(time.Millisecond), res.Added, res.Changed,
-			res.Unchanged, res.Skipped, res.Notifications, res.ID)
+			res.Unchanged, res.Skipped, res.Cut, res.Notifications, res.ID)
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%d of %d files not imported", len(failed), len(paths))

@@ -20,8 +20,10 @@ func writeEventList(w http.ResponseWriter, views []eventView, total int, p store
 	buf := buffers.Get().(*bytes.Buffer)
 	defer putBuffer(buf)
 	b := append(buf.AvailableBuffer(), `{"success":true,"data":[`...)
+	start, n := len(b), 0
 	for i := range views {
-		if i > 0 {
+		end := len(b)
+		if n > 0 {
 			b = append(b, ',')
 		}
 		var ok bool
@@ -29,8 +31,13 @@ func writeEventList(w http.ResponseWriter, views []eventView, total int, p store
 			writeList(w, views, total, p) // encoding/json says what is wrong
 			return
 		}
+		if pageFull(len(b)-start, n) {
+			b = b[:end]
+			break
+		}
+		n++
 	}
-	pg := newPagination(len(views), total, p)
+	pg := newPagination(n, total, p)
 	b = append(b, `],"pagination":{"total":`...)
 	b = strconv.AppendInt(b, int64(pg.Total), 10)
 	b = append(b, `,"limit":`...)
@@ -45,9 +52,7 @@ func writeEventList(w http.ResponseWriter, views []eventView, total int, p store
 	}
 	b = append(b, "}}\n"...)
 	buf.Write(b)
-	setJSONType(w.Header())
-	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	writeBuffer(w, http.StatusOK, buf)
 }
 
 // appendJSON appends the view as encoding/json encodes it; false when its

@@ -34,6 +34,8 @@ type importView struct {
 	StartedAt     string            `json:"started_at"`
 	FinishedAt    *string           `json:"finished_at"`
 	Problems      []problemView     `json:"problems,omitempty"`
+	Cut           *int              `json:"cut,omitempty"`
+	Cuts          []problemView     `json:"cuts,omitempty"`
 	Notifications *int              `json:"organizations_notified,omitempty"`
 }
 
@@ -79,8 +81,9 @@ func (a *API) importIntel(w http.ResponseWriter, r *http.Request) error {
 	auditTarget(r, res.ID)
 	auditDetail(r, "name", res.Name)
 	v := newImportView(res.IntelImport)
-	v.Problems = mapSlice(res.Problems, func(p feed.Problem) problemView { return problemView{p.Index, p.Offset, p.ID, p.Message} })
-	v.Notifications = &res.Notifications
+	toView := func(p feed.Problem) problemView { return problemView{p.Index, p.Offset, p.ID, p.Message} }
+	v.Problems, v.Cuts = mapSlice(res.Problems, toView), mapSlice(res.Cuts, toView)
+	v.Cut, v.Notifications = &res.Cut, &res.Notifications
 	writeData(w, http.StatusOK, v)
 	return nil
 }

@@ -14,12 +14,6 @@ type dataBody struct {
 	Data    any  `json:"data"`
 }
 
-type listBody struct {
-	Success    bool       `json:"success"`
-	Data       any        `json:"data"`
-	Pagination pagination `json:"pagination"`
-}
-
 type pagination struct {
 	Total      int  `json:"total"`
 	Limit      int  `json:"limit"`
@@ -39,9 +33,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.Reset()
 		buf.Write(internalErrorBody)
 	}
-	setJSONType(w.Header())
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	writeBuffer(w, status, buf)
 }
 
 // setJSONType makes the answer JSON. The middleware has usually said so
@@ -71,15 +63,62 @@ func writeData(w http.ResponseWriter, status int, v any) {
 	writeJSON(w, status, dataBody{Success: true, Data: v})
 }
 
-// writeList answers a page of items with the list envelope of docs/api.md.
+// maxListBytes bounds a list answer by its size as limit bounds it by its
+// count: once the items written pass it, the page ends there and its
+// next_offset says where the rest begins (docs/api.md), so 200 large items
+// never make one answer of hundreds of MiB. A single item larger than it
+// is still answered, alone on its page, or a client could never get past it.
+const maxListBytes = 4 << 20
+
+// pageFull is the one rule every list answer follows: a page holding kept
+// items whose encoding takes size bytes has no room for the last one added
+// when size passes maxListBytes (the first item always has room).
+func pageFull(size, kept int) bool { return kept > 0 && size > maxListBytes }
+
+// writeList answers a page of items with the list envelope of docs/api.md:
+// {"success":true,"data":[…],"pagination":{…}} as encoding/json writes it,
+// items encoded one by one so that the page ends at maxListBytes (pageFull).
 func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page) {
-	if items == nil {
-		items = []T{}
+	buf := buffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	buf.WriteString(`{"success":true,"data":[`)
+	start, n := buf.Len(), 0
+	for i := range items {
+		end := buf.Len()
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(items[i]); err != nil {
+			buf.Reset()
+			buf.Write(internalErrorBody)
+			writeBuffer(w, http.StatusInternalServerError, buf)
+			return
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		if pageFull(buf.Len()-start, n) {
+			buf.Truncate(end)
+			break
+		}
+		n++
 	}
-	writeJSON(w, http.StatusOK, listBody{Success: true, Data: items, Pagination: newPagination(len(items), total, p)})
+	buf.WriteString(`],"pagination":`)
+	enc.Encode(newPagination(n, total, p)) // cannot fail: four numbers
+	buf.Truncate(buf.Len() - 1)
+	buf.WriteString("}\n")
+	writeBuffer(w, http.StatusOK, buf)
 }
 
-// newPagination describes a page of n items: next_offset while more follow.
+// writeBuffer sends an answer encoded whole.
+func writeBuffer(w http.ResponseWriter, status int, buf *bytes.Buffer) {
+	setJSONType(w.Header())
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// newPagination describes a page of n items: next_offset while more follow
+// (past the page's end, or past where maxListBytes ended it).
 func newPagination(n, total int, p store.Page) pagination {
 	pg := pagination{Total: total, Limit: p.Limit, Offset: p.Offset}
 	if next := p.Offset + n; n > 0 && next < total {

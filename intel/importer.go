@@ -90,8 +90,13 @@ type ImportOptions struct {
 // ImportResult is an import's outcome.
 type ImportResult struct {
 	store.IntelImport
-	Problems      []feed.Problem // the first maxProblems malformed records
-	Notifications int            // organizations told of changes
+	Problems []feed.Problem // the first maxProblems malformed records (refused: Skipped counts them)
+	// Cut counts the records kept with values cut to the feed's caps
+	// (feed.MaxDescription and beside it); Cuts are the first maxProblems,
+	// each saying what its record lost.
+	Cut           int
+	Cuts          []feed.Problem
+	Notifications int // organizations told of changes
 }
 
 const maxProblems = 100
@@ -288,8 +293,8 @@ func (s *Service) write(ctx context.Context, path string, format feed.Format, re
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan *batch, 2)
-	var problems []feed.Problem
-	skipped := 0
+	var problems, cut []feed.Problem
+	skipped, cuts := 0, 0
 	parsed := make(chan error, 1)
 	go func() {
 		defer close(batches)
@@ -329,6 +334,12 @@ func (s *Service) write(ctx context.Context, path string, format feed.Format, re
 					problems = append(problems, p)
 				}
 			},
+			Cut: func(p feed.Problem) {
+				cuts++
+				if len(cut) < maxProblems {
+					cut = append(cut, p)
+				}
+			},
 		}
 		_, err := feed.Parse(format, r, h)
 		if err == nil && b.size() > 0 {
@@ -355,7 +366,7 @@ func (s *Service) write(ctx context.Context, path string, format feed.Format, re
 		report()
 	}
 	perr := <-parsed
-	res.Skipped, res.Problems = skipped, problems
+	res.Skipped, res.Problems, res.Cut, res.Cuts = skipped, problems, cuts, cut
 	if werr != nil {
 		return werr
 	}

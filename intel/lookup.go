@@ -2,9 +2,7 @@ package intel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"garrison/intel/cpe"
@@ -35,9 +33,9 @@ func (s *Service) Lookup(ctx context.Context, cveID string) (Record, bool, error
 }
 
 func record(c store.IntelCVE) (Record, error) {
-	var v View
-	if err := json.Unmarshal(c.View, &v); err != nil {
-		return Record{}, fmt.Errorf("view of %s: %w", c.ID, err)
+	v, err := decodeView(c.ID, c.View)
+	if err != nil {
+		return Record{}, err
 	}
 	return Record{View: v, UpdatedAt: c.ViewAt}, nil
 }

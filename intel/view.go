@@ -5,6 +5,7 @@
 package intel
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"garrison/intel/cvss"
 	"garrison/intel/feed"
 	"garrison/timestamp"
+	"garrison/valid"
 )
 
 // Patch statuses.
@@ -81,6 +83,28 @@ type View struct {
 type Targets struct {
 	CPEMatches []feed.CPEMatch `json:"cpe_matches,omitempty"`
 	Affected   []feed.Affected `json:"affected,omitempty"`
+}
+
+// decodeView reads a stored view, within the feed's caps: a view stored
+// before they held (an import by an older release) may carry a 15 MiB
+// description, which an answer then shows cut as an import now cuts it.
+// Importing the file again stores it cut.
+func decodeView(id string, raw []byte) (View, error) {
+	var v View
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return View{}, fmt.Errorf("view of %s: %w", id, err)
+	}
+	v.Description = valid.Clip(v.Description, feed.MaxDescription)
+	if k := v.KEV; k != nil {
+		k.Name, k.RequiredAction = valid.Clip(k.Name, feed.MaxName), valid.Clip(k.RequiredAction, feed.MaxText)
+		k.DateAdded, k.DueDate, k.RansomwareUse = valid.Clip(k.DateAdded, feed.MaxWord), valid.Clip(k.DueDate, feed.MaxWord),
+			valid.Clip(k.RansomwareUse, feed.MaxWord)
+	}
+	v.PatchRefs, _ = valid.ClipList(v.PatchRefs, 2*feed.MaxReferences) // NVD's and CVE 5's
+	v.ExploitRefs, _ = valid.ClipList(v.ExploitRefs, 2*feed.MaxReferences)
+	v.Scores, _ = valid.ClipList(v.Scores, 2*feed.MaxMetrics)
+	v.CWEs, _ = valid.ClipList(v.CWEs, 3*feed.MaxCWEs) // NVD's, CVE 5's and KEV's
+	return v, nil
 }
 
 // Severity is the primary score's severity ("" without a score).

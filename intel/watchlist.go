@@ -230,9 +230,9 @@ func enrich(w store.WatchEntry, m *matcher, imported map[string]store.IntelTechn
 	if w.Intel == nil {
 		return e, nil
 	}
-	var v View
-	if err := json.Unmarshal(w.Intel.View, &v); err != nil {
-		return Entry{}, fmt.Errorf("view of %s: %w", w.CVEID, err)
+	v, err := decodeView(w.CVEID, w.Intel.View)
+	if err != nil {
+		return Entry{}, err
 	}
 	raw, err := unpack(w.Intel.Targets)
 	if err != nil {

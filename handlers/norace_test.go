@@ -1,0 +1,5 @@
+//go:build !race
+
+package handlers_test
+
+const raceEnabled = false
