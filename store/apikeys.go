@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-const apiKeyColumns = `k.id, k.org_id, `+planInForce+`, o.kind, k.name, k.scope, k.hash, k.prefix, COALESCE(k.created_by, ''),
+const apiKeyColumns = `k.id, k.org_id, ` + planInForce + `, o.kind, k.name, k.scope, k.hash, k.prefix, COALESCE(k.created_by, ''),
 	k.expires_at, k.revoked_at, k.last_used_at, k.created_at`
 
 func scanAPIKey(row interface{ Scan(...any) error }) (APIKey, error) {

@@ -16,7 +16,7 @@ const planInForce = `CASE WHEN o.plan_inherited = 1
 	THEN COALESCE((SELECT p.plan FROM orgs p WHERE p.id = o.provider_id), o.plan) ELSE o.plan END`
 
 // memberReach is a CTE, m(role, origin, via), of how user ?1 may act in
-// organization ?2: as its member (via ''), or else as an admin or
+// organization ?2: as its member (via ”), or else as an admin or
 // technician of ?2's provider (via: the provider) when ?2 is among the
 // clients they reach: all of the provider's, or the ones assigned to them
 // when they have any. No row: they may not act in ?2.

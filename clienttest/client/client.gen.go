@@ -22968,7 +22968,7 @@ type CVSSScore struct {
 	// Examples: nvd@nist.gov
 	Source string `json:"source"`
 
-	// Vector The vector as published.
+	// Vector The vector as published (a score whose vector is over 256 bytes is left out when imported).
 	//
 	// Examples: CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N
 	Vector string `json:"vector"`
@@ -23619,6 +23619,12 @@ type IntelImport struct {
 	// Changed Records that replaced a different one.
 	Changed int `json:"changed"`
 
+	// Cut POST /intel/import only: records kept with values cut to the caps (a description over 8 KiB cut with a marker, a reference with a URL over 2 KiB left out, ...; see docs/api.md). They count in records as well.
+	Cut *int `json:"cut,omitempty"`
+
+	// Cuts POST /intel/import only, and only when records were cut: the first 100 of them, each with what it lost, e.g. "description cut from 15.0 MiB to 8.0 KiB; 1 reference left out: a URL over 2.0 KiB".
+	Cuts *[]IntelImportProblem `json:"cuts,omitempty"`
+
 	// Error Only when status is failed: why.
 	Error *string `json:"error,omitempty"`
 
@@ -23631,7 +23637,7 @@ type IntelImport struct {
 	// ImportId What a threat-researcher run's intel_import names.
 	ImportId string `json:"import_id"`
 
-	// Meta What the file says of itself: NVD's resultsPerPage, startIndex, totalResults, format, version, timestamp; KEV's title, catalogVersion, dateReleased, count; EPSS's model_version and score_date; ATT&CK's spec_version, collection, attack_version; compression gzip for a gzip file. {} while running.
+	// Meta What the file says of itself: NVD's resultsPerPage, startIndex, totalResults, format, version, timestamp; KEV's title, catalogVersion, dateReleased, count; EPSS's model_version and score_date; ATT&CK's spec_version, collection, attack_version; compression gzip for a gzip file. {} while running. At most 32 of the file's values (and compression), each cut at 200 bytes.
 	Meta map[string]string `json:"meta"`
 
 	// Name The file's name: the last element of the name query parameter for an API import ("/" when it was not given), the file's base name for garrison intel import.
@@ -23672,7 +23678,7 @@ type IntelImportVia string
 // IntelImportFormat nvd: NVD CVE API 2.0 JSON (an API page or a 2.0 feed file). cve5: CVE JSON 5 records (one record, a JSON array of them, or one per line, as CISA vulnrichment ships them). kev: the CISA KEV catalog as JSON; kev-csv: as CSV. epss: FIRST EPSS scores (CSV). attack: the MITRE ATT&CK Enterprise STIX 2.x bundle.
 type IntelImportFormat string
 
-// IntelImportProblem A record of the file that was skipped.
+// IntelImportProblem A record of the file that was skipped (problems), or kept with values cut to the caps of docs/api.md (cuts: message says what it lost).
 type IntelImportProblem struct {
 	// Id The record's id (a CVE id, upper-cased), when it could be read.
 	Id *string `json:"id,omitempty"`
@@ -23905,7 +23911,7 @@ type LeadStatusRequest struct {
 	Status LeadStatus `json:"status"`
 }
 
-// ListEnvelope What every list answer holds besides its page of items; each list operation's schema (the *List schemas) adds data, an array of its own items.
+// ListEnvelope What every list answer holds besides its page of items; each list operation's schema (the *List schemas) adds data, an array of its own items. A page ends early, holding fewer than limit items, once its items take 4 MiB of JSON (an item larger than that is answered alone on its page): pagination.next_offset then says where the rest begins. Follow next_offset; do not add limit to offset.
 type ListEnvelope struct {
 	Pagination Pagination          `json:"pagination"`
 	Success    ListEnvelopeSuccess `json:"success"`
@@ -24098,7 +24104,7 @@ type Pagination struct {
 	// Limit Page size used: the limit given (default 50), at most 200.
 	Limit int `json:"limit"`
 
-	// NextOffset Offset of the next page; null on the last page.
+	// NextOffset Offset of the next page: offset plus the items of this page, which may be fewer than limit when the page reached 4 MiB; null on the last page.
 	NextOffset *int `json:"next_offset"`
 
 	// Offset Items skipped.
@@ -24790,7 +24796,7 @@ type WatchEntry struct {
 	// Examples: ["CWE-22"]
 	Cwe []string `json:"cwe"`
 
-	// Description The record's English description (NVD's first); null while pending.
+	// Description The record's English description (NVD's first); null while pending. At most 8 KiB: a longer one was cut when imported, ending in a marker such as … [truncated from 15.0 MiB].
 	Description *string `json:"description"`
 
 	// Epss The EPSS score; null when the store has none.
@@ -24809,7 +24815,7 @@ type WatchEntry struct {
 	// LastIntelUpdate When an import last changed what the store says of the CVE; null while pending.
 	LastIntelUpdate *time.Time `json:"last_intel_update"`
 
-	// PatchReferences The record's references tagged Patch or Vendor Advisory.
+	// PatchReferences The record's references tagged Patch or Vendor Advisory. An imported record keeps at most 500 references, each URL at most 2 KiB (a reference with a longer one is left out).
 	PatchReferences []string `json:"patch_references"`
 
 	// PatchStatus patch_available: a reference is tagged Patch or Vendor Advisory, or CISA KEV's required action is to apply updates. no_patch_known: the store holds a record of the CVE (or a KEV listing) without such a sign. unknown: the store holds nothing of the CVE yet (a pending entry).
@@ -26919,7 +26925,7 @@ type ExecuteAgent500JSONResponseBodySuccess bool
 
 // ListAgentRunsParams defines parameters for ListAgentRuns.
 type ListAgentRunsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -27051,7 +27057,7 @@ type CancelAgentRun500JSONResponseBodySuccess bool
 
 // ListAlertsParams defines parameters for ListAlerts.
 type ListAlertsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -27306,7 +27312,7 @@ type AcknowledgeAlert500JSONResponseBodySuccess bool
 
 // ListAPIKeysParams defines parameters for ListAPIKeys.
 type ListAPIKeysParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -27456,7 +27462,7 @@ type RevokeAPIKey500JSONResponseBodySuccess bool
 
 // ListAssetsParams defines parameters for ListAssets.
 type ListAssetsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -27727,7 +27733,7 @@ type GetAuditLogParams struct {
 	// To Only entries at or before this time (RFC 3339); a time in whole seconds covers that whole second. Empty: no bound.
 	To *AuditTo `form:"to,omitempty" json:"to,omitempty"`
 
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -28335,7 +28341,7 @@ type VerifyEmail500JSONResponseBodySuccess bool
 
 // ListClientsParams defines parameters for ListClients.
 type ListClientsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -28452,7 +28458,7 @@ type CreateClient500JSONResponseBodySuccess bool
 
 // ListClientAlertsParams defines parameters for ListClientAlerts.
 type ListClientAlertsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -28743,7 +28749,7 @@ type StartComplianceAudit500JSONResponseBodySuccess bool
 
 // ListComplianceAuditsParams defines parameters for ListComplianceAudits.
 type ListComplianceAuditsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -28986,7 +28992,7 @@ type RemediateComplianceGap500JSONResponseBodySuccess bool
 
 // ListComplianceTemplatesParams defines parameters for ListComplianceTemplates.
 type ListComplianceTemplatesParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -29142,7 +29148,7 @@ type ListCVEWatchlistParams struct {
 	// Sort added (the default, also when empty): newest entry first. score: highest primary CVSS score first, entries without one last. updated: most recent last_intel_update first, pending entries last. Ties keep the added order. Anything else is a validation_error on sort.
 	Sort *ListCVEWatchlistParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -29367,7 +29373,7 @@ type DailySummary500JSONResponseBodySuccess bool
 
 // ListDashboardEventsParams defines parameters for ListDashboardEvents.
 type ListDashboardEventsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -29664,7 +29670,7 @@ type Stats500JSONResponseBodySuccess bool
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -29895,7 +29901,7 @@ type ListNotificationsParams struct {
 	// Unread true: only the notifications the caller has not marked read; false: all of them (the default). Anything else, the empty value included, is a validation_error on unread.
 	Unread *UnreadFilter `form:"unread,omitempty" json:"unread,omitempty"`
 
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -30105,7 +30111,7 @@ type GetOrg500JSONResponseBodySuccess bool
 
 // ListInvitesParams defines parameters for ListInvites.
 type ListInvitesParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -30210,7 +30216,7 @@ type CreateInvite500JSONResponseBodySuccess bool
 
 // ListMembersParams defines parameters for ListMembers.
 type ListMembersParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -30480,7 +30486,7 @@ type ListLeadsParams struct {
 	// Sort score (the default, also when empty): highest score first. updated: most recently updated first. Ties in id order. Anything else is a validation_error on sort.
 	Sort *ListLeadsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -30678,7 +30684,7 @@ type SetLeadStatus500JSONResponseBodySuccess bool
 
 // ListProspectsParams defines parameters for ListProspects.
 type ListProspectsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -30789,7 +30795,7 @@ type ImportProspects500JSONResponseBodySuccess bool
 
 // ListThreatsParams defines parameters for ListThreats.
 type ListThreatsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
@@ -30870,7 +30876,7 @@ type ThreatSummary500JSONResponseBodySuccess bool
 
 // ListTicketsParams defines parameters for ListTickets.
 type ListTicketsParams struct {
-	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error.
+	// Limit Page size: a non-negative integer, default 50. There is no hard maximum: values above 200 are read as 200 (pagination.limit says what was used). 0 answers only the total. Empty (?limit=), negative, non-numeric or beyond 64 bits: validation_error. A page may hold fewer items than this when they would take more than 4 MiB: follow pagination.next_offset.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Offset Items to skip: an integer from 0 to 1,000,000, default 0. Empty (?offset=), out of range or non-numeric: validation_error.
