@@ -96,6 +96,7 @@ func runLimit(args []string) int {
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	dbPath := fs.String("db", "", "copy of Garrison's database")
 	tokenFile := fs.String("token-file", "", "where to write the session token it minted")
+	org := fs.String("org", "", "the organization whose events it reads (default the first event's)")
 	fs.Parse(args)
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "limit:", err); return 2 }
 
@@ -112,9 +113,10 @@ func runLimit(args []string) int {
 	db.SetMaxOpenConns(readers)
 	db.SetMaxIdleConns(readers)
 	ctx := context.Background()
-	var org string
-	if err := db.QueryRowContext(ctx, `SELECT org_id FROM events LIMIT 1`).Scan(&org); err != nil {
-		return fail(fmt.Errorf("find the organization: %w", err))
+	if *org == "" {
+		if err := db.QueryRowContext(ctx, `SELECT org_id FROM events LIMIT 1`).Scan(org); err != nil {
+			return fail(fmt.Errorf("find the organization: %w", err))
+		}
 	}
 	stmt, err := db.PrepareContext(ctx, newestQuery)
 	if err != nil {
@@ -122,7 +124,7 @@ func runLimit(args []string) int {
 	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	token, err := mintJWT(secret, claims{Sub: "bench", Org: org, Exp: time.Now().Add(24 * time.Hour).Unix()})
+	token, err := mintJWT(secret, claims{Sub: "bench", Org: *org, Exp: time.Now().Add(24 * time.Hour).Unix()})
 	if err != nil {
 		return fail(err)
 	}

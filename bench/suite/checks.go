@@ -68,6 +68,8 @@ func (r *results) evaluate() {
 	ratio("events-high", "limit", 0.8, false)
 	ratio("overview", "limit", 0.5, false)
 	ratio("security-score", "limit", 0.5, false)
+	ratio("clients", "events", 2, true) // the fleet view against one client's events page
+	ratio("clients", "limit", 0.5, false)
 	ratio("health", "hello", 0.9, false)
 
 	// Absolute goals.

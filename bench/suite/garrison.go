@@ -112,9 +112,11 @@ func call(ctx context.Context, cl *http.Client, method, url, bearer string, body
 	return nil
 }
 
-// credentials are what the load targets send.
+// credentials are what the load targets send, and the organization they
+// act in.
 type credentials struct {
 	JWT, ReadKey, WriteKey string
+	OrgID                  string
 }
 
 // setup registers an admin in a new organization and makes a read and a
@@ -123,6 +125,9 @@ func (g *garrison) setup(ctx context.Context) (credentials, error) {
 	var c credentials
 	var reg struct {
 		Token string `json:"token"`
+		User  struct {
+			OrgID string `json:"org_id"`
+		} `json:"user"`
 	}
 	err := call(ctx, g.cl, http.MethodPost, g.base()+"/api/auth/register", "", map[string]string{
 		"email": "bench@example.com", "password": "correct horse battery staple", "name": "Bench", "org": "Bench Org",
@@ -133,7 +138,10 @@ func (g *garrison) setup(ctx context.Context) (credentials, error) {
 	if reg.Token == "" {
 		return c, fmt.Errorf("register answered no token")
 	}
-	c.JWT = reg.Token
+	if reg.User.OrgID == "" {
+		return c, fmt.Errorf("register answered no user.org_id")
+	}
+	c.JWT, c.OrgID = reg.Token, reg.User.OrgID
 	for _, k := range []struct {
 		scope string
 		dst   *string

@@ -29,10 +29,18 @@ type ingestResult struct {
 	OtherCores    float64 `json:"other_user_cores"` // programs other than the server and the suite
 }
 
-// sendAll posts every body from the channel with k concurrent senders and
+// batch is one POST /api/events body and the organization it is for: ""
+// is the key's own, a client's id is sent as X-Garrison-Org (a provider's
+// key acting in its client).
+type batch struct {
+	body []byte
+	org  string
+}
+
+// sendAll posts every batch from the channel with k concurrent senders and
 // stops at the first error. A 503 (the in-flight cap) is retried after its
 // Retry-After, as a well-behaved sender would, and counted.
-func sendAll(ctx context.Context, cl *http.Client, url, key string, bodies <-chan []byte, k int) (retries int, slowest time.Duration, err error) {
+func sendAll(ctx context.Context, cl *http.Client, url, key string, bodies <-chan batch, k int) (retries int, slowest time.Duration, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -49,7 +57,7 @@ func sendAll(ctx context.Context, cl *http.Client, url, key string, bodies <-cha
 				}
 				for {
 					began := time.Now()
-					retryAfter, e := post(ctx, cl, url, key, body)
+					retryAfter, e := post(ctx, cl, url, key, body.org, body.body)
 					if d := int64(time.Since(began)); d > slowestNS.Load() {
 						slowestNS.Store(d) // racy max is fine for a report
 					}
@@ -77,14 +85,18 @@ func sendAll(ctx context.Context, cl *http.Client, url, key string, bodies <-cha
 	return int(nRetries.Load()), time.Duration(slowestNS.Load()), err
 }
 
-// post sends one batch; a 503 returns how long to wait before retrying.
-func post(ctx context.Context, cl *http.Client, url, key string, body []byte) (time.Duration, error) {
+// post sends one batch, in org when it is not ""; a 503 returns how long
+// to wait before retrying.
+func post(ctx context.Context, cl *http.Client, url, key, org string, body []byte) (time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)
+	if org != "" {
+		req.Header.Set("X-Garrison-Org", org)
+	}
 	resp, err := cl.Do(req)
 	if err != nil {
 		return 0, err
@@ -115,11 +127,12 @@ func post(ctx context.Context, cl *http.Client, url, key string, body []byte) (t
 	return 0, fmt.Errorf("ingest: %s %s", resp.Status, lastLines(string(raw), 3))
 }
 
-// queue puts ready bodies in a closed channel.
-func queue(bodies [][]byte) <-chan []byte {
-	ch := make(chan []byte, len(bodies))
+// queue puts ready bodies (for the key's own organization) in a closed
+// channel.
+func queue(bodies [][]byte) <-chan batch {
+	ch := make(chan batch, len(bodies))
 	for _, b := range bodies {
-		ch <- b
+		ch <- batch{body: b}
 	}
 	close(ch)
 	return ch
@@ -127,14 +140,14 @@ func queue(bodies [][]byte) <-chan []byte {
 
 // produce makes n events in batches on the fly, a few ahead of the
 // senders, calling report with the events handed out so far.
-func produce(ctx context.Context, g *generator, n int, report func(done int)) <-chan []byte {
-	ch := make(chan []byte, 4)
+func produce(ctx context.Context, g *generator, n int, report func(done int)) <-chan batch {
+	ch := make(chan batch, 4)
 	go func() {
 		defer close(ch)
 		for done := 0; done < n; {
 			k := min(n-done, batchSize)
 			select {
-			case ch <- g.appendBatch(make([]byte, 0, k*280), k):
+			case ch <- batch{body: g.appendBatch(make([]byte, 0, k*280), k)}:
 			case <-ctx.Done():
 				return
 			}

@@ -37,14 +37,21 @@ func startTargets(ctx context.Context, o options, g *garrison, creds credentials
 		}
 	}
 	if want["limit"] {
-		t, err := startBaseline(ctx, self, tmp, "limit", "/events", []string{"--db", limitDB})
+		t, err := startBaseline(ctx, self, tmp, "limit", "/events", []string{"--db", limitDB, "--org", creds.OrgID})
 		if err != nil {
 			return nil, err
 		}
 		byName["limit"] = t
 	}
 	if want["pb-total"] || want["pb-skiptotal"] {
-		ts, skipped := startPocketBase(ctx, o, tmp, limitDB, res)
+		pbDB := limitDB
+		if res.Clients != nil { // PocketBase holds the events the events target reads, not the clients'
+			pbDB = filepath.Join(tmp, "pb-source", "garrison.db")
+			if err := ownEvents(ctx, limitDB, pbDB, creds.OrgID); err != nil {
+				return nil, fmt.Errorf("the PocketBase baseline's events: %w", err)
+			}
+		}
+		ts, skipped := startPocketBase(ctx, o, tmp, pbDB, res)
 		if skipped != "" {
 			msg := "PocketBase skipped: " + skipped
 			fmt.Println(msg)
@@ -52,6 +59,12 @@ func startTargets(ctx context.Context, o options, g *garrison, creds credentials
 		}
 		for _, t := range ts {
 			byName[t.Name] = t
+		}
+	}
+	if want["clients"] && res.Clients != nil {
+		// The server has just restarted: this read computes every score.
+		if err := clientsFirstReads(ctx, g, creds, res.Clients); err != nil {
+			return nil, err
 		}
 	}
 	var loads []*loadResult

@@ -2,12 +2,15 @@
 // machine, in one run:
 //
 //	go run ./bench/suite [--events 1000000] [--duration 10s] [--connections 64]
+//	                     [--clients 500] [--client-events 1000000]
 //	                     [--only health,hello,…] [--extra-flags "…"] [--keep]
 //	                     [--json bench/results/suite-….json] [--strict]
 //	                     [--repo .] [--pocketbase off] [--pgo default.pgo]
 //
 // It builds the server, times its cold start, seeds events through the API
-// while sampling memory and WAL size, restarts it on the seeded data, then
+// while sampling memory and WAL size (and, for the clients target, makes
+// its organization a provider of --clients clients and seeds
+// --client-events among them), restarts it on the seeded data, then
 // loads Garrison's read endpoints and the baselines (a bare net/http
 // "hello", "headers" answering health's body with its headers, a
 // hand-written "limit" server over a copy of the same database, and
@@ -50,7 +53,7 @@ func main() {
 // options are the command-line flags.
 type options struct {
 	repo, only, extra, jsonPath, pocketbase, pgo string
-	events, connections                          int
+	events, connections, clients, clientEvents   int
 	duration                                     time.Duration
 	keep, strict                                 bool
 }
@@ -61,6 +64,8 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.events, "events", 1_000_000, "events to seed into the organization")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long wrk loads each target, each round")
 	flag.IntVar(&o.connections, "connections", 64, "wrk connections")
+	flag.IntVar(&o.clients, "clients", 500, "client organizations the clients target makes under the organization")
+	flag.IntVar(&o.clientEvents, "client-events", 1_000_000, "events the clients target seeds among its clients, besides --events")
 	flag.StringVar(&o.only, "only", "", "comma list of load targets to run (default all): "+strings.Join(targetNames, ","))
 	flag.StringVar(&o.extra, "extra-flags", "", `words appended to "garrison serve"`)
 	flag.StringVar(&o.jsonPath, "json", "", "result file (default bench/results/suite-<UTC time>.json under --repo)")
@@ -79,6 +84,10 @@ func parseOptions() (options, error) {
 		return o, fmt.Errorf("--duration must be at least 1s")
 	case o.connections < 2:
 		return o, fmt.Errorf("--connections must be at least 2 (wrk runs 2 threads)")
+	case o.clients < 1:
+		return o, fmt.Errorf("--clients must be at least 1")
+	case o.clientEvents < o.clients:
+		return o, fmt.Errorf("--client-events must be at least --clients (%d), an event for each client", o.clients)
 	}
 	if _, err := parseOnly(o.only); err != nil {
 		return o, err

@@ -56,6 +56,9 @@ type results struct {
 		BytesPerEvent float64 `json:"bytes_per_event"`
 	} `json:"storage_after_seed"`
 
+	// The clients target's seeding and first reads, when it ran.
+	Clients *clientsResult `json:"clients,omitempty"`
+
 	Load    []*loadResult `json:"load"`
 	Checks  []check       `json:"checks"`
 	Skipped []string      `json:"skipped,omitempty"`
@@ -63,12 +66,14 @@ type results struct {
 }
 
 type config struct {
-	Events      int    `json:"events"`
-	Duration    string `json:"duration"`
-	Connections int    `json:"connections"`
-	Threads     int    `json:"threads"`
-	Only        string `json:"only,omitempty"`
-	ExtraFlags  string `json:"extra_flags,omitempty"`
+	Events       int    `json:"events"`
+	Clients      int    `json:"clients,omitempty"`       // made when the clients target ran
+	ClientEvents int    `json:"client_events,omitempty"` // seeded among them, besides events
+	Duration     string `json:"duration"`
+	Connections  int    `json:"connections"`
+	Threads      int    `json:"threads"`
+	Only         string `json:"only,omitempty"`
+	ExtraFlags   string `json:"extra_flags,omitempty"`
 }
 
 // loadResult is one target's runs and their means.
@@ -261,6 +266,16 @@ func (r *results) infoFigures() [][2]string {
 		add("seeding (2 senders)", "%.0f events/s (%d events in %.1f s)", r.Seed.EventsPerSec, r.Seed.Events, r.Seed.Seconds)
 	}
 	add("background work after the last POST", "%.1f s (until the server was quiet)", r.Seed.FoldSeconds)
+	if c := r.Clients; c != nil {
+		add("clients: made (POST /api/clients)", "%d in %.1f s", c.Clients, c.CreateSeconds)
+		add("clients: seeding among them (2 senders)", "%.0f events/s (%d events in %.1f s, %d retries after 503; quiet %.1f s after the last POST)",
+			c.EventsPerSec, c.Events, c.SeedSeconds, c.Retries503, c.BackgroundSecondsAfter)
+		add("clients: cold first read (computes every score)", "%.0f ms (server CPU %.2f s; machine %.0f%% idle before)",
+			c.ColdFirstReadMS, c.ColdFirstReadCPUSecs, 100*c.ColdIdleBefore)
+		add("clients: second read (scores kept)", "%.1f ms", c.WarmReadMS)
+		add("clients: fleet view once warm", "%d listed, %d with open alerts (%d alerts; %d with a critical one), %d silent",
+			c.Listed, c.WithOpenAlerts, c.OpenAlerts, c.OpenCriticalClients, c.Silent)
+	}
 	add("idle RSS after start", "%.1f MiB", r.Memory.IdleAfterStartMiB)
 	add("idle RSS after restart on seeded db", "%.1f MiB", r.Memory.IdleAfterRestartMiB)
 	add("database after seeding", "%d events, db %.1f MiB + wal %.1f MiB = %.0f bytes/event (db alone %.0f)",

@@ -179,4 +179,84 @@ func TestRoundOrder(t *testing.T) {
 			t.Errorf("%s runs %d places after its baseline %s, want 1", first, d, baseline)
 		}
 	}
+	// clients is judged against limit and the events page: next to both.
+	if at["clients"][0]-at["events"][0] != 1 {
+		t.Errorf("clients runs at %d, events at %d: want clients right after", at["clients"][0], at["events"][0])
+	}
+}
+
+// The clients' events are split evenly, every client gets a feed of its
+// own with recent events, and no batch passes batchSize.
+func TestProduceClients(t *testing.T) {
+	if got := clientShares(10, 4); got[0] != 3 || got[1] != 3 || got[2] != 2 || got[3] != 2 {
+		t.Fatalf("shares %v", got)
+	}
+	ids := []string{"a", "b", "c"}
+	now := time.Now()
+	per := map[string]int{}
+	latest := map[string]time.Time{}
+	var order []string
+	reported := 0
+	for b := range produceClients(t.Context(), ids, 5*batchSize+1, now, func(done int) { reported = done }) {
+		var body struct{ Events []struct{ Timestamp string } }
+		if err := json.Unmarshal(b.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if len(body.Events) > batchSize {
+			t.Fatalf("a batch of %d", len(body.Events))
+		}
+		per[b.org] += len(body.Events)
+		order = append(order, b.org)
+		for _, e := range body.Events {
+			ts, _ := time.Parse(time.RFC3339, e.Timestamp)
+			if ts.After(now) {
+				t.Fatalf("an event in the future: %s", e.Timestamp)
+			}
+			if ts.After(latest[b.org]) {
+				latest[b.org] = ts
+			}
+		}
+	}
+	if per["a"] != 1667 || per["b"] != 1667 || per["c"] != 1667 || reported != 5*batchSize+1 {
+		t.Fatalf("events per client %v, reported %d", per, reported)
+	}
+	if strings.Join(order, "") != "abcabc" {
+		t.Fatalf("batches sent in the order %v, want round by round", order)
+	}
+	for id, ts := range latest {
+		if now.Sub(ts) > 24*time.Hour {
+			t.Errorf("client %s's last event is %s old", id, now.Sub(ts))
+		}
+	}
+}
+
+func TestClientsGoals(t *testing.T) {
+	run := func(rps, p99 float64) wrkRun {
+		return wrkRun{Requests: 1, ReqPerSec: rps, P50ms: 1, P99ms: p99, IdleBefore: 1}
+	}
+	load := func(name string, rps, p99 float64) *loadResult {
+		l := &loadResult{target: target{Name: name}, Runs: []wrkRun{run(rps, p99), run(rps, p99)}}
+		l.summarize()
+		return l
+	}
+	for _, c := range []struct {
+		clientsRPS, clientsP99 float64
+		p99, rps               string
+	}{
+		{500, 39, "PASS", "PASS"},  // 0.5 × limit, p99 just under 2 × events
+		{499, 40, "FAIL", "FAIL"},  // under half of limit; p99 2 × events, not under
+		{2000, 10, "PASS", "PASS"}, // faster than both
+	} {
+		r := &results{Load: []*loadResult{load("limit", 1000, 10), load("events", 900, 20), load("clients", c.clientsRPS, c.clientsP99)}}
+		r.evaluate()
+		got := map[string]string{}
+		for _, ch := range r.Checks {
+			if ch.Target == "clients" {
+				got[ch.What] = ch.Verdict
+			}
+		}
+		if got["p99 ÷ events p99"] != c.p99 || got["req/s ÷ limit"] != c.rps {
+			t.Errorf("clients at %.0f req/s, p99 %.0f ms: %v, want p99 %s and req/s %s", c.clientsRPS, c.clientsP99, got, c.p99, c.rps)
+		}
+	}
 }

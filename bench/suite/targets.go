@@ -17,10 +17,11 @@ type target struct {
 
 // targetNames is every target, in the order round 1 runs them (round 2
 // runs them backwards). Each baseline comes just before the targets
-// judged against it, so a ratio compares moments a few seconds apart.
+// judged against it, so a ratio compares moments a few seconds apart;
+// clients, judged against limit and events, follows them.
 var targetNames = []string{
 	"hello", "headers", "health", "stats-jwt", "stats-key",
-	"limit", "events", "events-high", "pb-total", "pb-skiptotal", "overview", "security-score",
+	"limit", "events", "clients", "events-high", "pb-total", "pb-skiptotal", "overview", "security-score",
 }
 
 // garrisonTargets are Garrison's endpoints: name, path, credential.
@@ -30,6 +31,8 @@ var garrisonTargets = []struct{ name, path, auth string }{
 	{"stats-key", "/api/dashboard/stats", "read key"},
 	{"events", "/api/events?limit=50", "read key"},
 	{"events-high", "/api/events?limit=50&severity=high,critical", "read key"},
+	// The provider's fleet view over its --clients clients, default page.
+	{"clients", "/api/clients", "read key"},
 	{"overview", "/api/dashboard/overview", "read key"},
 	{"security-score", "/api/dashboard/security-score", "read key"},
 }
