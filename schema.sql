@@ -927,3 +927,9 @@ INSERT INTO lead_history_v19 SELECT id, lead_id, kind, from_v, to_v, note, actor
 DROP TABLE lead_history;
 ALTER TABLE lead_history_v19 RENAME TO lead_history;
 CREATE INDEX lead_history_lead ON lead_history (lead_id, id);
+
+-- migration: 20
+-- The fleet view's oldest open critical alert per client, read from an
+-- index of the open critical alerts alone instead of every open alert's
+-- row (store/fleet.go).
+CREATE INDEX alerts_org_open_critical ON alerts (org_id, created_at) WHERE status = 'open' AND severity = 4;

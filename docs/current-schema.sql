@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 19
+-- Schema version (PRAGMA user_version): 20
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -99,6 +99,7 @@ END;
 CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
 CREATE INDEX alerts_org_assignee ON alerts (org_id, assignee, last_seen) WHERE assignee IS NOT NULL;
 CREATE INDEX alerts_org_created ON alerts (org_id, created_at);
+CREATE INDEX alerts_org_open_critical ON alerts (org_id, created_at) WHERE status = 'open' AND severity = 4;
 CREATE INDEX alerts_org_recent ON alerts (org_id, last_seen);
 CREATE INDEX alerts_org_resolved ON alerts (org_id, resolved_at) WHERE resolved_at IS NOT NULL;
 CREATE INDEX alerts_org_status ON alerts (org_id, status, last_seen);

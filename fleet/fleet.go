@@ -5,11 +5,13 @@
 // to a known-exploited CVE, open and escalated tickets), sorted worst
 // first, filtered and paged; and one alert queue across those clients.
 //
-// What changes by the minute (alerts, events, tickets) is read live from
-// the counters for every request, in one query each across all clients.
-// The score, compliance and exposure take a dozen reads per client, so
-// each client's are kept for up to RefreshAfter and refreshed behind the
-// reads (Run); a client never computed is computed in the request.
+// What changes by the minute (alerts, events, tickets) is read from the
+// counters in one query each across all clients; the rows so built serve
+// a scope's reads for up to a second while the store commits nothing
+// (snapshot). The score, compliance and exposure take a dozen reads per
+// client, so each client's are kept for up to RefreshAfter and refreshed
+// behind the reads (Run); a client never computed is computed in the
+// request.
 package fleet
 
 import (
@@ -56,6 +58,9 @@ type Service struct {
 	slow    map[string]slowFacts // by client id
 	pending map[string]bool      // queued for Run
 	queue   chan string
+
+	snapMu sync.Mutex // held while a snapshot is read or built
+	snaps  map[store.ClientScope]fleetSnapshot
 }
 
 // Config is what the fleet view needs.
@@ -70,7 +75,7 @@ type Config struct {
 // New builds the fleet view.
 func New(c Config) *Service {
 	return &Service{store: c.Store, accounts: c.Accounts, board: c.Board, now: c.Now, log: c.Log,
-		slow: map[string]slowFacts{}, pending: map[string]bool{}, queue: make(chan string, 4096)}
+		slow: map[string]slowFacts{}, pending: map[string]bool{}, queue: make(chan string, 4096), snaps: map[store.ClientScope]fleetSnapshot{}}
 }
 
 // slowFacts are a client's facts kept between reads.
@@ -142,27 +147,64 @@ func (s *Service) List(ctx context.Context, who account.Credential, q Query) ([]
 	if err := p.Err(); err != nil {
 		return nil, 0, err
 	}
-	clients, err := s.accounts.Clients(ctx, who)
-	if err != nil {
-		return nil, 0, err
-	}
-	search := strings.ToLower(q.Search)
-	clients = slices.DeleteFunc(clients, func(o store.Org) bool { return search != "" && !strings.Contains(strings.ToLower(o.Name), search) })
 	sc, err := account.ClientScope(who)
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.rows(ctx, sc, clients)
+	all, err := s.snapshot(ctx, who, sc)
 	if err != nil {
 		return nil, 0, err
 	}
-	rows = slices.DeleteFunc(rows, func(r Row) bool {
-		return (len(grades) > 0 && !grades[r.Grade]) || (q.Silent != "" && r.Silent != (q.Silent == "true"))
+	search := strings.ToLower(q.Search)
+	rows := slices.DeleteFunc(slices.Clone(all), func(r Row) bool {
+		return (search != "" && !strings.Contains(strings.ToLower(r.Client.Name), search)) ||
+			(len(grades) > 0 && !grades[r.Grade]) || (q.Silent != "" && r.Silent != (q.Silent == "true"))
 	})
 	slices.SortStableFunc(rows, order(sort))
 	total := len(rows)
 	from := min(q.Page.Offset, total)
 	return rows[from:min(from+q.Page.Limit, total)], total, nil
+}
+
+// snapshotFor is how long a scope's rows serve reads while nothing was
+// written: a SOC polling its fleet every few seconds, or many technicians
+// at once, cost one build a second, not one each.
+const snapshotFor = time.Second
+
+// snapshot is every row of the scope: the one built last, while the store
+// committed nothing since and it is under snapshotFor old, else built now
+// (by one request at a time; the others wait for it).
+func (s *Service) snapshot(ctx context.Context, who account.Credential, sc store.ClientScope) ([]Row, error) {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	commits := s.store.Commits()
+	if v, ok := s.snaps[sc]; ok && v.commits == commits && time.Since(v.built) < snapshotFor {
+		return v.rows, nil
+	}
+	clients, err := s.accounts.Clients(ctx, who)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.rows(ctx, sc, clients)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.snaps) >= maxSnapshots {
+		clear(s.snaps)
+	}
+	s.snaps[sc] = fleetSnapshot{rows: rows, commits: commits, built: time.Now()}
+	return rows, nil
+}
+
+// maxSnapshots bounds the scopes kept (a provider's and each of its
+// assigned people's).
+const maxSnapshots = 1000
+
+// fleetSnapshot is a scope's rows as built at a store commit count.
+type fleetSnapshot struct {
+	rows    []Row
+	commits int64
+	built   time.Time // monotonic: the age of a view, whatever the app's clock
 }
 
 // Get is one client's row; one who does not reach is store.ErrNotFound.

@@ -23,7 +23,7 @@ func (a *API) table() []Route {
 		// Reading one's own session is no guess: the credential's bucket, not the
 		// sign-in buckets (a console page load reads it).
 		row("GET", "/api/auth/me", Session, a.me),
-		row("POST", "/api/auth/switch-org", Session, a.switchOrg, throttled(AuthBucket), audited(audit.SwitchOrg)),
+		row("POST", "/api/auth/switch-org", Session, a.switchOrg, audited(audit.SwitchOrg)), // a technician switches all day: the session's bucket
 		row("GET", "/api/user/profile", Session, a.me),
 		row("POST", "/api/auth/change-password", Session, a.changePassword, throttled(AuthBucket), audited(audit.ChangePassword)),
 		row("POST", "/api/auth/reset-request", Public, a.resetRequest, throttled(ResetBuckets)),

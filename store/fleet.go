@@ -54,8 +54,10 @@ func (s *Store) FleetLive(ctx context.Context, sc ClientScope) (map[string]*Clie
 		}); err != nil {
 			return fmt.Errorf("fleet alerts: %w", err)
 		}
-		if err := eachRow(ctx, tx, `SELECT org_id, MIN(created_at) FROM alerts WHERE status = 'open' AND severity = ?3
-			AND org_id IN `+scopeClients+` GROUP BY org_id`, append(scope, event.Critical), func(rows *sql.Rows) error {
+		// One look per client into alerts_org_open_critical (migration 20).
+		if err := eachRow(ctx, tx, `SELECT id, oldest FROM (SELECT o.id, (SELECT MIN(a.created_at) FROM alerts a
+				WHERE a.org_id = o.id AND a.status = 'open' AND a.severity = 4) AS oldest FROM orgs o`+clientWhere+`)
+			WHERE oldest IS NOT NULL`, scope, func(rows *sql.Rows) error {
 			var id string
 			var at int64
 			if err := rows.Scan(&id, &at); err != nil {

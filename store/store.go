@@ -43,6 +43,7 @@ type Store struct {
 	reserve      bool        // Config.DiskReserve
 	auth         authCache
 	walLimit     int64
+	commits      atomic.Int64 // write transactions committed (Commits)
 	fold         fold
 	foldEvery    time.Duration
 	quota        func(orgBytes int64) int64 // Config.DefaultQuota
@@ -367,8 +368,13 @@ func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error 
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.commits.Add(1)
 	return nil
 }
+
+// Commits counts the write transactions this store committed: a reader
+// keeping a view of the data sees by it whether anything changed since.
+func (s *Store) Commits() int64 { return s.commits.Load() }
 
 // LimitPages caps the database's size at its pages now plus extra (0:
 // lifts the cap): a full disk, for tests of what the server does then.

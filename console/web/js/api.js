@@ -17,8 +17,23 @@ let onUnauthorized = () => {};
 // needed a session was refused with 401.
 export function whenSignedOut(fn) { onUnauthorized = fn; }
 
+// The organization this tab shows. The session cookie is shared by every
+// tab, and switching in one moves the cookie's organization: each request
+// names the one this tab shows (X-Garrison-Org), so a tab left open, or
+// reloaded (the tab's own sessionStorage keeps it), never acts in another
+// organization than its header says. Not on the session's own routes
+// (/auth/…, but /auth/me), which act in the cookie's.
+const tabKey = 'garrison-org';
+let actingIn = '';
+try { actingIn = sessionStorage.getItem(tabKey) || ''; } catch { /* no storage: the cookie's */ }
+export function actIn(orgID) {
+  actingIn = orgID || '';
+  try { if (actingIn) sessionStorage.setItem(tabKey, actingIn); else sessionStorage.removeItem(tabKey); } catch { /* kept in memory */ }
+}
+
 export async function api(method, path, body, opts = {}) {
   const headers = { 'X-Garrison-Console': '1', Accept: 'application/json' };
+  if (actingIn && (!path.startsWith('/auth/') || path === '/auth/me')) headers['X-Garrison-Org'] = actingIn;
   const init = { method, headers, credentials: 'same-origin', cache: 'no-store' };
   if (opts.text !== undefined) {
     headers['Content-Type'] = opts.contentType || 'text/plain';

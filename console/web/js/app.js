@@ -1,15 +1,20 @@
 // The console's shell: who is signed in, the routes, the navigation and
 // the page frame. Each page is a module under pages/, loaded when visited.
 
-import { get, post, whenSignedOut, forgetMembers } from './api.js';
+import { get, post, whenSignedOut, forgetMembers, actIn } from './api.js';
 import { h, errorBox, loading } from './dom.js';
 import { bell, forgetUnread } from './bell.js';
 import { forgetKeys } from './people.js';
+import { switcher, banner, staffOf, places } from './org.js';
 
 // Routes, in the order the navigation lists them. auth false: a page for
 // people who are not signed in (it works signed in too). nav: its label.
+// staff: listed only for a provider's admins and technicians; provider:
+// not in a client (outreach is its provider's).
 const routes = [
   { path: '/', page: 'dashboard', title: 'Dashboard', nav: 'Dashboard' },
+  { path: '/clients', page: 'clients', view: 'fleet', title: 'Clients', nav: 'Clients', staff: true },
+  { path: '/clients/alerts', page: 'clients', view: 'alerts', title: 'Alerts across clients', staff: true },
   { path: '/events', page: 'events', title: 'Events', nav: 'Events' },
   { path: '/alerts', page: 'alerts', title: 'Alerts', nav: 'Alerts' },
   { path: '/alerts/:id', page: 'alerts', view: 'detail', title: 'Alert' },
@@ -23,7 +28,7 @@ const routes = [
   { path: '/cve-watchlist', page: 'intel', view: 'watchlist', title: 'CVE watchlist', nav: 'CVE watchlist' },
   { path: '/cve-watchlist/:id', page: 'intel', view: 'entry', title: 'Watched CVE' },
   { path: '/assets', page: 'intel', view: 'assets', title: 'Assets', nav: 'Assets' },
-  { path: '/leads', page: 'leads', title: 'Leads', nav: 'Leads' },
+  { path: '/leads', page: 'leads', title: 'Leads', nav: 'Leads', provider: true },
   { path: '/leads/:id', page: 'leads', view: 'detail', title: 'Lead' },
   { path: '/settings', page: 'settings', title: 'Settings', nav: 'Settings' },
   { path: '/notifications', page: 'notifications', title: 'Notifications' },
@@ -64,7 +69,7 @@ export function safeNext(next) {
   return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
 }
 
-const roleRank = { member: 1, admin: 2 };
+const roleRank = { member: 1, technician: 1, admin: 2 };
 
 // can tells whether the signed-in user has at least a role.
 export const can = (role) => !!state.me && (roleRank[state.me.role] || 0) >= (roleRank[role] || 0);
@@ -80,26 +85,58 @@ function forget() {
   forgetUnread();
 }
 
-export async function refreshMe() {
+// refreshMe reads the session again; fresh: a new one (a sign-in), which
+// acts in its own organization, not the one this tab showed.
+export async function refreshMe(fresh = false) {
   forget(); // another account, or another role, may see other people
+  if (fresh || !signedIn()) actIn('');
   if (!signedIn()) {
     state.me = null;
     return null;
   }
   try {
-    state.me = (await get('/auth/me', { public: true })).data;
+    state.me = await me();
   } catch (err) {
     state.me = null;
     // An ended session: the sign-in page says why, in the API's words.
     if (err.status === 401) state.reason = err.message;
   }
+  actIn(state.me ? state.me.org_id : '');
   return state.me;
 }
+
+// me reads the session, in the organization this tab shows; one it may no
+// longer act in (404) gives way to the session's own.
+async function me() {
+  try {
+    return (await get('/auth/me', { public: true })).data;
+  } catch (err) {
+    if (err.status !== 404) throw err;
+    actIn('');
+    return (await get('/auth/me', { public: true })).data;
+  }
+}
+
+// switchOrg acts in another organization (POST /auth/switch-org: the
+// session cookie is replaced) and shows a page there: to, or this page
+// (its list, for one item, which belongs to the organization left).
+async function switchOrg(orgID, to) {
+  await post('/auth/switch-org', { org_id: orgID });
+  actIn(orgID);
+  await refreshMe();
+  const m = match(location.pathname);
+  const here = !m || (m.route.staff && state.me?.organization?.kind !== 'provider') ? '/' : Object.keys(m.params).length ? '/' + location.pathname.split('/')[1] : location.pathname + location.search;
+  navigate(to || here, !to);
+}
+
+// isStaff: the person works with clients (a provider's admin or technician).
+const isStaff = () => !!state.me && staffOf(state.me).length > 0;
 
 export const health = () => state.health;
 
 whenSignedOut((message) => {
   state.me = null;
+  actIn('');
   forget();
   const here = location.pathname + location.search;
   const next = here.startsWith('/login') ? '/' : here;
@@ -109,12 +146,13 @@ whenSignedOut((message) => {
 async function signOut() {
   try { await post('/auth/logout', {}, { public: true }); } catch { /* the session is gone either way */ }
   state.me = null;
+  actIn('');
   forget();
   navigate('/login', false, { reason: 'You have signed out.' });
 }
 
 function shell(active) {
-  const nav = routes.filter((r) => r.nav);
+  const nav = routes.filter((r) => r.nav && (!r.staff || isStaff()) && (!r.provider || state.me.organization?.kind !== 'client'));
   const menuId = 'nav-list';
   const toggle = h('button', { type: 'button', class: 'menu-toggle', 'aria-expanded': 'false', 'aria-controls': menuId }, 'Menu');
   const current = (r) => !!active && (r.path === '/' ? active.path === '/' : active.path === r.path || active.path.startsWith(r.path + '/'));
@@ -128,9 +166,17 @@ function shell(active) {
     h('a', { class: 'brand', href: '/' }, h('img', { src: iconURL(), alt: '', width: 24, height: 24 }), 'Garrison'),
     h('nav', { 'aria-label': 'Main' }, toggle, list),
     h('div', { class: 'who' },
+      switcher(state.me, (id) => switchOrg(id)),
       bell(),
-      h('span', { class: 'who-name', title: state.me.email }, state.me.name, ' · ', state.me.org),
-      h('button', { type: 'button', class: 'secondary small', onclick: signOut }, 'Sign out')));
+      // With a switcher, it names the organization, and its panel the person.
+      places(state.me).count > 1 ? null : h('span', { class: 'who-name', title: state.me.email }, state.me.name, ' · ', state.me.org),
+      h('button', { type: 'button', class: 'secondary small', onclick: signOut }, 'Sign out')),
+    banner(state.me, (id) => switchOrg(id)));
+}
+
+// setTitle names the page, and the organization when there are several.
+function setTitle(t) {
+  document.title = t + (state.me && places(state.me).count > 1 ? ' · ' + state.me.org : '') + ' · Garrison';
 }
 
 const iconURL = () => document.querySelector('link[rel=icon]').getAttribute('href');
@@ -152,13 +198,13 @@ async function render() {
     navigate('/login?' + new URLSearchParams({ next: location.pathname + location.search }).toString(), true, reason ? { reason } : null);
     return;
   }
-  document.title = route.title + ' · Garrison';
+  setTitle(route.title);
   const main = h('div', { class: 'page' }, loading());
   app.replaceChildren(frame(route, main));
   try {
     const mod = await import(`./pages/${route.page}.js`);
     if (mine !== renders) return;
-    const ctx = { me: state.me, params, query: new URLSearchParams(location.search), view: route.view || 'index', navigate, can, refreshMe, health, setTitle: (t) => { document.title = t + ' · Garrison'; } };
+    const ctx = { me: state.me, params, query: new URLSearchParams(location.search), view: route.view || 'index', navigate, can, refreshMe, health, setTitle, switchOrg };
     const node = await mod.render(ctx);
     if (mine !== renders) return;
     main.replaceChildren(node);

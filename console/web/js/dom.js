@@ -2,7 +2,7 @@
 // forms that show the API's errors beside their fields, tables, pagers,
 // times in the reader's zone, and the loading, empty and error states.
 
-import { ApiError } from './api.js';
+import { ApiError, post } from './api.js';
 
 // h makes an element. attrs: class, text, on<event> (functions), boolean
 // properties (disabled, checked, required, hidden), anything else as an
@@ -276,14 +276,14 @@ export function dl(pairs) {
   return h('dl', { class: 'pairs' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
 }
 
-// dialog opens a modal with content; close() ends it.
-export function dialog(title, build) {
+// dialog opens a modal with content; close() ends it, and onClose runs.
+export function dialog(title, build, onClose) {
   const id = uid('d');
   const d = h('dialog', { 'aria-labelledby': id, class: 'modal' });
   const close = () => { d.close(); d.remove(); };
   d.append(h('div', { class: 'modal-head' }, h('h2', { id }, title), h('button', { type: 'button', class: 'icon', 'aria-label': 'Close', onclick: close }, '×')),
     build(close));
-  d.addEventListener('close', () => d.remove());
+  d.addEventListener('close', () => { d.remove(); if (onClose) onClose(); });
   document.body.append(d);
   d.showModal();
   return close;
@@ -301,6 +301,26 @@ export function confirmAction(title, text, label, action) {
     return h('div', {}, h('p', {}, text), status,
       h('div', { class: 'actions' }, go, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
   });
+}
+
+// stepUp runs an action that needs the password given in the last 10
+// minutes: when the API asks for it again (403 reauthentication_required),
+// a dialog asks for it, confirms it (POST /auth/reauthenticate, which
+// renews the session) and the action runs again. Cancelled, it fails.
+export async function stepUp(action) {
+  try { return await action(); } catch (err) {
+    if (err.code !== 'reauthentication_required') throw err;
+  }
+  await new Promise((resolve, reject) => {
+    let ok = false;
+    dialog('Confirm your password', (close) => h('div', {},
+      h('p', {}, 'This change needs your password, given in the last 10 minutes. Confirm it to go on.'),
+      form({ submit: 'Confirm and go on', cancel: close,
+        fields: [{ name: 'password', label: 'Your password', type: 'password', required: true, autocomplete: 'current-password' }],
+        onSubmit: async (v) => { await post('/auth/reauthenticate', { password: v.password }); ok = true; close(); } })),
+    () => (ok ? resolve() : reject(new ApiError(403, 'reauthentication_required', 'Nothing was changed: your password was not confirmed.'))));
+  });
+  return action();
 }
 
 // copyButton copies a value to the clipboard.

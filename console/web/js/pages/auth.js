@@ -52,7 +52,7 @@ function login(ctx) {
       ],
       onSubmit: async (v) => {
         await post('/auth/login', { email: v.email, password: v.password }, { public: true });
-        await refreshMe();
+        await refreshMe(true);
         navigate(next, true);
       },
     }),
@@ -93,7 +93,7 @@ function register(ctx) {
           'open the link we just sent within an hour to make your account. The other account is then removed.'));
         return;
       }
-      await refreshMe();
+      await refreshMe(true);
       navigate('/?welcome=1', true);
     },
   });

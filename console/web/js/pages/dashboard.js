@@ -71,7 +71,10 @@ const rangeWords = (range) => (range.key === 'custom' ? (/^(Since|Until)/.test(r
 const todayUTC = () => new Date().toISOString().slice(0, 10) + 'T00:00:00Z';
 
 function statsPanel(s) {
-  const item = (label, value, href) => h('div', {}, h('div', { class: 'label' }, label), h('div', { class: 'stat' }, href ? h('a', { href }, num(value)) : num(value)));
+  const item = (label, value, href) => {
+    const shown = typeof value === 'number' ? num(value) : value; // '—': not assessed (num would say NaN)
+    return h('div', {}, h('div', { class: 'label' }, label), h('div', { class: 'stat' }, href ? h('a', { href }, shown) : shown));
+  };
   return h('div', { class: 'stats' },
     item('Open alerts', s.open_alerts, '/alerts?status=open'),
     item('Threats blocked today', s.threats_blocked_today, '/events' + query({ type: 'blocked_connection', range: 'custom', from: todayUTC() })),

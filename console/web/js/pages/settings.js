@@ -2,8 +2,8 @@
 // signed-in account, and the audit log. The tab is in the address
 // (?tab=keys) so each one can be linked; members see only their tabs.
 
-import { get, post, patch, del, query, ApiError, forgetMembers } from '../api.js';
-import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading, words, confirmAction, choices } from '../dom.js';
+import { get, post, patch, del, api, query, ApiError, forgetMembers } from '../api.js';
+import { h, section, load, table, pager, form, time, badge, num, dl, notice, errorBox, dialog, copyButton, loading, words, confirmAction, choices, stepUp, uid } from '../dom.js';
 import { pagedList, timeOf, text as lower } from '../list.js';
 import { people, forgetKeys, agentName } from '../people.js';
 
@@ -26,6 +26,8 @@ export async function render(ctx) {
     asked && asked !== tab.id ? h('p', { class: 'muted' }, 'That section is for admins only; here is ' + tab.label + ' instead.') : null,
     tab.build(ctx));
 }
+
+const put = (path, body) => api('PUT', path, body);
 
 // paged fills a container with one page of a list and its pager.
 function paged(container, path, build) {
@@ -112,6 +114,9 @@ function keysTab() {
 
 function membersTab(ctx) {
   const admin = ctx.can('admin');
+  // A provider's admin also makes technicians and gives them clients.
+  const provider = ctx.me.organization?.kind === 'provider';
+  const roleNames = { admin: 'an admin', member: 'a member', technician: 'a technician' };
   const list = h('div'), status = h('div', { 'aria-live': 'polite' });
   let showMembers, showInvites;
   const you = (m) => m.id === ctx.me.id;
@@ -120,22 +125,24 @@ function membersTab(ctx) {
   let soleAdmin = ''; // the organization's one admin may not step down (the API refuses it too)
   const roleCell = (m) => {
     if (!admin || m.id === soleAdmin) return badge(m.role);
-    const to = m.role === 'admin' ? 'member' : 'admin';
-    const b = h('button', { type: 'button', class: 'secondary small', onclick: async () => {
-      b.disabled = true;
+    const roles = provider ? ['admin', 'technician', 'member'] : ['admin', 'member'];
+    const b = (to) => h('button', { type: 'button', class: 'secondary small', onclick: async (ev) => {
+      const btn = ev.currentTarget;
+      btn.disabled = true;
       try {
-        await patch('/org/members/' + encodeURIComponent(m.id), { role: to });
+        // Granting or taking admin needs a password given lately.
+        await stepUp(() => patch('/org/members/' + encodeURIComponent(m.id), { role: to }));
         forgetMembers(); // roles are shown beside names
-        status.replaceChildren(notice(`${m.name} is now ${to === 'admin' ? 'an admin' : 'a member'}.`));
+        status.replaceChildren(notice(`${m.name} is now ${roleNames[to]}.`));
         // Stepping down changes what this page may show.
         if (you(m)) { await ctx.refreshMe(); return ctx.navigate('/settings?tab=members'); }
         showMembers(0);
       } catch (err) {
         status.replaceChildren(errorBox(err));
-        b.disabled = false;
+        btn.disabled = false;
       }
     } }, 'Make ' + to);
-    return h('div', { class: 'actions' }, badge(m.role), b);
+    return h('div', { class: 'actions' }, badge(m.role), roles.filter((r) => r !== m.role).map(b));
   };
   const cols = [
     { label: 'Name', cell: (m) => [m.name, you(m) ? h('span', { class: 'muted' }, ' (you)') : null] },
@@ -144,6 +151,7 @@ function membersTab(ctx) {
     { label: 'Address confirmed', cell: (m) => (m.email_verified ? 'Yes' : never('Not yet')) },
     { label: 'Joined', cell: (m) => stamp(m.created_at) },
   ];
+  if (admin && provider) cols.splice(3, 0, { label: 'Clients', cell: (m) => reachCell(ctx, m) });
   if (admin) cols.push({ label: 'Actions', cell: (m) => (you(m) ? '' : h('button', { type: 'button', class: 'secondary small', onclick: () =>
     confirmAction('Remove member', `Remove ${m.name} (${m.email})? Their account is deleted and their sessions end at once.`, 'Remove member',
       async () => { await del('/org/members/' + encodeURIComponent(m.id)); forgetMembers(); status.replaceChildren(notice(`${m.name} was removed.`)); showMembers(0); }) }, 'Remove')) });
@@ -162,7 +170,9 @@ function membersTab(ctx) {
     submit: 'Send invitation',
     fields: [
       { name: 'email', label: 'E-mail address', type: 'email', required: true, autocomplete: 'off' },
-      { name: 'role', label: 'Role', type: 'select', value: 'member', options: [['member', 'Member'], ['admin', 'Admin']] },
+      { name: 'role', label: 'Role', type: 'select', value: 'member',
+        options: provider ? [['member', 'Member: works in this organization only'], ['technician', 'Technician: works in the clients, not their settings'], ['admin', 'Admin']]
+          : [['member', 'Member'], ['admin', 'Admin']] },
     ],
     onSubmit: async (v) => {
       const inv = (await post('/org/invites', v)).data;
@@ -189,6 +199,52 @@ function membersTab(ctx) {
   return page;
 }
 
+// reachCell says which clients a provider's admin or technician reaches
+// (GET /org/members/:id/clients), with the way to change it.
+function reachCell(ctx, m) {
+  if (m.role === 'member') return never('None: members work in this organization only');
+  const box = h('div', {}, loading());
+  const clients = (ctx.me.clients || []).filter((c) => c.provider_id === ctx.me.org_id);
+  const show = (r) => {
+    const mine = clients.filter((c) => r.client_ids.includes(c.id));
+    box.replaceChildren(h('div', {}, r.all_clients ? 'All clients' : mine.length ? mine.slice(0, 3).map((c) => c.name).join(', ') + (mine.length > 3 ? ` and ${mine.length - 3} more` : '') : never('None')),
+      h('button', { type: 'button', class: 'secondary small', 'aria-label': `Choose the clients ${m.name} reaches`, onclick: () => assign(ctx, m, r, clients, show) }, 'Choose…'));
+  };
+  get('/org/members/' + encodeURIComponent(m.id) + '/clients').then((r) => show(r.data), (err) => box.replaceChildren(errorBox(err)));
+  return box;
+}
+
+// assign chooses the clients a person reaches: every one (present and
+// future), or those checked (PUT /org/members/:id/clients).
+function assign(ctx, m, current, clients, show) {
+  dialog(`Clients ${m.name} reaches`, (close) => {
+    const all = h('input', { type: 'checkbox', id: uid('all'), checked: current.all_clients, onchange: () => sync() });
+    const boxes = clients.map((c) => h('input', { type: 'checkbox', id: uid('c'), value: c.id, checked: current.client_ids.includes(c.id) }));
+    const sync = () => { for (const b of boxes) b.disabled = all.checked; };
+    sync();
+    const status = h('div', { 'aria-live': 'polite' });
+    const save = h('button', { type: 'button', onclick: async () => {
+      const ids = boxes.filter((b) => b.checked).map((b) => b.value);
+      if (!all.checked && !ids.length) return status.replaceChildren(errorBox(new Error('Choose at least one client, or all clients.')));
+      save.disabled = true;
+      try {
+        const r = (await put('/org/members/' + encodeURIComponent(m.id) + '/clients', { client_ids: all.checked ? [] : ids })).data;
+        show(r);
+        close();
+        if (m.id === ctx.me.id) { await ctx.refreshMe(); ctx.navigate('/settings?tab=members', true); }
+      } catch (err) { status.replaceChildren(errorBox(err)); save.disabled = false; }
+    } }, 'Save');
+    return h('div', {},
+      h('p', {}, `${m.name} (${words(m.role)}) may act in the clients chosen here, and sees them in the Clients page and the organization switcher.`),
+      status,
+      h('div', { class: 'field check' }, all, h('label', { for: all.id }, h('strong', {}, 'All clients'), ', present and future')),
+      clients.length ? h('fieldset', { class: 'field radios' }, h('legend', {}, 'Or only these clients'),
+        h('ul', { class: 'plain pick' }, clients.map((c, i) => h('li', { class: 'field check' }, boxes[i], h('label', { for: boxes[i].id }, c.name)))))
+        : h('p', { class: 'muted' }, 'There are no clients yet.'),
+      h('div', { class: 'actions' }, save, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')));
+  });
+}
+
 // ---- Organization and account ----
 
 function orgTab(ctx) {
@@ -196,8 +252,10 @@ function orgTab(ctx) {
   load(org, async () => {
     const o = (await get('/org')).data;
     const limits = o.limits && typeof o.limits === 'object' ? Object.entries(o.limits) : [];
+    const kind = { standalone: 'Standalone', provider: 'Provider: serves client organizations', client: 'Client of a provider' }[o.kind] || o.kind;
     return [dl([
       ['Name', o.name],
+      o.kind ? ['Kind', [kind, o.kind !== 'client' && ctx.can('admin') ? [' · ', h('a', { href: '/clients' }, o.kind === 'provider' ? 'Clients' : 'Add a client')] : null]] : null,
       ['Plan', badge(o.plan)],
       ['Members', num(o.members_count)],
       ['Created', time(o.created_at)],
@@ -254,7 +312,7 @@ function dangerZone(ctx) {
       submit: 'Delete organization forever',
       fields: [{ name: 'confirm', label: `Type "${name}" to confirm`, required: true, autocomplete: 'off' }],
       onSubmit: async (v) => {
-        await del('/org', { confirm: v.confirm });
+        await stepUp(() => del('/org', { confirm: v.confirm }));
         close();
         await ctx.refreshMe();
         ctx.navigate('/login', false, { reason: `The organization "${name}" and everything it owned were deleted.` });
