@@ -32,11 +32,6 @@ func ClientScope(who Credential) (store.ClientScope, error) {
 	return sc, nil
 }
 
-// clientScopeOf is ClientScope.
-func (a *Accounts) clientScopeOf(_ context.Context, who Credential) (store.ClientScope, error) {
-	return ClientScope(who)
-}
-
 // NewClient is a request for a client organization.
 type NewClient struct {
 	Name string
@@ -57,7 +52,7 @@ type ClientCreated struct {
 // admin. An API key may create a client but not invite its admin (a key's
 // invitation never makes an admin).
 func (a *Accounts) CreateClient(ctx context.Context, who Credential, r NewClient) (ClientCreated, error) {
-	if _, err := a.clientScopeOf(ctx, who); err != nil {
+	if _, err := ClientScope(who); err != nil {
 		return ClientCreated{}, err
 	}
 	r.AdminEmail = valid.NormalEmail(r.AdminEmail)
@@ -97,7 +92,7 @@ func (a *Accounts) CreateClient(ctx context.Context, who Credential, r NewClient
 
 // Clients lists the clients who reaches, by name.
 func (a *Accounts) Clients(ctx context.Context, who Credential) ([]store.Org, error) {
-	sc, err := a.clientScopeOf(ctx, who)
+	sc, err := ClientScope(who)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +102,7 @@ func (a *Accounts) Clients(ctx context.Context, who Credential) ([]store.Org, er
 // Client is one client who reaches; any other organization is
 // store.ErrNotFound.
 func (a *Accounts) Client(ctx context.Context, who Credential, clientID string) (store.Org, error) {
-	sc, err := a.clientScopeOf(ctx, who)
+	sc, err := ClientScope(who)
 	if err != nil {
 		return store.Org{}, err
 	}
@@ -141,7 +136,7 @@ func (a *Accounts) DeleteClient(ctx context.Context, who Credential, clientID st
 // (none: all of them). An id that is not the provider's client is
 // store.ErrNotFound.
 func (a *Accounts) AssignClients(ctx context.Context, who Credential, userID string, clientIDs []string) error {
-	if _, err := a.clientScopeOf(ctx, who); err != nil {
+	if _, err := ClientScope(who); err != nil {
 		return err
 	}
 	if len(clientIDs) > MaxAssignedClients {
@@ -156,7 +151,7 @@ func (a *Accounts) AssignClients(ctx context.Context, who Credential, userID str
 // AssignedClients says whether a provider's member reaches all its
 // clients and, when not, the ones assigned to them.
 func (a *Accounts) AssignedClients(ctx context.Context, who Credential, userID string) (all bool, ids []string, err error) {
-	if _, err := a.clientScopeOf(ctx, who); err != nil {
+	if _, err := ClientScope(who); err != nil {
 		return false, nil, err
 	}
 	return a.store.MemberClients(ctx, who.OrgID, userID)

@@ -207,21 +207,26 @@ type fleetSnapshot struct {
 	built   time.Time // monotonic: the age of a view, whatever the app's clock
 }
 
-// Get is one client's row; one who does not reach is store.ErrNotFound.
+// Get is one client's row, from the caller's snapshot; one who does not
+// reach is store.ErrNotFound.
 func (s *Service) Get(ctx context.Context, who account.Credential, clientID string) (Row, error) {
-	c, err := s.accounts.Client(ctx, who, clientID)
-	if err != nil {
+	if _, err := s.accounts.Client(ctx, who, clientID); err != nil {
 		return Row{}, err
 	}
 	sc, err := account.ClientScope(who)
 	if err != nil {
 		return Row{}, err
 	}
-	rows, err := s.rows(ctx, sc, []store.Org{c})
+	all, err := s.snapshot(ctx, who, sc)
 	if err != nil {
 		return Row{}, err
 	}
-	return rows[0], nil
+	for _, r := range all {
+		if r.Client.ID == clientID {
+			return r, nil
+		}
+	}
+	return Row{}, store.ErrNotFound // offboarded between the two reads
 }
 
 // order is the comparison of a sort, worst first, then by name and id.

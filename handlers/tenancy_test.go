@@ -126,6 +126,8 @@ func TestProviderAndClients(t *testing.T) {
 		t.Fatalf("the client's alerts: %s", al.Raw)
 	}
 	e.Do("GET", "/api/alerts/"+f.otherAlert, inDental, nil).WantError(t, http.StatusNotFound, "not_found", "")
+	e.Do("PATCH", "/api/alerts/"+f.otherAlert, inDental, map[string]any{"status": "resolved", "note": "not ours"}).
+		WantError(t, http.StatusNotFound, "not_found", "")
 
 	// Acting in the client is on its log, naming the person and provider,
 	// and on the provider's, naming the client.
@@ -301,6 +303,7 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 	missingID := strings.NewReplacer("{id}", "alr_01doesnotexist000000000000", "{run_id}", "alr_01doesnotexist000000000000",
 		"{framework}", "soc2", "{control_id}", "alr_01doesnotexist000000000000")
 	missingOrg := inOrg(e, "GET", "/api/org", f.ann.Token, "org_01doesnotexist0000000000000", nil).Raw
+	foreignIDs := map[string]bool{} // routes whose foreign-id answer was compared, not refused first
 	for _, rt := range e.API.Routes() {
 		key := rt.Method + " " + rt.Path
 		access := routeAccess[key]
@@ -322,12 +325,22 @@ func TestTenantIsolationEveryRoute(t *testing.T) {
 				if r.Status == http.StatusForbidden || r.Status == http.StatusBadRequest || r.Status == http.StatusConflict {
 					continue // refused before looking: the role, the body or the plan
 				}
+				foreignIDs[key] = true
 				want := inOrg(e, rt.Method, missingID.Replace(rt.Path), c.cred, org, map[string]any{})
 				if r.Status != http.StatusNotFound || r.Status != want.Status || r.Str("error") != want.Str("error") {
 					t.Errorf("%s as %s in %s with another organization's id: %d %s (a missing id: %d %s)", key, c.name, org, r.Status, r.Raw,
 						want.Status, want.Raw)
 				}
 			}
+		}
+	}
+	// Most id routes must reach the lookup: a suite refused before it
+	// everywhere would check nothing.
+	t.Logf("%d routes compared another organization's id with a missing one", len(foreignIDs))
+	for _, must := range []string{"GET /api/alerts/{id}", "GET /api/tickets/{id}", "GET /api/clients/{id}",
+		"DELETE /api/clients/{id}", "GET /api/org/members/{id}/clients", "DELETE /api/api-keys/{id}"} {
+		if !foreignIDs[must] {
+			t.Errorf("%s was never compared", must)
 		}
 	}
 }

@@ -289,7 +289,7 @@ func (s *Store) ConvertLead(ctx context.Context, providerID, leadID, actor strin
 		case status != "won":
 			return ErrLeadNotWon
 		}
-		if clientID, err = createClient(ctx, tx, NewClient{ProviderID: providerID, Name: valid.Clip(name, MaxOrgName), Creator: actor}, now); err != nil {
+		if clientID, err = createClient(ctx, tx, NewClient{ProviderID: providerID, Name: valid.Clip(name, valid.MaxName), Creator: actor}, now); err != nil {
 			return err
 		}
 		return addLeadChange(ctx, tx, leadID, LeadChange{Kind: "client", To: &clientID, Note: "became the client " + name, Actor: actor, At: now})

@@ -142,9 +142,6 @@ func (s *Store) Client(ctx context.Context, sc ClientScope, clientID string) (Or
 	return o, err
 }
 
-// MaxOrgName is the longest organization name, in bytes (valid.Name's).
-const MaxOrgName = 100
-
 // NewClient is a client organization to create under a provider.
 type NewClient struct {
 	ProviderID string

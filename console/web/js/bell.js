@@ -5,7 +5,7 @@
 // every minute while the tab is visible, one read at a time.
 
 import { get, post, query } from './api.js';
-import { h, time, errorBox, loading, num, uid } from './dom.js';
+import { h, time, errorBox, loading, num, uid, disclosure } from './dom.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const svg = (tag, attrs, ...kids) => {
@@ -100,24 +100,7 @@ export function bell() {
     return li;
   }
 
-  function open() {
-    panel.hidden = false;
-    button.setAttribute('aria-expanded', 'true');
-    fill();
-    heading.focus();
-    document.addEventListener('keydown', onKey);
-    document.addEventListener('click', onOutside, true);
-  }
-  function close(refocus) {
-    if (panel.hidden) return;
-    panel.hidden = true;
-    button.setAttribute('aria-expanded', 'false');
-    document.removeEventListener('keydown', onKey);
-    document.removeEventListener('click', onOutside, true);
-    if (refocus) button.focus();
-  }
-  const onKey = (ev) => { if (ev.key === 'Escape') close(true); };
-  const onOutside = (ev) => { if (!wrap.contains(ev.target)) close(false); };
-  button.addEventListener('click', () => (panel.hidden ? open() : close(true)));
+  const panelCtl = disclosure(wrap, button, panel, () => { fill(); heading.focus(); });
+  function close(refocus) { panelCtl.close(refocus); }
   return wrap;
 }

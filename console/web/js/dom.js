@@ -341,3 +341,29 @@ export function download(name, text, type = 'text/plain') {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+// disclosure wires a header panel to its button: the button opens and
+// closes it, Escape or a click outside closes it; onOpen runs as it opens
+// (fill it, move the focus in). close(true) gives the focus back to the
+// button.
+export function disclosure(wrap, button, panel, onOpen) {
+  const onKey = (ev) => { if (ev.key === 'Escape') close(true); };
+  const onOutside = (ev) => { if (!wrap.contains(ev.target)) close(false); };
+  function open() {
+    panel.hidden = false;
+    button.setAttribute('aria-expanded', 'true');
+    onOpen();
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('click', onOutside, true);
+  }
+  function close(refocus) {
+    if (panel.hidden) return;
+    panel.hidden = true;
+    button.setAttribute('aria-expanded', 'false');
+    document.removeEventListener('keydown', onKey);
+    document.removeEventListener('click', onOutside, true);
+    if (refocus) button.focus();
+  }
+  button.addEventListener('click', () => (panel.hidden ? open() : close(true)));
+  return { open, close };
+}

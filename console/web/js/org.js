@@ -3,7 +3,7 @@
 // reach), the header's switcher between them, and the banner every page
 // shows while a provider's staff acts in one of its clients.
 
-import { h, uid } from './dom.js';
+import { h, uid, disclosure } from './dom.js';
 
 // places lists the organizations a person may act in, grouped: each
 // provider first, then its clients by name; then any other organization.
@@ -94,24 +94,8 @@ export function switcher(me, go) {
     h('p', { class: 'small muted' }, 'Signed in as ', h('strong', {}, me.name), ` (${me.email})`),
     filter, status, lists);
   const wrap = h('div', { class: 'org-switch', 'data-kind': kind }, button, panel);
-  const open = () => {
-    panel.hidden = false;
-    button.setAttribute('aria-expanded', 'true');
-    (filter || heading).focus();
-    document.addEventListener('keydown', onKey);
-    document.addEventListener('click', onOutside, true);
-  };
-  const close = (refocus) => {
-    if (panel.hidden) return;
-    panel.hidden = true;
-    button.setAttribute('aria-expanded', 'false');
-    document.removeEventListener('keydown', onKey);
-    document.removeEventListener('click', onOutside, true);
-    if (refocus) button.focus();
-  };
-  const onKey = (ev) => { if (ev.key === 'Escape') close(true); };
-  const onOutside = (ev) => { if (!wrap.contains(ev.target)) close(false); };
-  button.addEventListener('click', () => (panel.hidden ? open() : close(true)));
+  const panelCtl = disclosure(wrap, button, panel, () => (filter || heading).focus());
+  const close = (refocus) => panelCtl.close(refocus);
   return wrap;
 }
 
