@@ -22,7 +22,8 @@ export async function render(ctx) {
   return h('div', {},
     h('h1', {}, 'Settings'),
     h('nav', { class: 'tabs', 'aria-label': 'Settings sections' },
-      mine.map((t) => h('a', { href: '/settings?tab=' + t.id, 'aria-current': t === tab ? 'page' : null }, t.label))),
+      mine.map((t) => h('a', { href: '/settings?tab=' + t.id, 'aria-current': t === tab ? 'page' : null }, t.label)),
+      ctx.can('admin') ? h('a', { href: '/settings/notifications' }, 'Alert notifications') : null),
     asked && asked !== tab.id ? h('p', { class: 'muted' }, 'That section is for admins only; here is ' + tab.label + ' instead.') : null,
     tab.build(ctx));
 }
