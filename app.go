@@ -49,7 +49,8 @@ func appSettings(cfg config) app.Settings {
 		AgentTimeout: cfg.agentTimeout, LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMAPIKey: cfg.llmAPIKey,
 		LLMTimeout: cfg.llmTimeout, IngestInflight: cfg.ingestInflight, IntelImportOrgs: cfg.intelImportOrgs,
 		Retention: cfg.retention, AuditRetention: cfg.auditRetention, IntelSyncURLs: cfg.intelSyncURLs,
-		IntelSyncEvery: cfg.intelSyncEvery, SelfSignedCert: selfSignedCertOf(cfg), StorageShare: cfg.storageShare}
+		IntelSyncEvery: cfg.intelSyncEvery, SelfSignedCert: selfSignedCertOf(cfg), StorageShare: cfg.storageShare,
+		NotifyCAFile: cfg.notifyCAFile, NotifyAllowLoopback: cfg.notifyLoopback, SilenceAfter: cfg.silenceAfter}
 }
 
 // selfSignedCertOf is the certificate file the server makes for itself,

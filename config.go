@@ -33,6 +33,9 @@ type config struct {
 	smtpAddr        string
 	smtpFrom        string
 	smtpUsername    string
+	notifyCAFile    string
+	notifyLoopback  bool
+	silenceAfter    time.Duration
 	smtpPassword    string // from GARRISON_SMTP_PASSWORD only: flags show in ps
 	logLevel        string
 	logFormat       string
@@ -159,6 +162,12 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.DurationVar(&c.intelSyncEvery, "intel-sync-interval", 6*time.Hour, "how often --intel-sync-url is fetched (conditional requests)")
 	fs.StringVar(&c.cpuProfile, "cpu-profile", "", "file to write a CPU profile of the whole run to, emptied at start and complete when the server stops "+
 		"(go tool pprof; empty: off)")
+	fs.StringVar(&c.notifyCAFile, "notify-ca-file", "", "PEM file of extra certificate authorities trusted for webhook, chat and paging "+
+		"receivers (an on-premises Mattermost with an internal CA; empty: the system's)")
+	fs.BoolVar(&c.notifyLoopback, "notify-allow-loopback", false, "allow notification receivers on loopback addresses (127.0.0.0/8, ::1); "+
+		"link-local addresses such as cloud metadata are always refused")
+	fs.DurationVar(&c.silenceAfter, "silence-after", time.Hour, "the shortest silence of an event source that opens a sensor_silent alert "+
+		"(a source is silent past three of its average gaps between events, and at least this long)")
 	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return config{}, err

@@ -933,3 +933,130 @@ CREATE INDEX lead_history_lead ON lead_history (lead_id, id);
 -- index of the open critical alerts alone instead of every open alert's
 -- row (store/fleet.go).
 CREATE INDEX alerts_org_open_critical ON alerts (org_id, created_at) WHERE status = 'open' AND severity = 4;
+
+-- migration: 21
+-- Notifications that reach a person (issue 30). Contact points are an
+-- organization's receivers: e-mail (addresses or roles), signed webhooks,
+-- Slack-compatible and Teams webhooks, PagerDuty. A channel's secret (a
+-- webhook's signing secret, PagerDuty's routing key) is never read back
+-- by the API.
+CREATE TABLE notification_channels (
+    id               TEXT PRIMARY KEY,
+    org_id           TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    name             TEXT NOT NULL,
+    kind             TEXT NOT NULL CHECK (kind IN ('email', 'webhook', 'slack', 'teams', 'pagerduty')),
+    url              TEXT NOT NULL DEFAULT '',
+    addresses        TEXT NOT NULL DEFAULT '[]',
+    roles            TEXT NOT NULL DEFAULT '[]',
+    secret           TEXT NOT NULL DEFAULT '',
+    failing_since    INTEGER,
+    last_success_at  INTEGER,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    UNIQUE (org_id, name)
+) STRICT;
+
+-- Routing rules: which alerts go to which contact points, when, and who
+-- hears of a critical one nobody acknowledged.
+CREATE TABLE notification_rules (
+    id                  TEXT PRIMARY KEY,
+    org_id              TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    name                TEXT NOT NULL,
+    enabled             INTEGER NOT NULL DEFAULT 1,
+    min_severity        INTEGER NOT NULL,
+    categories          TEXT NOT NULL DEFAULT '[]',
+    event_types         TEXT NOT NULL DEFAULT '[]',
+    clients             TEXT NOT NULL DEFAULT '[]',
+    assets              TEXT NOT NULL DEFAULT '[]',
+    sources             TEXT NOT NULL DEFAULT '[]',
+    quiet_start         INTEGER,
+    quiet_end           INTEGER,
+    quiet_zone          TEXT NOT NULL DEFAULT 'UTC',
+    group_seconds       INTEGER NOT NULL DEFAULT 0,
+    escalate_minutes    INTEGER NOT NULL DEFAULT 15,
+    escalate_max        INTEGER NOT NULL DEFAULT 3,
+    overrides_provider  INTEGER NOT NULL DEFAULT 0,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL,
+    UNIQUE (org_id, name)
+) STRICT;
+
+-- A rule's contact points: notified, or escalated to. A channel in use
+-- cannot be deleted.
+CREATE TABLE notification_rule_channels (
+    rule_id     TEXT NOT NULL REFERENCES notification_rules(id) ON DELETE CASCADE,
+    channel_id  TEXT NOT NULL REFERENCES notification_channels(id) ON DELETE RESTRICT,
+    purpose     TEXT NOT NULL CHECK (purpose IN ('notify', 'escalate')),
+    PRIMARY KEY (rule_id, purpose, channel_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX notification_rule_channels_channel ON notification_rule_channels (channel_id);
+
+-- What happened to alerts, written in the transaction that did it and
+-- taken by the router: an alert is never opened without its notification
+-- being decided, even across a crash.
+CREATE TABLE alert_signals (
+    seq       INTEGER PRIMARY KEY,
+    org_id    TEXT NOT NULL,
+    alert_id  TEXT NOT NULL,
+    signal    TEXT NOT NULL CHECK (signal IN ('opened', 'resolved', 'acknowledged')),
+    at        INTEGER NOT NULL
+) STRICT;
+
+-- The delivery outbox: one row per message and receiver, keyed by its
+-- idempotency key so a repeated decision adds nothing. A message's body is
+-- frozen when queued; each attempt signs it anew.
+CREATE TABLE notification_deliveries (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    alert_org_id  TEXT NOT NULL,
+    channel_id    TEXT NOT NULL REFERENCES notification_channels(id) ON DELETE CASCADE,
+    rule_id       TEXT,
+    recipient     TEXT NOT NULL DEFAULT '',
+    idem_key      TEXT NOT NULL UNIQUE,
+    event         TEXT NOT NULL CHECK (event IN ('trigger', 'resolve', 'acknowledge', 'escalate', 'test')),
+    alert_id      TEXT NOT NULL DEFAULT '',
+    group_key     TEXT,
+    message       TEXT NOT NULL,
+    status        TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    next_at       INTEGER NOT NULL,
+    last_status   INTEGER,
+    last_error    TEXT,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    delivered_at  INTEGER
+) STRICT;
+CREATE INDEX notification_deliveries_due ON notification_deliveries (next_at) WHERE status = 'pending';
+CREATE INDEX notification_deliveries_org ON notification_deliveries (org_id, created_at);
+CREATE INDEX notification_deliveries_group ON notification_deliveries (group_key, created_at) WHERE group_key IS NOT NULL;
+CREATE INDEX notification_deliveries_alert ON notification_deliveries (alert_id) WHERE alert_id != '';
+
+-- Critical alerts awaiting acknowledgement under a rule that escalates.
+CREATE TABLE alert_escalations (
+    alert_id  TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    rule_id   TEXT NOT NULL REFERENCES notification_rules(id) ON DELETE CASCADE,
+    sent      INTEGER NOT NULL DEFAULT 0,
+    next_at   INTEGER NOT NULL,
+    PRIMARY KEY (alert_id, rule_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX alert_escalations_due ON alert_escalations (next_at);
+
+-- Every organization starts with its admins mailed of critical and high
+-- alerts.
+INSERT INTO notification_channels (id, org_id, name, kind, roles, created_at, updated_at)
+    SELECT 'nch_' || lower(hex(randomblob(10))), id, 'Admins by e-mail', 'email', '["admin"]', created_at, created_at FROM orgs;
+INSERT INTO notification_rules (id, org_id, name, min_severity, group_seconds, created_at, updated_at)
+    SELECT 'nrl_' || lower(hex(randomblob(10))), id, 'Critical and high alerts', 3, 60, created_at, created_at FROM orgs;
+INSERT INTO notification_rule_channels (rule_id, channel_id, purpose)
+    SELECT r.id, c.id, 'notify' FROM notification_rules r JOIN notification_channels c ON c.org_id = r.org_id;
+
+-- migration: 22
+-- What Garrison told an organization about an API key's expiry, once each:
+-- the notices 14, 3 and 1 days before, and 0 for the alert of an expired
+-- key still in use.
+CREATE TABLE key_notices (
+    key_id  TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+    notice  INTEGER NOT NULL,
+    at      INTEGER NOT NULL,
+    PRIMARY KEY (key_id, notice)
+) STRICT, WITHOUT ROWID;

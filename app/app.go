@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,9 +21,11 @@ import (
 	"garrison/blocklist"
 	"garrison/compliance"
 	"garrison/console"
+	"garrison/contact"
 	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/demo"
+	"garrison/dispatch"
 	"garrison/fleet"
 	"garrison/handlers"
 	"garrison/ingest"
@@ -32,6 +35,7 @@ import (
 	"garrison/metrics"
 	"garrison/ratelimit"
 	"garrison/store"
+	"garrison/watchdog"
 )
 
 // Settings are what an operator tells the server (garrison serve's flags
@@ -72,6 +76,13 @@ type Settings struct {
 	// take when it has no quota of its own: of what it stores plus the
 	// data directory's free space (0: no default quota).
 	StorageShare float64
+	// NotifyCAFile names extra CAs trusted for notification receivers;
+	// NotifyAllowLoopback lets receivers be on loopback addresses.
+	NotifyCAFile        string
+	NotifyAllowLoopback bool
+	// SilenceAfter is the shortest silence of an event source noticed
+	// (watchdog.DefaultSilence when 0).
+	SilenceAfter time.Duration
 }
 
 // Options are what the process hands the app beside the settings: what
@@ -91,6 +102,9 @@ type Options struct {
 	Now func() time.Time
 	// PasswordIterations is PBKDF2's cost (0: credential.DefaultIterations).
 	PasswordIterations int
+	// NotifyRootCAs replaces the roots notification receivers are checked
+	// against (tests: their local receivers' certificates).
+	NotifyRootCAs *x509.CertPool
 }
 
 // App is Garrison without its listeners.
@@ -103,6 +117,8 @@ type App struct {
 	Intel      *intel.Service
 	Compliance *compliance.Engine
 	Fleet      *fleet.Service
+	Dispatch   *dispatch.Dispatcher
+	Watchdog   *watchdog.Watchdog
 	Limits     *handlers.RateLimits
 	Metrics    *metrics.Registry
 	API        *handlers.API
@@ -169,6 +185,20 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 		DefaultPlan: s.DefaultPlan, Registration: s.Registration})
 	board := dashboard.New(dashboard.Config{Store: st, Now: o.Now, Blocklist: blocked, Model: model, Log: o.Log})
 	a.Fleet = fleet.New(fleet.Config{Store: st, Accounts: a.Accounts, Board: board, Now: o.Now, Log: o.Log})
+	roots := o.NotifyRootCAs
+	if roots == nil && s.NotifyCAFile != "" {
+		if roots, err = notifyRoots(s.NotifyCAFile); err != nil {
+			return nil, err
+		}
+	}
+	a.Dispatch = dispatch.New(dispatch.Config{Store: st, Mailer: a.Mailer, Log: o.Log, Now: o.Now, BaseURL: s.BaseURL,
+		Sender: contact.NewSender(contact.SenderOptions{RootCAs: roots, AllowLoopback: s.NotifyAllowLoopback}),
+		Observe: func(kind, outcome string) {
+			a.Metrics.Add(notifyDeliveriesName, notifyDeliveriesHelp, 1, "channel", kind, "outcome", outcome)
+		}})
+	st.OnAlertSignals(a.Dispatch.Notify)
+	a.Watchdog = watchdog.New(watchdog.Config{Store: st, Mailer: a.Mailer, Log: o.Log, Now: o.Now, Silence: s.SilenceAfter,
+		Queued: a.Mailer.Notify})
 	a.registerGauges()
 	a.API = handlers.New(handlers.Deps{
 		Console:        pages,
@@ -186,6 +216,7 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 		Metrics:        a.Metrics,
 		Dashboard:      board,
 		Fleet:          a.Fleet,
+		Dispatch:       a.Dispatch,
 		Ingest:         ingest.New(ingest.Config{Store: st, Now: o.Now, Blocklist: blocked, Mailer: a.Mailer, Log: o.Log}),
 		IngestInflight: s.IngestInflight,
 	})
@@ -226,4 +257,20 @@ func OpenStore(ctx context.Context, dataDir, schema string, c store.Config) (*st
 		}
 	}
 	return s, nil
+}
+
+// notifyRoots are the system's roots with the CAs of the PEM file added.
+func notifyRoots(file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--notify-ca-file: %w", err)
+	}
+	roots, err := x509.SystemCertPool()
+	if err != nil {
+		roots = x509.NewCertPool()
+	}
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--notify-ca-file: %s holds no PEM certificate", file)
+	}
+	return roots, nil
 }

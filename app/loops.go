@@ -37,10 +37,14 @@ const (
 	Purge
 	// Fleet: clients' scores the fleet view found old, refreshed.
 	Fleet
+	// Notify: alert notifications routed, escalated and delivered.
+	Notify
+	// Watch: silent sources and expiring keys noticed.
+	Watch
 )
 
 // allLoops is what a server runs.
-var allLoops = []Loop{Maintenance, Mail, KeyUses, Agents, Retention, IntelSync, Trim, Buckets, Purge, Fleet}
+var allLoops = []Loop{Maintenance, Mail, KeyUses, Agents, Retention, IntelSync, Trim, Buckets, Purge, Fleet, Notify, Watch}
 
 // maintenanceInterval is how often expired denylist entries and tokens go,
 // and an intelligence import whose process ended is closed.
@@ -71,6 +75,8 @@ func (a *App) Start(ctx context.Context, loops ...Loop) (wait func()) {
 	run(KeyUses, func() { a.KeyUse.Run(ctx) })
 	run(Agents, func() { a.Runner.Run(ctx) })
 	run(Fleet, func() { a.Fleet.Run(ctx) })
+	run(Notify, func() { a.Dispatch.Run(ctx) })
+	run(Watch, func() { a.Watchdog.Run(ctx) })
 	run(Retention, func() {
 		a.Store.Retain(ctx, store.Retention{Events: a.settings.Retention, Audit: a.settings.AuditRetention}, a.log)
 	})

@@ -9,16 +9,19 @@ import (
 	"time"
 
 	"garrison/agents"
+	"garrison/contact"
 	"garrison/metrics"
 	"garrison/store"
 )
 
 // The app's own counters.
 const (
-	mailDeliveriesName = "garrison_mail_deliveries_total"
-	mailDeliveriesHelp = "Outbox delivery attempts, by outcome."
-	agentRunsName      = "garrison_agent_runs_total"
-	agentRunsHelp      = "Agent runs ended, by agent and status."
+	mailDeliveriesName   = "garrison_mail_deliveries_total"
+	mailDeliveriesHelp   = "Outbox delivery attempts, by outcome."
+	notifyDeliveriesName = "garrison_notification_deliveries_total"
+	notifyDeliveriesHelp = "Notification delivery attempts, by contact point kind and outcome (delivered, retry, failed)."
+	agentRunsName        = "garrison_agent_runs_total"
+	agentRunsHelp        = "Agent runs ended, by agent and status."
 )
 
 // declareCounters makes the app's counters present, at zero for every
@@ -26,6 +29,13 @@ const (
 func (a *App) declareCounters() {
 	a.Metrics.Declare(mailDeliveriesName, mailDeliveriesHelp, []string{"outcome", "sent"}, []string{"outcome", "logged"},
 		[]string{"outcome", "failed"})
+	var deliveries [][]string
+	for _, kind := range contact.Kinds {
+		for _, outcome := range []string{"delivered", "retry", "failed"} {
+			deliveries = append(deliveries, []string{"channel", kind, "outcome", outcome})
+		}
+	}
+	a.Metrics.Declare(notifyDeliveriesName, notifyDeliveriesHelp, deliveries...)
 	var runs [][]string
 	for _, slug := range agents.Slugs() {
 		for _, status := range []string{store.RunCompleted, store.RunFailed} {

@@ -58,13 +58,22 @@ const (
 	ClientDelete  = "client.delete"
 	MemberClients = "org.member_clients"
 	LeadConvert   = "lead.convert"
+
+	ChannelCreate = "notification_channel.create"
+	ChannelUpdate = "notification_channel.update"
+	ChannelDelete = "notification_channel.delete"
+	ChannelTest   = "notification_channel.test"
+	RuleCreate    = "notification_rule.create"
+	RuleUpdate    = "notification_rule.update"
+	RuleDelete    = "notification_rule.delete"
 )
 
 // Actions lists every action, for the log's filter and its documentation.
 var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail, Reauthenticate,
 	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan, OrgQuota,
 	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate,
-	SwitchOrg, ClientCreate, ClientUpdate, ClientDelete, MemberClients, LeadConvert}
+	SwitchOrg, ClientCreate, ClientUpdate, ClientDelete, MemberClients, LeadConvert,
+	ChannelCreate, ChannelUpdate, ChannelDelete, ChannelTest, RuleCreate, RuleUpdate, RuleDelete}
 
 // writeTimeout bounds writing an entry after its request or command ended.
 const writeTimeout = 10 * time.Second

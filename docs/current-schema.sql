@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 20
+-- Schema version (PRAGMA user_version): 22
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -41,6 +41,15 @@ CREATE TABLE alert_counts (
     PRIMARY KEY (org_id, status, severity)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE alert_escalations (
+    alert_id  TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    rule_id   TEXT NOT NULL REFERENCES notification_rules(id) ON DELETE CASCADE,
+    sent      INTEGER NOT NULL DEFAULT 0,
+    next_at   INTEGER NOT NULL,
+    PRIMARY KEY (alert_id, rule_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX alert_escalations_due ON alert_escalations (next_at);
+
 CREATE TABLE alert_history (
     id          INTEGER PRIMARY KEY,
     alert_id    TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
@@ -51,6 +60,14 @@ CREATE TABLE alert_history (
 , action TEXT NOT NULL DEFAULT 'status'
     CHECK (action IN ('status', 'assign', 'acknowledge')), disposition TEXT, assignee TEXT) STRICT;
 CREATE INDEX alert_history_alert ON alert_history (alert_id, id);
+
+CREATE TABLE alert_signals (
+    seq       INTEGER PRIMARY KEY,
+    org_id    TEXT NOT NULL,
+    alert_id  TEXT NOT NULL,
+    signal    TEXT NOT NULL CHECK (signal IN ('opened', 'resolved', 'acknowledged')),
+    at        INTEGER NOT NULL
+) STRICT;
 
 CREATE TABLE alert_windows (
     org_id    TEXT NOT NULL,
@@ -415,6 +432,13 @@ CREATE TABLE "invites" (
 ) STRICT;
 CREATE INDEX invites_org ON invites (org_id, created_at);
 
+CREATE TABLE key_notices (
+    key_id  TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+    notice  INTEGER NOT NULL,
+    at      INTEGER NOT NULL,
+    PRIMARY KEY (key_id, notice)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE "lead_history" (
     id      INTEGER PRIMARY KEY,
     lead_id TEXT NOT NULL REFERENCES leads(id) ON DELETE CASCADE,
@@ -464,12 +488,85 @@ CREATE TABLE memberships (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX memberships_org ON memberships (org_id, role);
 
+CREATE TABLE notification_channels (
+    id               TEXT PRIMARY KEY,
+    org_id           TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    name             TEXT NOT NULL,
+    kind             TEXT NOT NULL CHECK (kind IN ('email', 'webhook', 'slack', 'teams', 'pagerduty')),
+    url              TEXT NOT NULL DEFAULT '',
+    addresses        TEXT NOT NULL DEFAULT '[]',
+    roles            TEXT NOT NULL DEFAULT '[]',
+    secret           TEXT NOT NULL DEFAULT '',
+    failing_since    INTEGER,
+    last_success_at  INTEGER,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    UNIQUE (org_id, name)
+) STRICT;
+
+CREATE TABLE notification_deliveries (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    alert_org_id  TEXT NOT NULL,
+    channel_id    TEXT NOT NULL REFERENCES notification_channels(id) ON DELETE CASCADE,
+    rule_id       TEXT,
+    recipient     TEXT NOT NULL DEFAULT '',
+    idem_key      TEXT NOT NULL UNIQUE,
+    event         TEXT NOT NULL CHECK (event IN ('trigger', 'resolve', 'acknowledge', 'escalate', 'test')),
+    alert_id      TEXT NOT NULL DEFAULT '',
+    group_key     TEXT,
+    message       TEXT NOT NULL,
+    status        TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    next_at       INTEGER NOT NULL,
+    last_status   INTEGER,
+    last_error    TEXT,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    delivered_at  INTEGER
+) STRICT;
+CREATE INDEX notification_deliveries_alert ON notification_deliveries (alert_id) WHERE alert_id != '';
+CREATE INDEX notification_deliveries_due ON notification_deliveries (next_at) WHERE status = 'pending';
+CREATE INDEX notification_deliveries_group ON notification_deliveries (group_key, created_at) WHERE group_key IS NOT NULL;
+CREATE INDEX notification_deliveries_org ON notification_deliveries (org_id, created_at);
+
 CREATE TABLE notification_reads (
     notification_id TEXT NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
     reader          TEXT NOT NULL,
     read_at         INTEGER NOT NULL,
     PRIMARY KEY (notification_id, reader)
 ) STRICT, WITHOUT ROWID;
+
+CREATE TABLE notification_rule_channels (
+    rule_id     TEXT NOT NULL REFERENCES notification_rules(id) ON DELETE CASCADE,
+    channel_id  TEXT NOT NULL REFERENCES notification_channels(id) ON DELETE RESTRICT,
+    purpose     TEXT NOT NULL CHECK (purpose IN ('notify', 'escalate')),
+    PRIMARY KEY (rule_id, purpose, channel_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX notification_rule_channels_channel ON notification_rule_channels (channel_id);
+
+CREATE TABLE notification_rules (
+    id                  TEXT PRIMARY KEY,
+    org_id              TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    name                TEXT NOT NULL,
+    enabled             INTEGER NOT NULL DEFAULT 1,
+    min_severity        INTEGER NOT NULL,
+    categories          TEXT NOT NULL DEFAULT '[]',
+    event_types         TEXT NOT NULL DEFAULT '[]',
+    clients             TEXT NOT NULL DEFAULT '[]',
+    assets              TEXT NOT NULL DEFAULT '[]',
+    sources             TEXT NOT NULL DEFAULT '[]',
+    quiet_start         INTEGER,
+    quiet_end           INTEGER,
+    quiet_zone          TEXT NOT NULL DEFAULT 'UTC',
+    group_seconds       INTEGER NOT NULL DEFAULT 0,
+    escalate_minutes    INTEGER NOT NULL DEFAULT 15,
+    escalate_max        INTEGER NOT NULL DEFAULT 3,
+    overrides_provider  INTEGER NOT NULL DEFAULT 0,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL,
+    UNIQUE (org_id, name)
+) STRICT;
 
 CREATE TABLE notifications (
     id          TEXT PRIMARY KEY,

@@ -134,11 +134,16 @@ const (
 	CategoryDNS            = "dns_anomaly"
 	CategoryPolicy         = "policy_violation"
 	CategoryBurst          = "activity_burst"
+	// Alerts Garrison raises about itself: a sensor fell silent, a
+	// credential a sensor uses expired, a contact point keeps failing.
+	CategorySilent        = "sensor_silent"
+	CategoryKeyExpired    = "credential_expired"
+	CategoryNotifyFailing = "notification_failing"
 )
 
 // Categories lists the alert categories.
 var Categories = []string{CategoryMalware, CategoryIntrusion, CategoryReconnaissance, CategoryBlocked, CategoryDNS,
-	CategoryPolicy, CategoryBurst}
+	CategoryPolicy, CategoryBurst, CategorySilent, CategoryKeyExpired, CategoryNotifyFailing}
 
 // Event is a stored security event, as the API lists it.
 type Event struct {

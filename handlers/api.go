@@ -17,6 +17,7 @@ import (
 	"garrison/blocklist"
 	"garrison/compliance"
 	"garrison/dashboard"
+	"garrison/dispatch"
 	"garrison/fault"
 	"garrison/fleet"
 	"garrison/ingest"
@@ -53,6 +54,9 @@ type Deps struct {
 	Dashboard *dashboard.Board
 	// Fleet is a provider's view over its clients.
 	Fleet *fleet.Service
+	// Dispatch is notification routing and delivery: contact points,
+	// rules, the delivery log.
+	Dispatch *dispatch.Dispatcher
 	// Ingest parses and stores sensor data.
 	Ingest *ingest.Ingester
 	// Console serves the web console's pages outside /api/ (nil: a JSON

@@ -20,6 +20,16 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 		return &fault.Error{Code: fault.Unavailable, Message: "Degraded: " + reason + "; reads answer, writes are refused",
 			State: "degraded", Reason: reason}
 	}
+	// Serving, but alerts are not reaching a contact point: still 200 (a
+	// load balancer must not take the node out for a tenant's webhook),
+	// saying why.
+	if a.Dispatch != nil {
+		if why := a.Dispatch.Degraded(); why != "" {
+			writeData(w, http.StatusOK, map[string]string{"status": "degraded", "reason": why, "version": a.Version,
+				"registration": a.Accounts.Registration()})
+			return nil
+		}
+	}
 	setJSONType(w.Header())
 	w.WriteHeader(http.StatusOK)
 	w.Write(a.healthyBody)

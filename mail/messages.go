@@ -135,3 +135,11 @@ func (m *Mailer) IntelDigest(to, orgName, importID string, items []DigestItem) s
 	}
 	return store.Mail{To: to, Subject: subject, Body: b.String()}
 }
+
+// KeyExpiry is the mail to an admin about an API key that expires in days.
+func (m *Mailer) KeyExpiry(to, keyName string, expiresAt time.Time, days int) store.Mail {
+	return store.Mail{To: to, Subject: fmt.Sprintf("Garrison API key %q expires in %s", keyName, wording.Count(days, "day", "days")),
+		Body: fmt.Sprintf("The API key %q expires at %s. Whatever uses it (a sensor, a SIEM export) will be refused from then on, "+
+			"and a sensor's events will stop.\n\nCreate a new key in Settings (or POST /api/api-keys), put it where the old one is used, "+
+			"then revoke the old one:\n\n  %s/settings\n", keyName, expiresAt.UTC().Format("2006-01-02 15:04 UTC"), m.baseURL)}
+}

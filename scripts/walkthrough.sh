@@ -65,6 +65,12 @@ call -X POST $B/events -H "Authorization: Bearer $WKEY" -H 'Content-Type: applic
 call $B/alerts -H "Authorization: Bearer $KEY"
 call $B/dashboard/security-score -H "Authorization: Bearer $KEY"
 
+# Who hears of it: a new organization mails its confirmed admins of critical
+# and high alerts; rules add webhooks, Slack, Teams and PagerDuty (docs/api.md,
+# "Notifications"). The delivery log shows every message and its attempts.
+call $B/notification-rules -H "Authorization: Bearer $TOKEN"
+call $B/notifications/deliveries -H "Authorization: Bearer $TOKEN"
+
 # Work the alert: take it, then resolve it saying whether it was real.
 ALERT=$(call "$B/alerts?status=open" -H "Authorization: Bearer $KEY" | field id)
 ME=$(call $B/auth/me -H "Authorization: Bearer $TOKEN" | field id)

@@ -147,6 +147,9 @@ func (s *Store) UpdateAlerts(ctx context.Context, orgID string, ids []string, w 
 	if err != nil {
 		return nil, err
 	}
+	if w.Status != nil {
+		s.alertSignalled()
+	}
 	out := make([]alerting.Alert, 0, len(ids))
 	for _, id := range ids {
 		a, err := s.Alert(ctx, orgID, id)
@@ -178,6 +181,13 @@ func (s *Store) setAlertStatus(ctx context.Context, tx *sql.Tx, orgID, id string
 		return fmt.Errorf("set alert status: %w", err)
 	}
 	s.alerts.forget(orgID, fingerprint)
+	signal := SignalResolved
+	if *w.Status == alerting.Open {
+		signal = SignalOpened
+	}
+	if err := signalAlert(ctx, tx, orgID, id, signal, now); err != nil {
+		return err
+	}
 	return addAlertChange(ctx, tx, id, alerting.Change{Action: alerting.ActionStatus, Status: *w.Status, Note: w.Note, Actor: w.Actor}, disposition, nil, now)
 }
 
@@ -237,11 +247,15 @@ func (s *Store) AcknowledgeAlert(ctx context.Context, orgID, id, actor string) (
 			now, actor, now, id); err != nil {
 			return fmt.Errorf("acknowledge alert: %w", err)
 		}
+		if err := signalAlert(ctx, tx, orgID, id, SignalAcknowledged, now); err != nil {
+			return err
+		}
 		return addAlertChange(ctx, tx, id, alerting.Change{Action: alerting.ActionAcknowledge, Status: status, Actor: actor}, nil, nil, now)
 	})
 	if err != nil {
 		return alerting.Alert{}, err
 	}
+	s.alertSignalled()
 	return s.Alert(ctx, orgID, id)
 }
 

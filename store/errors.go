@@ -112,3 +112,21 @@ func isUniqueViolation(err error) bool {
 func IsUnavailable(err error) bool {
 	return errors.Is(err, ErrUnavailable) || unavailableReason(err) != ""
 }
+
+// Contact points and routing rules.
+var (
+	// ErrNotifyChannelLimit: the organization holds MaxNotifyChannels.
+	ErrNotifyChannelLimit = fault.New(fault.Conflict, fmt.Sprintf("The organization holds its maximum of %d contact points; delete one first", MaxNotifyChannels))
+	// ErrNotifyRuleLimit: the organization holds MaxNotifyRules.
+	ErrNotifyRuleLimit = fault.New(fault.Conflict, fmt.Sprintf("The organization holds its maximum of %d notification rules; delete one first", MaxNotifyRules))
+	// ErrNotifyNameTaken: another contact point or rule has the name.
+	ErrNotifyNameTaken = fault.New(fault.Conflict, "Another one of the organization's contact points or rules has this name")
+	// ErrNoSuchChannel: a rule names a contact point the organization lacks.
+	ErrNoSuchChannel = &fault.Error{Code: fault.Invalid, Message: "Invalid request: channels must be ids of this organization's contact points",
+		Fields: []string{"channels"}}
+)
+
+// channelInUse refuses deleting a contact point a rule names.
+func channelInUse(rule string) error {
+	return fault.New(fault.Conflict, fmt.Sprintf("The contact point is used by the rule %q; change or delete that rule first", rule))
+}

@@ -118,6 +118,9 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		}
 	}
 	mem.commit(p.windows, opened, s.alerts.limit)
+	if len(opened) > 0 {
+		s.alertSignalled()
+	}
 	if len(events) > 0 {
 		s.fold.stored(lastSeq)
 	}
@@ -270,7 +273,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 // earlier events too), marking each counted through lastSeq: an alert's
 // counters never wait for the fold.
 func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[string]*alertDelta, lastSeq int64, now time.Time) error {
-	var updates, inserts, windows [][]any
+	var updates, inserts, windows, signals [][]any
 	for _, d := range alerts {
 		count, first, last, sev := d.count+d.taken.n, d.first, d.last, d.spec.Severity
 		if d.taken.n > 0 {
@@ -279,6 +282,7 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 		if !d.exists {
 			inserts = append(inserts, []any{d.id, orgID, d.spec.Fingerprint, sev, d.spec.Category, d.spec.Title,
 				d.spec.Asset, d.spec.Indicator, d.spec.RecommendedAction, count, first, last, ms(now), ms(now), lastSeq})
+			signals = append(signals, []any{orgID, d.id, SignalOpened, ms(now)})
 		} else {
 			updates = append(updates, []any{count, sev, first, last, ms(now), lastSeq, d.id})
 		}
@@ -294,6 +298,7 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`, inserts},
 		batch{"burst window", `INSERT INTO alert_windows (org_id, asset, type, window, alert_id, upto_seq)
 			VALUES (?, ?, ?, ?, ?, ?)`, windows},
+		batch{"alert signal", signalInsert, signals},
 	)
 }
 

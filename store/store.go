@@ -47,6 +47,7 @@ type Store struct {
 	fold         fold
 	foldEvery    time.Duration
 	quota        func(orgBytes int64) int64 // Config.DefaultQuota
+	signalled    atomic.Pointer[func()]     // OnAlertSignals
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that

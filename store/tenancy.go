@@ -194,6 +194,9 @@ func createClient(ctx context.Context, tx *sql.Tx, c NewClient, now time.Time) (
 		VALUES (?, ?, ?, ?, 'client', ?, ?)`, id, c.Name, c.Plan, ms(now), c.ProviderID, inherited); err != nil {
 		return "", fmt.Errorf("create client: %w", err)
 	}
+	if err := seedNotifications(ctx, tx, id, now); err != nil {
+		return "", err
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO member_clients (user_id, provider_id, client_id)
 		SELECT user_id, org_id, ? FROM memberships WHERE user_id = ? AND org_id = ? AND all_clients = 0`, id, c.Creator, c.ProviderID); err != nil {
 		return "", fmt.Errorf("assign the new client to its creator: %w", err)

@@ -108,6 +108,9 @@ func register(ctx context.Context, tx *sql.Tx, a NewAccount, confirmedAt *int64,
 			orgID, a.OrgName, a.Plan, ms(now)); err != nil {
 			return "", fmt.Errorf("create organization: %w", err)
 		}
+		if err := seedNotifications(ctx, tx, orgID, now); err != nil {
+			return "", err
+		}
 	}
 	userID := NewID("usr", now)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, email, name, password_hash, created_at, origin, email_verified_at)

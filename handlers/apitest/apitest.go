@@ -8,6 +8,7 @@ package apitest
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"log/slog"
 	"net/http/httptest"
@@ -54,6 +55,9 @@ type Config struct {
 	SMTPFrom       string
 	LogLevel       slog.Level // of what the server logs into Env.Logs (default info)
 	Registration   string     // who may sign up (default open)
+	// NotifyRootCAs are the roots notification receivers are checked
+	// against: the tests' local receivers (loopback is allowed in tests).
+	NotifyRootCAs *x509.CertPool
 }
 
 // Option changes the Config.
@@ -97,9 +101,10 @@ func New(t testing.TB, opts ...Option) *Env {
 	a, err := app.New(context.Background(), app.Settings{DataDir: cfg.DataDir, BaseURL: BaseURL, SessionTTL: cfg.SessionTTL,
 		DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration, SMTPAddr: cfg.SMTPAddr, SMTPFrom: cfg.SMTPFrom,
 		Limits: limits, TrustedProxies: cfg.TrustedProxies, AgentWorkers: cfg.Workers, AgentTimeout: cfg.AgentTimeout,
-		LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMTimeout: cfg.LLMTimeout, IngestInflight: cfg.IngestInflight},
+		LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMTimeout: cfg.LLMTimeout, IngestInflight: cfg.IngestInflight,
+		NotifyAllowLoopback: true},
 		app.Options{Schema: storetest.Schema(t), OpenAPI: openAPIDocument(t), Sessions: newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax),
-			Log: log, Now: clock.Now, PasswordIterations: Iterations})
+			Log: log, Now: clock.Now, PasswordIterations: Iterations, NotifyRootCAs: cfg.NotifyRootCAs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +154,14 @@ func (e *Env) UseLimits(overrides string, trusted []netip.Prefix) {
 func (e *Env) Background() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wait := e.App.Start(ctx, app.Mail)
+	return func() { cancel(); wait() }
+}
+
+// Dispatching runs notification routing and delivery, as the app does
+// beside the API, until the returned stop is called.
+func (e *Env) Dispatching() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := e.App.Start(ctx, app.Notify)
 	return func() { cancel(); wait() }
 }
 
