@@ -1060,3 +1060,29 @@ CREATE TABLE key_notices (
     at      INTEGER NOT NULL,
     PRIMARY KEY (key_id, notice)
 ) STRICT, WITHOUT ROWID;
+
+-- migration: 23
+-- An alert's ticket, linked both ways (POST /alerts/{id}/ticket): one
+-- ticket per alert.
+ALTER TABLE alerts ADD COLUMN ticket_id TEXT;
+ALTER TABLE tickets ADD COLUMN alert_id TEXT;
+CREATE UNIQUE INDEX tickets_alert ON tickets (alert_id) WHERE alert_id IS NOT NULL;
+
+-- migration: 24
+-- Alert suppressions: matching events are stored and counted and open no
+-- alert until the suppression expires (or is ended early).
+CREATE TABLE alert_suppressions (
+    id          TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    signature   TEXT NOT NULL DEFAULT '',
+    asset       TEXT NOT NULL DEFAULT '',
+    indicator   TEXT NOT NULL DEFAULT '',
+    source      TEXT NOT NULL DEFAULT '',
+    reason      TEXT NOT NULL,
+    created_by  TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    ended_at    INTEGER,
+    hits        INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX alert_suppressions_org ON alert_suppressions (org_id, expires_at);

@@ -9,6 +9,8 @@ import (
 
 	"garrison/account"
 	"garrison/actor"
+	"garrison/alerting"
+	"garrison/event"
 	"garrison/store"
 	"garrison/ticket"
 	"garrison/timestamp"
@@ -65,28 +67,40 @@ func triageTicket(ctx context.Context, env *Env, run store.AgentRun, params Para
 		tk, subject, description = &t, t.Subject, t.Description
 	}
 	res := triage.Classify(subject, description)
-	escalate := res.Confidence < triage.EscalateBelow
+	incident, isIncident := triage.Incident(res, subject, description)
+	escalate := res.Confidence < triage.EscalateBelow || isIncident
 	out := map[string]any{"triage": res, "escalated": escalate, "escalation_threshold": triage.EscalateBelow}
+	if isIncident {
+		out["security_incident"] = incident
+	}
 	summary := fmt.Sprintf("Triaged as %s (%s) with confidence %.2f; suggested priority %s.", res.Title, res.Category,
 		res.Confidence, res.Priority)
-	if escalate {
+	switch {
+	case isIncident:
+		summary += fmt.Sprintf(" It reports a security incident (%s): escalated at once, and an alert raised for the on-call engineer.", incident)
+	case escalate:
 		summary += fmt.Sprintf(" Confidence is below %.2f, so a technician should take it.", triage.EscalateBelow)
-	} else {
+	default:
 		summary += " First step: " + res.Steps[0]
 	}
 	report := Report{Output: out, Summary: summary, Task: "a support ticket triage"}
 	if tk != nil {
 		out["ticket_id"] = tk.ID
 		report.Apply = func(ctx context.Context) error {
-			applied, err := applyTriage(ctx, env, run, *tk, res, escalate)
+			applied, err := applyTriage(ctx, env, run, *tk, res, escalate, incident)
 			out["applied_to_ticket"] = applied
+			if err != nil || !applied || !isIncident {
+				return err
+			}
+			alertID, err := raiseIncident(ctx, env, *tk, res, incident)
+			out["alert_id"] = alertID
 			return err
 		}
 	}
 	return report, nil
 }
 
-func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t ticket.Ticket, res triage.Result, escalate bool) (bool, error) {
+func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t ticket.Ticket, res triage.Result, escalate bool, incident string) (bool, error) {
 	result, err := json.Marshal(map[string]any{"category": res.Category, "title": res.Title, "confidence": res.Confidence,
 		"suggested_priority": res.Priority, "evidence": nonNil(res.Evidence), "reasons": nonNil(res.Reasons),
 		"run_id": run.ID, "triaged_at": timestamp.Format(env.Now())})
@@ -97,27 +111,53 @@ func applyTriage(ctx context.Context, env *Env, run store.AgentRun, t ticket.Tic
 	if err != nil {
 		return false, err
 	}
-	tr := ticket.Triage{Result: result, Steps: steps, Actor: TechSupportSlug, RunID: run.ID, Message: firstReply(res, escalate)}
+	tr := ticket.Triage{Result: result, Steps: steps, Actor: TechSupportSlug, RunID: run.ID, Message: firstReply(res, escalate, incident)}
 	if escalate {
 		c := res.Confidence
-		tr.Escalate = &ticket.Escalation{Confidence: &c, Actor: TechSupportSlug,
-			Reason: fmt.Sprintf("Triage confidence %.2f is below %.2f: a technician needs to review this ticket.", res.Confidence, triage.EscalateBelow)}
+		reason := fmt.Sprintf("Triage confidence %.2f is below %.2f: a technician needs to review this ticket.", res.Confidence, triage.EscalateBelow)
+		if incident != "" {
+			reason = fmt.Sprintf("A security incident (%s): escalated at once.", incident)
+		}
+		tr.Escalate = &ticket.Escalation{Confidence: &c, Actor: TechSupportSlug, Reason: reason}
 	}
 	return env.Store.ApplyTriage(ctx, t.OrgID, t.ID, tr)
 }
 
-// firstReply is the agent's first message in the ticket's thread.
-func firstReply(res triage.Result, escalate bool) string {
-	var b strings.Builder
-	if escalate {
-		fmt.Fprintf(&b, "Thanks for the report. It looks like it may be about %s, but I am not sure enough, so a technician "+
-			"will pick it up. Meanwhile you could try:\n", strings.ToLower(res.Title))
-	} else {
-		fmt.Fprintf(&b, "Thanks for the report. This looks like %s. Please try these steps:\n", strings.ToLower(res.Title))
+// incidentCategory is the alert category of a ticket's incident.
+var incidentCategory = map[string]string{triage.IncidentRansomware: event.CategoryMalware, triage.IncidentAccount: event.CategoryIntrusion,
+	triage.IncidentPhishing: event.CategoryIntrusion, triage.IncidentDataLoss: event.CategoryPolicy}
+
+// raiseIncident opens the critical alert of a security ticket, linked to
+// it both ways: the routing rules page the on-call engineer as for any
+// critical alert.
+func raiseIncident(ctx context.Context, env *Env, t ticket.Ticket, res triage.Result, incident string) (string, error) {
+	action := "Follow the ticket's resolution steps."
+	if len(res.Steps) > 0 {
+		action = res.Steps[0]
 	}
-	for i, s := range res.Steps {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+	spec := alerting.Spec{Fingerprint: "ticket|" + t.ID, Severity: event.Critical, Category: incidentCategory[incident],
+		Title: fmt.Sprintf("Security incident reported (%s): %s", incident, t.Subject), Asset: "ticket " + t.ID, RecommendedAction: action}
+	id, _, err := env.Store.RaiseAlert(ctx, t.OrgID, spec, env.Now())
+	if err != nil {
+		return "", err
 	}
-	b.WriteString("Reply here if this does not solve it.")
-	return b.String()
+	return id, env.Store.LinkAlertTicket(ctx, t.OrgID, id, t.ID)
+}
+
+// firstReply is the agent's first message in the ticket's thread, to the
+// person who reported it: what happens next and, for an incident, what to
+// do now. The resolution steps are the technician's runbook and stay on
+// the ticket.
+func firstReply(res triage.Result, escalate bool, incident string) string {
+	title := strings.ToLower(res.Title)
+	switch {
+	case incident != "":
+		return fmt.Sprintf("Thanks for reporting this. It looks like %s, a security incident: the on-call technician has been "+
+			"alerted and will contact you. Until then: %s", incident, triage.RequesterAdvice(incident))
+	case escalate:
+		return fmt.Sprintf("Thanks for the report. It looks like it may be about %s, but I am not sure enough, so a technician "+
+			"will pick it up and reply here.", title)
+	}
+	return fmt.Sprintf("Thanks for the report. This looks like %s; a technician has the steps to fix it and will reply here. "+
+		"Add anything that changes, such as an error message or when it started.", title)
 }

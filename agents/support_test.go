@@ -13,22 +13,27 @@ func TestFirstReply(t *testing.T) {
 	res := triage.Result{Title: "VPN Connection Problems", Steps: []string{"Restart the VPN client.", "Check the password."}}
 	tests := []struct {
 		name     string
-		res      triage.Result
 		escalate bool
+		incident string
 		want     string
 	}{
-		{"sure", res, false, "Thanks for the report. This looks like vpn connection problems. Please try these steps:\n" +
-			"1. Restart the VPN client.\n2. Check the password.\nReply here if this does not solve it."},
-		{"unsure: a technician takes it", res, true, "Thanks for the report. It looks like it may be about vpn connection problems, " +
-			"but I am not sure enough, so a technician will pick it up. Meanwhile you could try:\n" +
-			"1. Restart the VPN client.\n2. Check the password.\nReply here if this does not solve it."},
-		{"no steps", triage.Result{Title: "General"}, false,
-			"Thanks for the report. This looks like general. Please try these steps:\nReply here if this does not solve it."},
+		{"sure", false, "", "Thanks for the report. This looks like vpn connection problems; a technician has the steps to fix it and will " +
+			"reply here. Add anything that changes, such as an error message or when it started."},
+		{"unsure: a technician takes it", true, "", "Thanks for the report. It looks like it may be about vpn connection problems, but I am " +
+			"not sure enough, so a technician will pick it up and reply here."},
+		{"an incident", true, triage.IncidentRansomware, "Thanks for reporting this. It looks like ransomware, a security incident: the on-call " +
+			"technician has been alerted and will contact you. Until then: " + triage.RequesterAdvice(triage.IncidentRansomware)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := firstReply(tc.res, tc.escalate); got != tc.want {
+			got := firstReply(res, tc.escalate, tc.incident)
+			if got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+			for _, step := range res.Steps { // the runbook is the technician's
+				if strings.Contains(got, step) {
+					t.Errorf("the requester's reply holds the step %q", step)
+				}
 			}
 		})
 	}

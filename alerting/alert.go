@@ -58,6 +58,7 @@ type Alert struct {
 	Assignee       string // a user of the organization, "" when nobody took it
 	AcknowledgedAt *time.Time
 	AcknowledgedBy string
+	TicketID       string // the ticket opened from it, "" when none
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }

@@ -70,8 +70,8 @@ type Edit struct {
 	Assignee    *string
 }
 
-// check judges an edit; bulk edits must say whether the alerts they
-// resolve were real.
+// check judges an edit: a resolution says whether the alert was real
+// (its disposition), so closing alerts without looking is not work.
 func (e Edit) check(p *valid.Problems, bulk bool) {
 	switch {
 	case e.Status == nil && e.Assignee == nil:
@@ -88,6 +88,8 @@ func (e Edit) check(p *valid.Problems, bulk bool) {
 		p.Add("disposition", "must be "+oneOf)
 	case bulk && resolving && e.Disposition == "":
 		p.Add("disposition", "is required to resolve several alerts at once, saying whether they were real: "+oneOf)
+	case resolving && e.Disposition == "":
+		p.Add("disposition", "is required to resolve an alert, saying whether it was real: "+oneOf)
 	}
 	p.CheckText("note", e.Note, valid.TextRule{Max: MaxNote})
 }

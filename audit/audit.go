@@ -38,6 +38,9 @@ const (
 
 	AlertUpdate         = "alert.update"
 	AlertAcknowledge    = "alert.acknowledge"
+	AlertTicket         = "alert.ticket"
+	SuppressionCreate   = "alert_suppression.create"
+	SuppressionEnd      = "alert_suppression.end"
 	TicketUpdate        = "ticket.update"
 	RunStart            = "agent_run.start"
 	RunCancel           = "agent_run.cancel"
@@ -73,7 +76,8 @@ var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, Logou
 	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan, OrgQuota,
 	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate,
 	SwitchOrg, ClientCreate, ClientUpdate, ClientDelete, MemberClients, LeadConvert,
-	ChannelCreate, ChannelUpdate, ChannelDelete, ChannelTest, RuleCreate, RuleUpdate, RuleDelete}
+	ChannelCreate, ChannelUpdate, ChannelDelete, ChannelTest, RuleCreate, RuleUpdate, RuleDelete, AlertTicket,
+	SuppressionCreate, SuppressionEnd}
 
 // writeTimeout bounds writing an entry after its request or command ended.
 const writeTimeout = 10 * time.Second

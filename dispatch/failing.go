@@ -37,7 +37,7 @@ func (d *Dispatcher) watchChannels(ctx context.Context) error {
 		return err
 	}
 	for _, c := range failing {
-		if _, err := d.cfg.Store.RaiseAlert(ctx, c.OrgID, FailingAlert(c, *c.FailingSince), now); err != nil {
+		if _, _, err := d.cfg.Store.RaiseAlert(ctx, c.OrgID, FailingAlert(c, *c.FailingSince), now); err != nil {
 			return err
 		}
 	}

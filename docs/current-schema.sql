@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 22
+-- Schema version (PRAGMA user_version): 24
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -69,6 +69,22 @@ CREATE TABLE alert_signals (
     at        INTEGER NOT NULL
 ) STRICT;
 
+CREATE TABLE alert_suppressions (
+    id          TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    signature   TEXT NOT NULL DEFAULT '',
+    asset       TEXT NOT NULL DEFAULT '',
+    indicator   TEXT NOT NULL DEFAULT '',
+    source      TEXT NOT NULL DEFAULT '',
+    reason      TEXT NOT NULL,
+    created_by  TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    ended_at    INTEGER,
+    hits        INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX alert_suppressions_org ON alert_suppressions (org_id, expires_at);
+
 CREATE TABLE alert_windows (
     org_id    TEXT NOT NULL,
     asset     TEXT NOT NULL,
@@ -99,7 +115,7 @@ CREATE TABLE alerts (
     resolved_by         TEXT,
     created_at          INTEGER NOT NULL,
     updated_at          INTEGER NOT NULL
-, counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate'))) STRICT;
+, counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate')), ticket_id TEXT) STRICT;
 CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
     UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
 END;
@@ -720,7 +736,8 @@ CREATE TABLE tickets (
     created_at        INTEGER NOT NULL,
     updated_at        INTEGER NOT NULL,
     resolved_at       INTEGER
-) STRICT;
+, alert_id TEXT) STRICT;
+CREATE UNIQUE INDEX tickets_alert ON tickets (alert_id) WHERE alert_id IS NOT NULL;
 CREATE INDEX tickets_org_created ON tickets (org_id, created_at);
 CREATE INDEX tickets_org_status ON tickets (org_id, status, created_at);
 CREATE INDEX tickets_untriaged ON tickets (triage_run_id) WHERE triage IS NULL AND status = 'open';

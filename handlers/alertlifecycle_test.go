@@ -188,3 +188,37 @@ func TestAlertBulkUpdate(t *testing.T) {
 		t.Fatalf("audit entries: %v", entries)
 	}
 }
+
+func TestTicketFromAlert(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	reader := e.APIKey(admin, "read")
+	other := e.Register("eve@evil.test", "Evil")
+	id := seedAlerts(t, e, key, 1)[0]
+
+	tk := e.Do("POST", "/api/alerts/"+id+"/ticket", admin.Token, nil).Must(t, http.StatusCreated)
+	if tk.Str("data", "alert_id") != id || tk.Str("data", "priority") != "high" ||
+		!strings.HasPrefix(tk.Str("data", "subject"), "[CRITICAL] ET MALWARE Emotet CnC on ws-00") ||
+		!strings.Contains(tk.Str("data", "description"), "Recommended first step: Isolate ws-00") {
+		t.Fatalf("ticket: %s", tk.Raw)
+	}
+	ticketID := tk.Str("data", "id")
+	if a := e.Do("GET", "/api/alerts/"+id, key, nil).Must(t, http.StatusOK); a.Str("data", "ticket_id") != ticketID {
+		t.Fatalf("the alert does not name its ticket: %s", a.Raw)
+	}
+	if got := e.Do("GET", "/api/tickets/"+ticketID, admin.Token, nil).Must(t, http.StatusOK); got.Str("data", "alert_id") != id {
+		t.Fatalf("the ticket does not name its alert: %s", got.Raw)
+	}
+	again := e.Do("POST", "/api/alerts/"+id+"/ticket", key, nil)
+	again.WantError(t, http.StatusConflict, "conflict", "This alert has a ticket already")
+	if again.Str("existing_id") != ticketID {
+		t.Fatalf("the conflict does not name the ticket: %s", again.Raw)
+	}
+	e.Do("POST", "/api/alerts/"+id+"/ticket", reader, nil).Must(t, http.StatusForbidden)
+	e.Do("POST", "/api/alerts/"+id+"/ticket", other.Token, nil).WantError(t, http.StatusNotFound, "not_found", "Resource not found")
+	e.Do("POST", "/api/alerts/"+id+"/ticket", admin.Token, map[string]any{"subject": "x"}).WantFields(t, "subject")
+	if entry := findAudit(t, e, admin.Token, "alert.ticket"); entry.Get("target").Str() != id || entry.Get("detail", "ticket").Str() != ticketID {
+		t.Fatalf("audit: %v", entry.Any())
+	}
+}

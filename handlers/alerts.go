@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"strings"
 
+	"garrison/agents"
 	"garrison/alerting"
+	"garrison/ticket"
 	"garrison/timestamp"
 	"garrison/valid"
 )
@@ -30,6 +32,7 @@ type alertView struct {
 	Assignee          *string `json:"assignee"`
 	AcknowledgedAt    *string `json:"acknowledged_at"`
 	AcknowledgedBy    *string `json:"acknowledged_by"`
+	TicketID          *string `json:"ticket_id"`
 	CreatedAt         string  `json:"created_at"`
 	UpdatedAt         string  `json:"updated_at"`
 }
@@ -40,7 +43,7 @@ func newAlertView(a alerting.Alert) alertView {
 		EventCount: a.EventCount, FirstSeen: timestamp.Format(a.FirstSeen), LastSeen: timestamp.Format(a.LastSeen), Note: a.Note,
 		ResolvedAt: timestamp.Optional(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), Disposition: optString(a.Disposition),
 		Assignee: optString(a.Assignee), AcknowledgedAt: timestamp.Optional(a.AcknowledgedAt), AcknowledgedBy: optString(a.AcknowledgedBy),
-		CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
+		TicketID: optString(a.TicketID), CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
 }
 
 type alertChangeView struct {
@@ -175,5 +178,28 @@ func (a *API) acknowledgeAlert(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeData(w, http.StatusOK, newAlertView(al))
+	return nil
+}
+
+// ticketFromAlert opens the alert's ticket, linked both ways.
+func (a *API) ticketFromAlert(w http.ResponseWriter, r *http.Request) error {
+	if err := decode(r, &struct{}{}); err != nil {
+		return err
+	}
+	p := principalFrom(r.Context())
+	al, err := alerting.Get(r.Context(), a.Store, p.Actor, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	facts := ticket.AlertFacts{ID: al.ID, Title: al.Title, Severity: al.Severity.String(), Category: al.Category, Asset: al.Asset,
+		Indicator: al.Indicator, Action: al.RecommendedAction, Events: al.EventCount, FirstSeen: al.FirstSeen, TicketID: al.TicketID}
+	spend := func() error { return a.ChargeAgentRun(w, r, p.OrgID) }
+	t, err := ticket.SubmitForAlert(r.Context(), a.Store, a.Agents, p.Actor, facts, agents.TechSupportSlug, spend)
+	if err != nil {
+		return err
+	}
+	auditTarget(r, al.ID)
+	auditDetail(r, "ticket", t.ID)
+	writeData(w, http.StatusCreated, newTicketView(t))
 	return nil
 }

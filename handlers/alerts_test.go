@@ -128,7 +128,7 @@ func TestBurstAlerts(t *testing.T) {
 		t.Fatalf("second window: %v", got)
 	}
 	// Once resolved, a straggler in a window past the threshold raises nothing.
-	e.Do("PATCH", "/api/alerts/"+got[0].Get("id").MustStr(t), key, map[string]string{"status": "resolved"}).Must(t, http.StatusOK)
+	e.Do("PATCH", "/api/alerts/"+got[0].Get("id").MustStr(t), key, map[string]string{"status": "resolved", "disposition": "benign"}).Must(t, http.StatusOK)
 	e.ingest(key, burst("noisy", 1, 15*time.Minute)...).Must(t, http.StatusCreated)
 	if open := e.alerts(key, "status=open"); len(open) != 0 {
 		t.Fatalf("a straggler raised %v", open)
@@ -155,10 +155,13 @@ func TestAlertStatusChanges(t *testing.T) {
 	e.Do("PATCH", "/api/alerts/"+id, reader, map[string]string{"status": "resolved"}).
 		WantError(t, http.StatusForbidden, "forbidden", "Insufficient permissions. Required scope: write")
 	e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]string{"status": "closed"}).WantFields(t, "status")
-	e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]any{"status": "resolved", "note": 5}).WantFields(t, "note")
+	e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]any{"status": "resolved", "disposition": "true_positive", "note": 5}).WantFields(t, "note")
+	// A resolution says whether the alert was real.
+	e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]any{"status": "resolved", "note": "done"}).WantFields(t, "disposition")
 
 	e.Clock.Advance(time.Hour)
-	r := e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]string{"status": "resolved", "note": "WAF rule added"}).Must(t, http.StatusOK)
+	r := e.Do("PATCH", "/api/alerts/"+id, admin.Token, map[string]string{"status": "resolved", "disposition": "true_positive",
+		"note": "WAF rule added"}).Must(t, http.StatusOK)
 	if r.Str("data", "status") != "resolved" || r.Str("data", "resolved_by") != admin.ID ||
 		r.Str("data", "resolved_at") != e.Clock.Now().Format(time.RFC3339) || r.Str("data", "note") != "WAF rule added" {
 		t.Fatalf("resolve: %s", r.Raw)

@@ -60,6 +60,11 @@ func (a *API) table() []Route {
 		row("PATCH", "/api/alerts", Write, a.updateAlerts, audited(audit.AlertUpdate)),
 		row("PATCH", "/api/alerts/{id}", Write, a.updateAlert, audited(audit.AlertUpdate)),
 		row("POST", "/api/alerts/{id}/acknowledge", Write, a.acknowledgeAlert, audited(audit.AlertAcknowledge)),
+		row("POST", "/api/alerts/{id}/ticket", Write, a.ticketFromAlert, audited(audit.AlertTicket)),
+		row("GET", "/api/alert-suppressions", Read, a.listSuppressions),
+		row("POST", "/api/alert-suppressions", Write, a.createSuppression, audited(audit.SuppressionCreate)),
+		row("GET", "/api/alert-suppressions/{id}", Read, a.getSuppression),
+		row("DELETE", "/api/alert-suppressions/{id}", Write, a.endSuppression, audited(audit.SuppressionEnd)),
 		row("GET", "/api/threats", Read, a.listThreats),
 		row("GET", "/api/threats/summary", Read, a.threatSummary),
 

@@ -126,12 +126,12 @@ func TestProviderAndClients(t *testing.T) {
 		t.Fatalf("the client's alerts: %s", al.Raw)
 	}
 	e.Do("GET", "/api/alerts/"+f.otherAlert, inDental, nil).WantError(t, http.StatusNotFound, "not_found", "")
-	e.Do("PATCH", "/api/alerts/"+f.otherAlert, inDental, map[string]any{"status": "resolved", "note": "not ours"}).
+	e.Do("PATCH", "/api/alerts/"+f.otherAlert, inDental, map[string]any{"status": "resolved", "disposition": "benign", "note": "not ours"}).
 		WantError(t, http.StatusNotFound, "not_found", "")
 
 	// Acting in the client is on its log, naming the person and provider,
 	// and on the provider's, naming the client.
-	e.Do("PATCH", "/api/alerts/"+f.dentalAlert, inDental, map[string]any{"status": "resolved", "note": "reimaged"}).Must(t, http.StatusOK)
+	e.Do("PATCH", "/api/alerts/"+f.dentalAlert, inDental, map[string]any{"status": "resolved", "disposition": "true_positive", "note": "reimaged"}).Must(t, http.StatusOK)
 	entry := findAudit(t, e, f.cal.Token, "alert.update")
 	if entry.Get("actor").Str() != f.ann.ID || entry.Get("detail", "provider").Str() != f.provider || entry.Get("detail", "provider_name").Str() != "Acme MSP" ||
 		entry.Get("detail", "actor_name").Str() == "" {

@@ -27,12 +27,13 @@ type ticketView struct {
 	CreatedAt         string          `json:"created_at"`
 	UpdatedAt         string          `json:"updated_at"`
 	ResolvedAt        *string         `json:"resolved_at"`
+	AlertID           *string         `json:"alert_id"` // the alert it was opened from
 }
 
 func newTicketView(t ticket.Ticket) ticketView {
 	v := ticketView{ID: t.ID, Subject: t.Subject, Description: t.Description, Priority: t.Priority, Status: t.Status,
 		Assignee: optString(t.Assignee), CreatedBy: t.CreatedBy, AITriage: t.Triage, AIResolutionSteps: t.ResolutionSteps,
-		TriageStatus: "pending", TriageRunID: optString(t.TriageRunID), CreatedAt: timestamp.Format(t.CreatedAt),
+		TriageStatus: "pending", TriageRunID: optString(t.TriageRunID), AlertID: optString(t.AlertID), CreatedAt: timestamp.Format(t.CreatedAt),
 		UpdatedAt: timestamp.Format(t.UpdatedAt), ResolvedAt: timestamp.Optional(t.ResolvedAt)}
 	switch {
 	case t.Triage != nil:

@@ -22,6 +22,9 @@ func Gather(ctx context.Context, st *store.Store, orgID string, now time.Time) (
 	if f.OpenAlerts, err = st.OpenAlertCounts(ctx, orgID); err != nil {
 		return f, err
 	}
+	if f.Confirmed7d, err = st.ConfirmedAlertCounts(ctx, orgID, now.Add(-7*day)); err != nil {
+		return f, err
+	}
 	if f.Week, err = st.CountEventsSince(ctx, orgID, now.Add(-7*day)); err != nil {
 		return f, err
 	}

@@ -55,7 +55,11 @@ type Score struct {
 
 // Facts is everything the score is computed from.
 type Facts struct {
-	OpenAlerts   event.Counts
+	OpenAlerts event.Counts
+	// Confirmed7d are the alerts resolved as true positives in the last
+	// seven days: remediated, but real. Alerts resolved as false
+	// positives, benign or duplicates cost nothing.
+	Confirmed7d  event.Counts
 	Week         store.EventCounts // the last seven days, whole hours
 	HighEvents7d int
 	Identity     store.IdentityFacts
@@ -102,6 +106,10 @@ func Compute(f Facts) Score {
 		th.penalise("open_"+sev.String()+"_alerts", f.OpenAlerts[sev], min(60, f.OpenAlerts[sev]*perOpen[sev]),
 			fmt.Sprintf("each open %s alert costs %d", sev, perOpen[sev]))
 	}
+	confirmed := f.Confirmed7d[event.Critical]*perOpen[event.Critical]/2 + f.Confirmed7d[event.High]*perOpen[event.High]/2
+	th.penalise("confirmed_alerts_7d", f.Confirmed7d.AtLeast(event.High), min(30, confirmed),
+		"each high or critical alert resolved as a true positive in the last seven days costs half of an open one, at most 30; "+
+			"one resolved as a false positive, benign or a duplicate costs nothing")
 	th.penalise("high_or_critical_events_7d", f.HighEvents7d, min(20, f.HighEvents7d/10),
 		"one point per ten high or critical events in the last seven days, at most 20")
 	th.finish("Open alerts weighted by severity, and recent high-severity activity")

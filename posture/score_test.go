@@ -92,12 +92,14 @@ func TestThreatsSubScore(t *testing.T) {
 		{"penalties add up", event.Counts{event.Low: 2, event.Medium: 1, event.High: 1, event.Critical: 1}, 30,
 			"open_medium_alerts", 1, 3, 100 - 2 - 3 - 10 - 25 - 3},
 	}
+
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := cleanFacts()
 			f.OpenAlerts, f.HighEvents7d = tc.open, tc.highEvents
 			th := Compute(f).SubScores["threats"]
-			want := []string{"open_critical_alerts", "open_high_alerts", "open_medium_alerts", "open_low_alerts", "high_or_critical_events_7d"}
+			want := []string{"open_critical_alerts", "open_high_alerts", "open_medium_alerts", "open_low_alerts", "confirmed_alerts_7d",
+				"high_or_critical_events_7d"}
 			if got := inputNames(th); strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Fatalf("inputs %v, want %v", got, want)
 			}
@@ -646,6 +648,37 @@ func TestDayRisk(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := DayRisk(tc.c); got != tc.want {
 				t.Errorf("DayRisk(%v) = %d, want %d", tc.c, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestConfirmedAlertsCost: an alert resolved as a true positive this week
+// costs half of an open one; other dispositions cost nothing.
+func TestConfirmedAlertsCost(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		confirmed          event.Counts
+		wantValue, wantPen int
+		wantScore          int
+	}{
+		{"none", event.Counts{}, 0, 0, 100},
+		{"a confirmed critical", event.Counts{event.Critical: 1}, 1, 12, 88},
+		{"a confirmed high", event.Counts{event.High: 1}, 1, 5, 95},
+		{"confirmed lows cost nothing", event.Counts{event.Low: 9}, 0, 0, 100},
+		{"at the cap", event.Counts{event.Critical: 2, event.High: 2}, 4, 30, 70},
+		{"past the cap", event.Counts{event.Critical: 9}, 9, 30, 70},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := cleanFacts()
+			f.Confirmed7d = tc.confirmed
+			th := Compute(f).SubScores["threats"]
+			in := input(t, th, "confirmed_alerts_7d")
+			if in.Value != tc.wantValue || in.Penalty != tc.wantPen {
+				t.Errorf("value %v penalty %d, want %d and %d", in.Value, in.Penalty, tc.wantValue, tc.wantPen)
+			}
+			if got := assessedScore(t, th); got != tc.wantScore {
+				t.Errorf("threats score %d, want %d", got, tc.wantScore)
 			}
 		})
 	}

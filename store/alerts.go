@@ -12,7 +12,7 @@ import (
 
 const alertColumns = `id, severity, category, title, asset, indicator, recommended_action, status, event_count,
 	first_seen, last_seen, note, resolved_at, COALESCE(resolved_by, ''), COALESCE(disposition, ''), COALESCE(assignee, ''),
-	acknowledged_at, COALESCE(acknowledged_by, ''), created_at, updated_at`
+	acknowledged_at, COALESCE(acknowledged_by, ''), created_at, updated_at, COALESCE(ticket_id, '')`
 
 func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 	var a alerting.Alert
@@ -20,7 +20,7 @@ func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 	var resolved, acknowledged sql.NullInt64
 	err := row.Scan(&a.ID, &a.Severity, &a.Category, &a.Title, &a.Asset, &a.Indicator, &a.RecommendedAction, &a.Status,
 		&a.EventCount, &first, &last, &a.Note, &resolved, &a.ResolvedBy, &a.Disposition, &a.Assignee,
-		&acknowledged, &a.AcknowledgedBy, &created, &updated)
+		&acknowledged, &a.AcknowledgedBy, &created, &updated, &a.TicketID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return alerting.Alert{}, ErrNotFound
 	}

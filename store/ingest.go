@@ -106,6 +106,11 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		if err := writeAlerts(ctx, tx, orgID, p.alerts, lastSeq, now); err != nil {
 			return err
 		}
+		for id, n := range p.suppressed {
+			if _, err := tx.ExecContext(ctx, `UPDATE alert_suppressions SET hits = hits + ? WHERE id = ?`, n, id); err != nil {
+				return fmt.Errorf("count suppressed events: %w", err)
+			}
+		}
 		return writeDNS(ctx, tx, orgID, dns)
 	})
 	if err != nil {
@@ -134,6 +139,8 @@ type alertPlan struct {
 	alertOf []*alertDelta
 	alerts  map[string]*alertDelta
 	windows map[burstKey]windowStat
+	// suppressed counts, per suppression, the events it kept from alerting.
+	suppressed map[string]int64
 }
 
 // planAlerts decides, for each event, the alert it raises or joins: high and
@@ -172,9 +179,21 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 		d.first, d.last = min(d.first, ts), max(d.last, ts)
 	}
 
+	suppressions, err := activeSuppressions(ctx, tx, orgID, now)
+	if err != nil {
+		return p, err
+	}
+	p.suppressed = map[string]int64{}
 	bursts := map[burstKey][]int{} // lower-severity events per window
+events:
 	for i, e := range events {
 		ae := alerting.Event{Type: e.Type, Severity: e.Severity, Asset: e.Asset, Message: e.Message, Indicator: e.Indicator, Category: e.Category}
+		for _, sp := range suppressions {
+			if sp.Matches(ae, e.Source) { // stored and counted, alerting nobody
+				p.suppressed[sp.ID]++
+				continue events
+			}
+		}
 		if spec, ok := alerting.Immediate(ae); ok {
 			d, err := join(spec)
 			if err != nil {

@@ -13,22 +13,22 @@ import (
 // RaiseAlert opens an alert Garrison raises itself (a silent sensor, an
 // expired key, a failing contact point) unless one with its fingerprint
 // is open; it reports whether it opened one. The alert is routed like any
-// other.
-func (s *Store) RaiseAlert(ctx context.Context, orgID string, spec alerting.Spec, at time.Time) (bool, error) {
+// other. It returns the open alert's id.
+func (s *Store) RaiseAlert(ctx context.Context, orgID string, spec alerting.Spec, at time.Time) (string, bool, error) {
 	s.alerts.mu.Lock()
 	defer s.alerts.mu.Unlock()
 	opened := false
+	var id string
 	now := ms(s.now())
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM alerts WHERE org_id = ? AND fingerprint = ? AND status = 'open'`, orgID, spec.Fingerprint).Scan(&one)
+		err := tx.QueryRowContext(ctx, `SELECT id FROM alerts WHERE org_id = ? AND fingerprint = ? AND status = 'open'`, orgID, spec.Fingerprint).Scan(&id)
 		if err == nil {
 			return nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("find the open alert: %w", err)
 		}
-		id := NewID("alr", s.now())
+		id = NewID("alr", s.now())
 		if _, err := tx.ExecContext(ctx, `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
 			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, ?, ?, ?, ?)`, id, orgID, spec.Fingerprint, spec.Severity, spec.Category, spec.Title,
@@ -41,7 +41,24 @@ func (s *Store) RaiseAlert(ctx context.Context, orgID string, spec alerting.Spec
 	if opened {
 		s.alertSignalled()
 	}
-	return opened, err
+	return id, opened, err
+}
+
+// LinkAlertTicket links an alert and a ticket of the organization both
+// ways, unless either is linked already.
+func (s *Store) LinkAlertTicket(ctx context.Context, orgID, alertID, ticketID string) error {
+	now := ms(s.now())
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET ticket_id = ?, updated_at = ? WHERE id = ? AND org_id = ? AND ticket_id IS NULL`,
+			ticketID, now, alertID, orgID); err != nil {
+			return fmt.Errorf("link the alert's ticket: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET alert_id = ? WHERE id = ? AND org_id = ? AND alert_id IS NULL
+			AND NOT EXISTS (SELECT 1 FROM tickets WHERE alert_id = ?)`, alertID, ticketID, orgID, alertID); err != nil {
+			return fmt.Errorf("link the ticket's alert: %w", err)
+		}
+		return nil
+	})
 }
 
 // SettleAlert resolves Garrison's own open alert with the fingerprint

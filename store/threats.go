@@ -272,6 +272,24 @@ func (s *Store) OpenAlertCounts(ctx context.Context, orgID string) (event.Counts
 	return out, rows.Err()
 }
 
+// ConfirmedAlertCounts counts, by severity, the alerts resolved since a
+// time as true positives: real attacks, remediated.
+func (s *Store) ConfirmedAlertCounts(ctx context.Context, orgID string, since time.Time) (event.Counts, error) {
+	var out event.Counts
+	rows, err := queryAll(ctx, s.reads(), "confirmed alerts", `SELECT severity, COUNT(*) FROM alerts WHERE org_id = ? AND status = 'resolved'
+		AND disposition = 'true_positive' AND resolved_at >= ? GROUP BY severity`, []any{orgID, ms(since)},
+		func(rows *sql.Rows) ([2]int, error) {
+			var v [2]int
+			return v, rows.Scan(&v[0], &v[1])
+		})
+	for _, r := range rows {
+		if event.Severity(r[0]).Valid() {
+			out[r[0]] = r[1]
+		}
+	}
+	return out, err
+}
+
 // AlertsChangedSince counts alerts raised and resolved since a time.
 // Both times are written with the alert, not folded: no settling needed.
 func (s *Store) AlertsChangedSince(ctx context.Context, orgID string, since time.Time) (raised, resolved int, err error) {

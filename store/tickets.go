@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"garrison/actor"
+	"garrison/fault"
 	"garrison/ticket"
 )
 
@@ -29,7 +30,8 @@ const AudienceAdmins = "admins"
 
 // ticketColumns are read from tickets t LEFT JOIN agent_runs r on the triage run.
 const ticketColumns = `t.id, t.org_id, t.created_by, t.subject, t.description, t.priority, t.status, COALESCE(t.assignee, ''),
-	t.triage, t.resolution_steps, COALESCE(t.triage_run_id, ''), COALESCE(r.status, ''), t.created_at, t.updated_at, t.resolved_at`
+	t.triage, t.resolution_steps, COALESCE(t.triage_run_id, ''), COALESCE(r.status, ''), t.created_at, t.updated_at, t.resolved_at,
+	COALESCE(t.alert_id, '')`
 
 const ticketFrom = ` FROM tickets t LEFT JOIN agent_runs r ON r.id = t.triage_run_id `
 
@@ -39,7 +41,7 @@ func scanTicket(row interface{ Scan(...any) error }) (ticket.Ticket, error) {
 	var created, updated int64
 	var resolved sql.NullInt64
 	err := row.Scan(&t.ID, &t.OrgID, &t.CreatedBy, &t.Subject, &t.Description, &t.Priority, &t.Status, &t.Assignee,
-		&triage, &steps, &t.TriageRunID, &t.TriageRunStatus, &created, &updated, &resolved)
+		&triage, &steps, &t.TriageRunID, &t.TriageRunStatus, &created, &updated, &resolved, &t.AlertID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ticket.Ticket{}, ErrNotFound
 	}
@@ -61,7 +63,7 @@ func scanTicket(row interface{ Scan(...any) error }) (ticket.Ticket, error) {
 func (s *Store) SubmitTicket(ctx context.Context, n ticket.New, triageAgent string) (ticket.Ticket, error) {
 	now := s.now()
 	t := ticket.Ticket{ID: NewID("tkt", now), OrgID: n.OrgID, CreatedBy: n.CreatedBy, Subject: n.Subject, Description: n.Description,
-		Priority: n.Priority, Status: ticket.Open, CreatedAt: fromMS(ms(now)), UpdatedAt: fromMS(ms(now))}
+		Priority: n.Priority, Status: ticket.Open, CreatedAt: fromMS(ms(now)), UpdatedAt: fromMS(ms(now)), AlertID: n.AlertID}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		params, _ := json.Marshal(map[string]string{"ticket_id": t.ID})
 		run, err := queueRun(ctx, tx, NewRun{OrgID: n.OrgID, Agent: triageAgent, Params: params, RequestedBy: n.CreatedBy}, now)
@@ -70,9 +72,23 @@ func (s *Store) SubmitTicket(ctx context.Context, n ticket.New, triageAgent stri
 		}
 		t.TriageRunID, t.TriageRunStatus = run.ID, run.Status
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tickets (id, org_id, created_by, subject, description, priority, status,
-			triage_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			t.ID, t.OrgID, t.CreatedBy, t.Subject, t.Description, t.Priority, t.Status, run.ID, ms(now), ms(now)); err != nil {
+			triage_run_id, created_at, updated_at, alert_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))`,
+			t.ID, t.OrgID, t.CreatedBy, t.Subject, t.Description, t.Priority, t.Status, run.ID, ms(now), ms(now), n.AlertID); err != nil {
+			if isUniqueViolation(err) {
+				return alertHasTicket(ctx, tx, n.AlertID)
+			}
 			return fmt.Errorf("insert ticket: %w", err)
+		}
+		if n.AlertID == "" {
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE alerts SET ticket_id = ?, updated_at = ? WHERE id = ? AND org_id = ? AND ticket_id IS NULL`,
+			t.ID, ms(now), n.AlertID, n.OrgID)
+		if err != nil {
+			return fmt.Errorf("link the alert's ticket: %w", err)
+		}
+		if k, _ := res.RowsAffected(); k == 0 {
+			return alertHasTicket(ctx, tx, n.AlertID)
 		}
 		return nil
 	})
@@ -408,4 +424,18 @@ func escalateUntriaged(ctx context.Context, tx *sql.Tx, runIDs []string, now int
 		}
 	}
 	return nil
+}
+
+// alertHasTicket is the refusal of a second ticket for an alert, naming
+// the first; an alert that is not there is ErrNotFound.
+func alertHasTicket(ctx context.Context, tx *sql.Tx, alertID string) error {
+	var existing sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT ticket_id FROM alerts WHERE id = ?`, alertID).Scan(&existing)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("the alert's ticket: %w", err)
+	}
+	return &fault.Error{Code: fault.Conflict, Message: "This alert has a ticket already", ExistingID: existing.String}
 }

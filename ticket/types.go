@@ -58,6 +58,7 @@ type Ticket struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	ResolvedAt      *time.Time
+	AlertID         string // the alert it was opened from, "" when none
 }
 
 // Message is one entry of a ticket's conversation.
@@ -102,6 +103,7 @@ type New struct {
 	Subject     string
 	Description string
 	Priority    string
+	AlertID     string // the alert it is opened from, "" for none
 }
 
 // Write is what an update asks the store to write; nil fields stay as

@@ -117,7 +117,7 @@ func (w *Watchdog) sources(ctx context.Context) error {
 			speaking[key{a.OrgID, a.Source}] = true
 			continue
 		}
-		if _, err := w.cfg.Store.RaiseAlert(ctx, a.OrgID, SilentAlert(a.Source, a.LastSeen), now); err != nil {
+		if _, _, err := w.cfg.Store.RaiseAlert(ctx, a.OrgID, SilentAlert(a.Source, a.LastSeen), now); err != nil {
 			return err
 		}
 	}
@@ -157,7 +157,7 @@ func (w *Watchdog) keys(ctx context.Context) error {
 			if k.Notices[0] || k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) > 24*time.Hour {
 				continue
 			}
-			if _, err := w.cfg.Store.RaiseAlert(ctx, k.OrgID, ExpiredKeyAlert(k), now); err != nil {
+			if _, _, err := w.cfg.Store.RaiseAlert(ctx, k.OrgID, ExpiredKeyAlert(k), now); err != nil {
 				return err
 			}
 			if _, err := w.cfg.Store.RecordKeyNotice(ctx, k.ID, 0, nil); err != nil {
