@@ -270,9 +270,10 @@ async function rulesView(ctx) {
       { label: 'Actions', cell: (r) => h('div', { class: 'actions' }, button('Edit', r.name, 'edit-' + r.id, () => edit(r)), button('Delete', r.name, null, () => remove(r))) },
     ], rules.data, 'No routing rules: no alert notifies anyone.', 'Routing rule list');
   };
+  // The list shows the change before it is announced.
   const saved = async (r, how) => {
-    msg.replaceChildren(notice(`“${r.name}” was ${how}.`));
     await refresh(box, build, 'edit-' + r.id);
+    msg.replaceChildren(notice(`“${r.name}” was ${how}.`));
   };
   const edit = (r) => dialog(`Edit “${r.name}”`, (close) => h('div', { class: 'alerting' },
     ruleForm(r, channels, async (s) => { close(); await saved(s, 'saved'); }, close)));
