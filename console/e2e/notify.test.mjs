@@ -365,6 +365,31 @@ test('a contact point a rule uses cannot be deleted, and the dialog says which r
   assert.deepEqual(w.problems, []);
 });
 
+test('a suppression keeps matching events from alerting until it is ended', async () => {
+  const { page, w } = admin;
+  await open(page, '/settings/notifications/suppressions');
+  await page.getByLabel('Asset').fill('nw-scanner');
+  await page.getByLabel('Reason').fill('Our own weekly scan');
+  await page.getByRole('button', { name: 'Suppress' }).click();
+  await page.getByRole('status').filter({ hasText: 'Suppressed' }).waitFor();
+  const alertsBefore = (await api('GET', '/api/alerts?limit=200')).data.length;
+  const r = await server.request('POST', '/api/events', { token: writeKey, body: { events: [
+    { type: 'threat_detected', severity: 'high', timestamp: new Date().toISOString(), source: 'ids', asset: 'nw-scanner', message: 'ET SCAN Nmap' },
+  ] } });
+  assert.equal(r.status, 201, r.text);
+  assert.equal((await api('GET', '/api/alerts?limit=200')).data.length, alertsBefore, 'a suppressed event opened an alert');
+  await open(page, '/settings/notifications/suppressions');
+  const sup = page.locator('main table tbody tr').filter({ hasText: 'nw-scanner' });
+  assert.match(await sup.innerText(), /Our own weekly scan[\s\S]*1$/m);
+  assert.deepEqual(await axe(page), []);
+  await shot(page, 'suppressions-1280');
+  await sup.getByRole('button', { name: /End now/ }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'End now' }).click();
+  await page.getByRole('status').filter({ hasText: 'The suppression was ended.' }).waitFor();
+  assert.match(await sup.innerText(), /Ended/);
+  assert.deepEqual(w.problems, []);
+});
+
 test('the views at phone width', async () => {
   const { context, page, w } = await signIn(nia, { width: 390, height: 844 });
   for (const [p, name] of [['/settings/notifications', 'channels-390'], ['/settings/notifications/rules', 'rules-390'], ['/settings/notifications/deliveries', 'deliveries-390']]) {

@@ -279,6 +279,14 @@ test('one alert: acknowledge, assign, resolve with a disposition; all shown by n
   const history = page.locator('.thread');
   for (const line of ['Acknowledged', `Assigned to ${me.name}`, 'Resolved as true positive']) await history.getByText(line).first().waitFor();
   assert.equal(await page.locator('main').getByText(/\b(usr|key)_[0-9a-z]{26}\b/).count(), 0, 'an id is shown where a name is known');
+  // A ticket opened from the alert; each names the other.
+  await page.getByRole('button', { name: 'Open a ticket' }).click();
+  await page.getByText('A ticket was opened for this alert.').waitFor();
+  const ticketId = (await api('GET', '/api/alerts/' + alert.id)).data.ticket_id;
+  assert.ok(ticketId);
+  await page.getByRole('link', { name: 'Open the ticket' }).click();
+  await page.waitForURL((u) => u.pathname === '/tickets/' + ticketId);
+  await page.getByRole('link', { name: 'Opened from this alert' }).waitFor();
   // The list shows the assignee and disposition.
   await open(page, '/alerts?status=resolved');
   const row = page.locator(`main tr[data-id="${alert.id}"]`);

@@ -34,6 +34,7 @@ const routes = [
   { path: '/settings/notifications', page: 'alerting', view: 'channels', title: 'Notifications: contact points' },
   { path: '/settings/notifications/rules', page: 'alerting', view: 'rules', title: 'Notifications: routing rules' },
   { path: '/settings/notifications/deliveries', page: 'alerting', view: 'deliveries', title: 'Notifications: delivery log' },
+  { path: '/settings/notifications/suppressions', page: 'alerting', view: 'suppressions', title: 'Notifications: suppressions' },
   { path: '/notifications', page: 'notifications', title: 'Notifications' },
   { path: '/login', page: 'auth', view: 'login', title: 'Sign in', auth: false },
   { path: '/register', page: 'auth', view: 'register', title: 'Create an account', auth: false },

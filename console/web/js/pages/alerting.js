@@ -9,7 +9,8 @@ import { withParams } from '../list.js';
 
 const base = '/settings/notifications';
 const views = { channels: ['Contact points', base, channelsView], rules: ['Routing rules', base + '/rules', rulesView],
-  deliveries: ['Delivery log', base + '/deliveries', deliveriesView] };
+  deliveries: ['Delivery log', base + '/deliveries', deliveriesView],
+  suppressions: ['Suppressions', base + '/suppressions', suppressionsView] };
 
 // Contact point kinds: [label, what is sent, the URL's label].
 const kinds = {
@@ -21,7 +22,8 @@ const kinds = {
 };
 const kind = (k) => kinds[k]?.[0] || k;
 const roles = [['admin', 'Admins'], ['technician', 'Technicians'], ['member', 'Members']];
-const categories = ['malware', 'intrusion_attempt', 'reconnaissance', 'blocked_traffic', 'dns_anomaly', 'policy_violation', 'activity_burst'];
+const categories = ['malware', 'intrusion_attempt', 'reconnaissance', 'blocked_traffic', 'dns_anomaly', 'policy_violation', 'activity_burst',
+  'sensor_silent', 'credential_expired', 'notification_failing'];
 const eventTypes = ['threat_detected', 'blocked_connection', 'dns_anomaly', 'policy_violation'];
 const said = (v) => words(v).replace(/\bdns\b/, 'DNS');
 const label = (v) => said(v).replace(/^./, (c) => c.toUpperCase());
@@ -288,6 +290,55 @@ async function rulesView(ctx) {
   return h('div', {},
     h('p', { class: 'muted' }, 'An enabled rule whose conditions an opened alert meets notifies its contact points; an empty condition holds for any.'),
     msg, section('Routing rules', box), section('Add a rule', addBox));
+}
+
+// ---- Suppressions ----
+
+const matchFields = [['signature', 'Signature'], ['asset', 'Asset'], ['indicator', 'Indicator'], ['source', 'Source']];
+
+async function suppressionsView() {
+  const msg = h('div', { 'aria-live': 'polite' });
+  const box = h('div');
+  const build = async () => {
+    const res = await get('/alert-suppressions?limit=200');
+    const now = Date.now();
+    const state = (s) => (s.active ? badge('active') : s.ended_at ? ['Ended ', time(s.ended_at)] : ['Expired ', time(s.expires_at)]);
+    return table([
+      { label: 'Mutes', cell: (s) => matchFields.filter(([k]) => s[k]).map(([k, l]) => h('div', { class: 'small' }, `${l}: ${s[k]}`)) },
+      { label: 'Reason', cell: (s) => s.reason },
+      { label: 'Until', cell: (s) => (s.active ? time(s.expires_at) : state(s)) },
+      { label: 'Status', cell: (s) => (s.active ? badge('active') : none(s.ended_at ? 'Ended' : 'Expired')) },
+      { label: 'Events kept from alerting', cell: (s) => num(s.suppressed_events) },
+      { label: 'Actions', cell: (s) => (s.active && Date.parse(s.expires_at) > now
+        ? button('End now', matchFields.map(([k]) => s[k]).filter(Boolean).join(' '), 'end-' + s.id, () => confirmAction('End the suppression',
+          `End it now? Matching events open alerts again. Reason given: ${s.reason}`, 'End now', async () => {
+            await del('/alert-suppressions/' + encodeURIComponent(s.id));
+            msg.replaceChildren(notice('The suppression was ended.'));
+            await refresh(box, build);
+          })) : null) },
+    ], res.data, 'No suppressions: every matching event opens its alert.', 'Suppression list');
+  };
+  const add = form({
+    submit: 'Suppress',
+    fields: [
+      ...matchFields.map(([name, l]) => ({ name, label: l, maxlength: 500, autocomplete: 'off' })),
+      { name: 'duration', label: 'For', type: 'select', value: '8h',
+        options: [['1h', '1 hour'], ['8h', '8 hours'], ['1d', '1 day'], ['7d', '7 days'], ['30d', '30 days']] },
+      { name: 'reason', label: 'Reason', required: true, maxlength: 500 },
+    ],
+    onSubmit: async (v) => {
+      const body = { duration: v.duration, reason: v.reason };
+      for (const [k] of matchFields) if (v[k].trim()) body[k] = v[k].trim();
+      await post('/alert-suppressions', body);
+      await refresh(box, build);
+      msg.replaceChildren(notice('Suppressed: matching events are still stored and counted, and open no alert.'));
+      add.reset();
+    },
+  });
+  await refresh(box, build);
+  return h('div', {},
+    h('p', { class: 'muted' }, 'Mute a noisy signature, asset, indicator or source for a while; every field given must match. It ends by itself.'),
+    msg, section('Suppressions', box), section('Suppress alerts', add));
 }
 
 // ---- Delivery log ----

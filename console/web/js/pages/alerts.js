@@ -278,6 +278,16 @@ async function detail(ctx) {
             a.resolved_at ? ['Resolved', [who(a.resolved_by), ', ', time(a.resolved_at)]] : null,
             a.disposition ? ['Disposition', dispositionName[a.disposition] || words(a.disposition)] : null,
             ['Note', a.note || null],
+            ['Ticket', a.ticket_id ? h('a', { href: '/tickets/' + encodeURIComponent(a.ticket_id) }, 'Open the ticket')
+              : ctx.can('member') ? h('button', { type: 'button', class: 'secondary small', onclick: async (ev) => {
+                ev.target.disabled = true;
+                try {
+                  await post(path + '/ticket', {});
+                  await redraw('A ticket was opened for this alert.');
+                } catch (err) {
+                  ev.target.replaceWith(errorBox(err));
+                }
+              } }, 'Open a ticket') : h('span', { class: 'muted' }, 'None')],
             ['Updated', time(a.updated_at)],
           ])),
         section('Recommended action', h('p', {}, a.recommended_action),

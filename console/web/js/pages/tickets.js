@@ -110,6 +110,7 @@ async function detailPage(ctx) {
             ['Created', time(t.created_at)],
             ['Updated', time(t.updated_at)],
             t.resolved_at ? ['Resolved', time(t.resolved_at)] : null,
+            t.alert_id ? ['Alert', h('a', { href: '/alerts/' + encodeURIComponent(t.alert_id) }, 'Opened from this alert')] : null,
             ['ID', h('span', { class: 'mono' }, t.id)],
           ]),
           h('h3', {}, 'Description'), text(t.description)),
