@@ -284,7 +284,7 @@ test('one alert: acknowledge, assign, resolve with a disposition; all shown by n
   await page.getByText('A ticket was opened for this alert.').waitFor();
   const ticketId = (await api('GET', '/api/alerts/' + alert.id)).data.ticket_id;
   assert.ok(ticketId);
-  await page.getByRole('link', { name: 'Open the ticket' }).click();
+  await page.getByRole('link', { name: ticketId }).click();
   await page.waitForURL((u) => u.pathname === '/tickets/' + ticketId);
   await page.getByRole('link', { name: 'Opened from this alert' }).waitFor();
   // The list shows the assignee and disposition.

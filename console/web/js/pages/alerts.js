@@ -260,7 +260,7 @@ async function detail(ctx) {
     return [
       h('p', { class: 'small' }, h('a', { href: '/alerts' }, '← All alerts')),
       h('h1', {}, a.title, ' ', badge(a.severity), ' ', badge(a.status)),
-      message ? notice(message) : null,
+      message ? notice(typeof message === 'function' ? message(a) : message) : null,
       h('div', { class: 'grid wide' },
         section('Alert',
           dl([
@@ -278,16 +278,7 @@ async function detail(ctx) {
             a.resolved_at ? ['Resolved', [who(a.resolved_by), ', ', time(a.resolved_at)]] : null,
             a.disposition ? ['Disposition', dispositionName[a.disposition] || words(a.disposition)] : null,
             ['Note', a.note || null],
-            ['Ticket', a.ticket_id ? h('a', { href: '/tickets/' + encodeURIComponent(a.ticket_id) }, 'Open the ticket')
-              : ctx.can('member') ? h('button', { type: 'button', class: 'secondary small', onclick: async (ev) => {
-                ev.target.disabled = true;
-                try {
-                  await post(path + '/ticket', {});
-                  await redraw('A ticket was opened for this alert.');
-                } catch (err) {
-                  ev.target.replaceWith(errorBox(err));
-                }
-              } }, 'Open a ticket') : h('span', { class: 'muted' }, 'None')],
+            ['Ticket', a.ticket_id ? ticketLink(a.ticket_id) : ctx.can('member') ? openTicket(path, redraw) : null],
             ['Updated', time(a.updated_at)],
           ])),
         section('Recommended action', h('p', {}, a.recommended_action),
@@ -313,6 +304,26 @@ async function detail(ctx) {
     }
   });
   return page;
+}
+
+const ticketLink = (id) => h('a', { href: '/tickets/' + encodeURIComponent(id), class: 'mono' }, id);
+
+// openTicket opens the alert's ticket; when it has one already (409), the
+// page is drawn again and says which.
+function openTicket(path, redraw) {
+  const button = h('button', { type: 'button', class: 'secondary small', onclick: async () => {
+    button.disabled = true;
+    try {
+      await post(path + '/ticket');
+      await redraw('A ticket was opened for this alert.');
+    } catch (err) {
+      if (err.status === 409) return redraw((a) => [err.message.replace(/\.?$/, ': '), ticketLink(a.ticket_id), '.']);
+      box.replaceChildren(button, errorBox(err));
+      button.disabled = false;
+    }
+  } }, 'Open a ticket');
+  const box = h('div', {}, button);
+  return box;
 }
 
 // work is what a person does with the alert: acknowledge it, assign it,
