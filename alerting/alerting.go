@@ -46,7 +46,7 @@ type Spec struct {
 // for lower severities, which only count towards bursts. Repeats of one
 // threat on one asset share a fingerprint, so they join one open alert.
 func Immediate(e Event) (Spec, bool) {
-	if e.Severity < event.High {
+	if e.Severity < event.High || !Alerts(e.Type) {
 		return Spec{}, false
 	}
 	category := categorize(e)
@@ -64,6 +64,10 @@ func Immediate(e Event) (Spec, bool) {
 		RecommendedAction: recommend(category, e.Asset, e.Indicator),
 	}, true
 }
+
+// Alerts reports whether events of the type may raise alerts, at once or
+// in bursts: activity (sign-ins, connections) is searched, not alerted on.
+func Alerts(eventType string) bool { return eventType != event.TypeActivity }
 
 // Burst returns the alert for a burst of lower-severity events of one type
 // from one asset.

@@ -19,15 +19,22 @@ const (
 	TypeBlocked = "blocked_connection"
 	TypeDNS     = "dns_anomaly"
 	TypePolicy  = "policy_violation"
+	// TypeActivity is telemetry that is no finding by itself: a sign-in, a
+	// process start, a connection, a firewall pass. It is stored and
+	// searched, and raises no alert on its own (not even in a burst).
+	TypeActivity = "activity"
 )
 
 // Types lists the event types in the order the API documents them.
-var Types = []string{TypeThreat, TypeBlocked, TypeDNS, TypePolicy}
+var Types = []string{TypeThreat, TypeBlocked, TypeDNS, TypePolicy, TypeActivity}
+
+// TypeCount is len(Types), for arrays of counts by type.
+const TypeCount = 5
 
 // ValidType reports whether t is one of Types.
 func ValidType(t string) bool {
 	switch t {
-	case TypeThreat, TypeBlocked, TypeDNS, TypePolicy:
+	case TypeThreat, TypeBlocked, TypeDNS, TypePolicy, TypeActivity:
 		return true
 	}
 	return false

@@ -203,6 +203,9 @@ events:
 			add(d, ms(e.Timestamp))
 			continue
 		}
+		if !alerting.Alerts(e.Type) {
+			continue
+		}
 		k := burstKey{e.Asset, e.Type, ms(alerting.Window(e.Timestamp))}
 		bursts[k] = append(bursts[k], i)
 	}

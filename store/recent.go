@@ -20,7 +20,7 @@ const maxRecentOrgs = 2000
 
 // hourCounts is one hour's folded events by type (event.Types order) and
 // severity.
-type hourCounts [4][event.Levels]int32
+type hourCounts [event.TypeCount][event.Levels]int32
 
 // recentCounts holds, per organization, the folded event counts of each
 // recent hour, so that the dashboard's windows (today, 24 hours, 7 days)
