@@ -24,6 +24,7 @@ import (
 	"garrison/fault"
 	"garrison/mail"
 	"garrison/store"
+	"garrison/wording"
 )
 
 func runAPIKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -81,9 +82,13 @@ func runOrg(ctx context.Context, args []string, getenv func(string) string, stdi
 	if len(args) > 0 && args[0] == "set-quota" {
 		return runOrgSetQuota(ctx, args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "set-retention" {
+		return runOrgSetRetention(ctx, args[1:], getenv, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "set-plan" {
 		return usageOf(args, stdout, "usage: garrison org set-plan --email ADMIN_EMAIL --plan starter|pro|ultimate\n"+
 			"       garrison org set-quota --email ADMIN_EMAIL --quota SIZE|default\n"+
+			"       garrison org set-retention --email ADMIN_EMAIL --retention DAYS|0|default\n"+
 			"       garrison org create --name NAME --admin-email EMAIL [--admin-name NAME] [--plan PLAN] [--password-stdin]\n"+
 			"       garrison org create --name NAME --provider-email PROVIDER_ADMIN_EMAIL [--admin-email EMAIL] [--plan PLAN]\n"+
 			"       garrison org delete --email ADMIN_EMAIL [--yes]")
@@ -376,5 +381,64 @@ func runOrgSetQuota(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	fmt.Fprintf(stdout, "%s (%s) now has the storage quota %s\n", admin.OrgName, admin.OrgID, *quota)
+	return nil
+}
+
+func runOrgSetRetention(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("garrison org set-retention [flags]",
+		"Sets how long the events and DNS telemetry of the organization of the admin with --email are kept,\n"+
+			"instead of the appliance's --retention; older records are refused at ingest and pruned.\n"+
+			"A running server applies it from the next batch.", stderr)
+	email := fs.String("email", "", "e-mail address of an admin of the organization (required)")
+	retention := fs.String("retention", "", "whole days such as 30d, a duration such as 720h, 0 to keep them for good, "+
+		"or default for the appliance's --retention (required)")
+	st, err := cliStore(ctx, fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var keep time.Duration
+	set := *retention != "default"
+	if set {
+		if keep, err = parseDays(*retention); err != nil || *retention == "" {
+			return fmt.Errorf("--retention must be days such as 30d, 0, or default, not %q", *retention)
+		}
+	}
+	accounts := cliAccounts(st)
+	admin, err := accounts.AdminByEmail(ctx, *email)
+	if errors.Is(err, account.ErrNoSuchAdmin) {
+		return fmt.Errorf("no admin with e-mail %q", *email)
+	}
+	if err != nil {
+		return err
+	}
+	was, wasSet, err := accounts.EventRetention(ctx, admin.OrgID)
+	if err != nil {
+		return err
+	}
+	if err := accounts.SetEventRetention(ctx, admin.OrgID, keep, set); err != nil {
+		return err
+	}
+	text := func(set bool, d time.Duration) string {
+		switch {
+		case !set:
+			return "default"
+		case d == 0:
+			return "0"
+		}
+		return wording.Days(d)
+	}
+	if err := audit.Record(ctx, st, store.AuditEntry{OrgID: admin.OrgID, Actor: audit.CLIActor(currentUser()), Action: audit.OrgRetention,
+		Detail: map[string]string{"retention": *retention, "retention_from": text(wasSet, was), "retention_to": text(set, keep)}}); err != nil {
+		return err
+	}
+	how := "for " + text(set, keep)
+	switch {
+	case !set:
+		how = "as long as the appliance's --retention says"
+	case keep == 0:
+		how = "for good"
+	}
+	fmt.Fprintf(stdout, "%s (%s) now keeps its events %s\n", admin.OrgName, admin.OrgID, how)
 	return nil
 }

@@ -1086,3 +1086,28 @@ CREATE TABLE alert_suppressions (
     hits        INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX alert_suppressions_org ON alert_suppressions (org_id, expires_at);
+
+-- migration: 25
+-- Telemetry's normalised fields (addresses as 16 bytes, IPv4 mapped, so a
+-- CIDR is one range of an index) and the record as it was received, kept
+-- apart so that scans of the events table stay short.
+ALTER TABLE events ADD COLUMN src_ip BLOB;
+ALTER TABLE events ADD COLUMN dst_ip BLOB;
+ALTER TABLE events ADD COLUMN src_port INTEGER;
+ALTER TABLE events ADD COLUMN dst_port INTEGER;
+ALTER TABLE events ADD COLUMN user_name TEXT;
+ALTER TABLE events ADD COLUMN process TEXT;
+ALTER TABLE events ADD COLUMN command_line TEXT;
+ALTER TABLE events ADD COLUMN host TEXT;
+ALTER TABLE events ADD COLUMN rule TEXT;
+ALTER TABLE events ADD COLUMN action TEXT;
+CREATE INDEX events_org_src_ip ON events (org_id, src_ip, ts) WHERE src_ip IS NOT NULL;
+CREATE INDEX events_org_dst_ip ON events (org_id, dst_ip, ts) WHERE dst_ip IS NOT NULL;
+CREATE INDEX events_org_user ON events (org_id, user_name, ts) WHERE user_name IS NOT NULL;
+-- An organization's own event retention (NULL: the appliance's
+-- --retention; 0: kept for good).
+ALTER TABLE orgs ADD COLUMN retention_ms INTEGER;
+CREATE TABLE event_originals (
+    seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
+    original  TEXT NOT NULL
+) STRICT;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"garrison/actor"
 	"garrison/store"
@@ -52,6 +53,17 @@ func (a *Accounts) RevokeKey(ctx context.Context, orgID, keyID string) (store.AP
 // appliance's default share of the disk).
 func (a *Accounts) SetStorageQuota(ctx context.Context, orgID string, bytes int64) error {
 	return a.store.SetStorageQuota(ctx, orgID, bytes)
+}
+
+// SetEventRetention gives the organization its own event retention (set
+// false: the appliance's --retention again; keep 0: kept for good).
+func (a *Accounts) SetEventRetention(ctx context.Context, orgID string, keep time.Duration, set bool) error {
+	return a.store.SetOrgRetention(ctx, orgID, keep, set)
+}
+
+// EventRetention is the organization's own event retention, if it has one.
+func (a *Accounts) EventRetention(ctx context.Context, orgID string) (keep time.Duration, set bool, err error) {
+	return a.store.OrgRetention(ctx, orgID, 0)
 }
 
 // OrgUsage is an organization with what its events take of its quota.

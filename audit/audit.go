@@ -33,8 +33,9 @@ const (
 	MemberUpdate = "org.member_update"
 	MemberRemove = "org.member_remove"
 	OrgDelete    = "org.delete"
-	OrgPlan      = "org.plan"  // garrison org set-plan
-	OrgQuota     = "org.quota" // garrison org set-quota
+	OrgPlan      = "org.plan"      // garrison org set-plan
+	OrgQuota     = "org.quota"     // garrison org set-quota
+	OrgRetention = "org.retention" // garrison org set-retention
 
 	AlertUpdate         = "alert.update"
 	AlertAcknowledge    = "alert.acknowledge"
@@ -73,7 +74,7 @@ const (
 
 // Actions lists every action, for the log's filter and its documentation.
 var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, LogoutAll, ChangePassword, ResetPassword, VerifyEmail, Reauthenticate,
-	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan, OrgQuota,
+	KeyCreate, KeyRevoke, OrgInvite, MemberUpdate, MemberRemove, OrgDelete, OrgPlan, OrgQuota, OrgRetention,
 	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate,
 	SwitchOrg, ClientCreate, ClientUpdate, ClientDelete, MemberClients, LeadConvert,
 	ChannelCreate, ChannelUpdate, ChannelDelete, ChannelTest, RuleCreate, RuleUpdate, RuleDelete, AlertTicket,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"garrison/event"
+	"garrison/sheet"
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/valid"
@@ -157,7 +158,7 @@ func auditCSV(d AuditDocument) ([]byte, error) {
 	// First a row per framework with its counts (no control), then a row
 	// per control.
 	for _, fr := range d.Results {
-		w.Write(safeCells(fr.Framework, "", "Summary of "+fr.Name, "", summaryText(fr.Summary), "", ""))
+		w.Write(sheet.Safe(fr.Framework, "", "Summary of "+fr.Name, "", summaryText(fr.Summary), "", ""))
 	}
 	for _, fr := range d.Results {
 		for _, c := range fr.Controls {
@@ -165,7 +166,7 @@ func auditCSV(d AuditDocument) ([]byte, error) {
 			if c.GapID != nil {
 				gap, severity = *c.GapID, gapSeverity[*c.GapID].String()
 			}
-			w.Write(safeCells(fr.Framework, c.ControlID, c.Title, c.Result, d.evidence(c), gap, severity))
+			w.Write(sheet.Safe(fr.Framework, c.ControlID, c.Title, c.Result, d.evidence(c), gap, severity))
 		}
 	}
 	w.Flush()
@@ -199,17 +200,6 @@ func (d AuditDocument) evidence(c ControlResult) string {
 		return "No automated check evidences this control and it has not been attested."
 	}
 	return strings.Join(parts, " | ")
-}
-
-// safeCells keeps spreadsheet programs from running a cell as a formula:
-// one that starts with = + - @ or a control character is prefixed with '.
-func safeCells(cells ...string) []string {
-	for i, c := range cells {
-		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
-			cells[i] = "'" + c
-		}
-	}
-	return cells
 }
 
 // AuditDocument is an audit as the API shows it, its organization named.

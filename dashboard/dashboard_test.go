@@ -18,15 +18,15 @@ func TestNewCounts(t *testing.T) {
 	}{
 		{"nothing: every name present", store.EventCounts{},
 			Counts{BySeverity: map[string]int{"info": 0, "low": 0, "medium": 0, "high": 0, "critical": 0},
-				ByType: map[string]int{"threat_detected": 0, "blocked_connection": 0, "dns_anomaly": 0, "policy_violation": 0}}},
+				ByType: map[string]int{"threat_detected": 0, "blocked_connection": 0, "dns_anomaly": 0, "policy_violation": 0, "activity": 0}}},
 		{"counts carried over", store.EventCounts{Total: 9, BySeverity: event.Counts{event.Info: 1, event.Low: 2, event.High: 6},
 			ByType: map[string]int{event.TypeThreat: 6, event.TypeBlocked: 2, event.TypeDNS: 1}},
 			Counts{Total: 9, BySeverity: map[string]int{"info": 1, "low": 2, "medium": 0, "high": 6, "critical": 0},
-				ByType: map[string]int{"threat_detected": 6, "blocked_connection": 2, "dns_anomaly": 1, "policy_violation": 0}}},
+				ByType: map[string]int{"threat_detected": 6, "blocked_connection": 2, "dns_anomaly": 1, "policy_violation": 0, "activity": 0}}},
 		{"an unknown type is left out", store.EventCounts{Total: 3, BySeverity: event.Counts{event.Critical: 3},
 			ByType: map[string]int{"legacy_type": 2, event.TypePolicy: 1}},
 			Counts{Total: 3, BySeverity: map[string]int{"info": 0, "low": 0, "medium": 0, "high": 0, "critical": 3},
-				ByType: map[string]int{"threat_detected": 0, "blocked_connection": 0, "dns_anomaly": 0, "policy_violation": 1}}},
+				ByType: map[string]int{"threat_detected": 0, "blocked_connection": 0, "dns_anomaly": 0, "policy_violation": 1, "activity": 0}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -16,14 +17,74 @@ import (
 // and order (desc or asc); empty ones take their default.
 type EventQuery struct {
 	Severity, Type, From, To, Sort, Order string
-	Page                                  store.Page
+	// Search by an event's fields: an address or CIDR, exact names, and
+	// text in the message, rule or indicator.
+	SrcIP, DstIP, Asset, User, Rule, Source, Q string
+	Page                                       store.Page
+}
+
+// maxSearchText bounds a searched name or text.
+const maxSearchText = 256
+
+// parseSearch judges the search filters.
+func parseSearch(p *valid.Problems, q EventQuery) store.EventSearch {
+	s := store.EventSearch{Asset: strings.ToLower(q.Asset), User: q.User, Rule: q.Rule, Source: q.Source, Text: q.Q}
+	s.SrcLo, s.SrcHi = parseAddrFilter(p, "src_ip", q.SrcIP)
+	s.DstLo, s.DstHi = parseAddrFilter(p, "dst_ip", q.DstIP)
+	for _, f := range []struct{ name, value string }{{"asset", q.Asset}, {"user", q.User}, {"rule", q.Rule}, {"source", q.Source}, {"q", q.Q}} {
+		p.Check(len(f.value) <= maxSearchText && valid.Text(f.value), f.name, "must be at most 256 bytes of text")
+	}
+	return s
+}
+
+// parseAddrFilter reads an address or a CIDR prefix into the range of
+// stored addresses it covers; "" is no filter.
+func parseAddrFilter(p *valid.Problems, field, v string) (lo, hi []byte) {
+	if v == "" {
+		return nil, nil
+	}
+	if a, err := netip.ParseAddr(v); err == nil && a.Zone() == "" {
+		return store.PrefixRange(netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	if pf, err := netip.ParsePrefix(v); err == nil {
+		if a := pf.Addr(); a.Is4In6() {
+			pf = netip.PrefixFrom(a.Unmap(), max(pf.Bits()-96, 0))
+		}
+		return store.PrefixRange(pf)
+	}
+	p.Add(field, "must be an IP address or a CIDR prefix such as 203.0.113.0/24")
+	return nil, nil
 }
 
 // Events is a page of the organization's events, after judging the
 // filters.
 func (b *Board) Events(ctx context.Context, orgID string, q EventQuery) ([]event.Event, int, error) {
+	f, err := eventFilter(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b.store.Events(ctx, orgID, f)
+}
+
+// ExportEvents hands every event passing the filters to each, oldest
+// first, in constant memory; the query's page and sort are not used.
+func (b *Board) ExportEvents(ctx context.Context, orgID string, q EventQuery, each func(event.Event) error) error {
+	f, err := eventFilter(q)
+	if err != nil {
+		return err
+	}
+	return b.store.EachEvent(ctx, orgID, f, each)
+}
+
+// Event is one of the organization's events, with its original record.
+func (b *Board) Event(ctx context.Context, orgID, id string) (event.Event, error) {
+	return b.store.Event(ctx, orgID, id)
+}
+
+// eventFilter judges the events list's filters.
+func eventFilter(q EventQuery) (store.EventFilter, error) {
 	var p valid.Problems
-	f := store.EventFilter{Page: q.Page, Severities: event.ParseSeverities(&p, "severity", q.Severity)}
+	f := store.EventFilter{Page: q.Page, Severities: event.ParseSeverities(&p, "severity", q.Severity), Search: parseSearch(&p, q)}
 	if q.Type != "" {
 		for _, t := range strings.Split(q.Type, ",") {
 			t = strings.TrimSpace(t)
@@ -51,10 +112,7 @@ func (b *Board) Events(ctx context.Context, orgID string, q EventQuery) ([]event
 	default:
 		p.Add("order", "must be asc or desc")
 	}
-	if err := p.Err(); err != nil {
-		return nil, 0, err
-	}
-	return b.store.Events(ctx, orgID, f)
+	return f, p.Err()
 }
 
 // Threats is a page of the organization's threat indicators, most active

@@ -53,7 +53,7 @@ func problemsOf(t *testing.T, err error) map[string]string {
 func TestEventQueryRefused(t *testing.T) {
 	const (
 		sevMsg  = "must be a comma list of info, low, medium, high, critical"
-		typeMsg = "must be a comma list of threat_detected, blocked_connection, dns_anomaly, policy_violation"
+		typeMsg = "must be a comma list of threat_detected, blocked_connection, dns_anomaly, policy_violation, activity"
 		timeMsg = "must be an RFC 3339 timestamp"
 	)
 	tests := []struct {

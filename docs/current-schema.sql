@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 24
+-- Schema version (PRAGMA user_version): 25
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -305,6 +305,11 @@ CREATE TABLE event_counts (
     PRIMARY KEY (org_id, type, severity)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE event_originals (
+    seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
+    original  TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE event_rollup (
     org_id    TEXT NOT NULL,
     hour      INTEGER NOT NULL,
@@ -337,10 +342,13 @@ CREATE TABLE "events" (
     details      TEXT,
     alert_id     TEXT,
     received_at  INTEGER NOT NULL
-) STRICT;
+, src_ip BLOB, dst_ip BLOB, src_port INTEGER, dst_port INTEGER, user_name TEXT, process TEXT, command_line TEXT, host TEXT, rule TEXT, action TEXT) STRICT;
 CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+CREATE INDEX events_org_dst_ip ON events (org_id, dst_ip, ts) WHERE dst_ip IS NOT NULL;
 CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
+CREATE INDEX events_org_src_ip ON events (org_id, src_ip, ts) WHERE src_ip IS NOT NULL;
 CREATE INDEX events_org_ts ON events (org_id, ts);
+CREATE INDEX events_org_user ON events (org_id, user_name, ts) WHERE user_name IS NOT NULL;
 CREATE INDEX events_org_window_asset ON events (org_id, ts - (ts % 600000 + 600000) % 600000, asset, type);
 
 CREATE TABLE fold_state (
@@ -607,7 +615,7 @@ CREATE TABLE orgs (
     name        TEXT NOT NULL,
     plan        TEXT NOT NULL CHECK (plan IN ('starter', 'pro', 'ultimate')),
     created_at  INTEGER NOT NULL
-, storage_quota INTEGER, kind TEXT NOT NULL DEFAULT 'standalone' CHECK (kind IN ('standalone', 'provider', 'client')), provider_id TEXT REFERENCES orgs(id), plan_inherited INTEGER NOT NULL DEFAULT 0 CHECK (plan_inherited IN (0, 1))) STRICT;
+, storage_quota INTEGER, kind TEXT NOT NULL DEFAULT 'standalone' CHECK (kind IN ('standalone', 'provider', 'client')), provider_id TEXT REFERENCES orgs(id), plan_inherited INTEGER NOT NULL DEFAULT 0 CHECK (plan_inherited IN (0, 1)), retention_ms INTEGER) STRICT;
 CREATE INDEX orgs_provider ON orgs (provider_id, name) WHERE provider_id IS NOT NULL;
 
 CREATE TABLE outbox (

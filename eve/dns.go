@@ -9,6 +9,7 @@ import (
 
 // dnsLeg is one dns record: a request, or (part of) a response.
 type dnsLeg struct {
+	line     int
 	ts       time.Time
 	key      string // flow and DNS id: what pairs a response with its request
 	group    string // responses only: one response, which v1 logs as one line per RR
@@ -192,7 +193,7 @@ func pairDNS(legs []dnsLeg) (out []DNSQuery, unused int) {
 	for i, l := range legs {
 		if emit[i] {
 			out = append(out, DNSQuery{
-				Timestamp: l.ts, Client: l.client, Domain: l.domain, QType: l.qtype, RCode: l.rcode,
+				Timestamp: l.ts, Client: l.client, Domain: l.domain, QType: l.qtype, RCode: l.rcode, Line: l.line,
 			})
 		}
 	}

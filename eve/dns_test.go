@@ -49,57 +49,57 @@ func TestDNS(t *testing.T) {
 		{
 			name: "v1 request and multi-line answer",
 			recs: []string{v1Query, v1Ans1, v1Ans2},
-			want: []DNSQuery{{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", "NOERROR"}},
+			want: []DNSQuery{{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", "NOERROR", 0}},
 		},
 		{
 			name: "answer before request still pairs",
 			recs: []string{v1Ans1, v1Ans2, v1Query},
-			want: []DNSQuery{{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", "NOERROR"}},
+			want: []DNSQuery{{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", "NOERROR", 0}},
 		},
 		{
 			name: "request without answer",
 			recs: []string{v1Query},
-			want: []DNSQuery{{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", ""}},
+			want: []DNSQuery{{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", "", 0}},
 		},
 		{
 			name: "unmatched v1 answer: client is dest (port 53 is src)",
 			recs: []string{v1NXOnly},
-			want: []DNSQuery{{ts("2016-05-24T23:27:04Z"), "10.16.1.12", "no-such.example", "AAAA", "NXDOMAIN"}},
+			want: []DNSQuery{{ts("2016-05-24T23:27:04Z"), "10.16.1.12", "no-such.example", "AAAA", "NXDOMAIN", 0}},
 		},
 		{
 			name: "v2 pairs by type when ids collide",
 			recs: []string{v2QueryA, v2QueryAAAA, v2AnsAAAA, v2AnsA},
 			want: []DNSQuery{
-				{ts("2021-06-06T14:26:27.431769Z"), "192.168.1.129", "www.google.com", "A", "NOERROR"},
-				{ts("2021-06-06T14:26:27.431775Z"), "192.168.1.129", "www.google.com", "AAAA", "SERVFAIL"},
+				{ts("2021-06-06T14:26:27.431769Z"), "192.168.1.129", "www.google.com", "A", "NOERROR", 0},
+				{ts("2021-06-06T14:26:27.431775Z"), "192.168.1.129", "www.google.com", "AAAA", "SERVFAIL", 0},
 			},
 		},
 		{
 			name: "retransmitted response adds nothing",
 			recs: []string{v2QueryA, v2AnsA, strings.Replace(v2AnsA, "442512", "642512", 1)},
-			want: []DNSQuery{{ts("2021-06-06T14:26:27.431769Z"), "192.168.1.129", "www.google.com", "A", "NOERROR"}},
+			want: []DNSQuery{{ts("2021-06-06T14:26:27.431769Z"), "192.168.1.129", "www.google.com", "A", "NOERROR", 0}},
 		},
 		{
 			name: "unmatched v2 answer, ports equal: client is src",
 			recs: []string{v2Lonely},
-			want: []DNSQuery{{ts("2021-06-06T16:30:00Z"), "192.168.1.129", "printer.local", "PTR", "NOERROR"}},
+			want: []DNSQuery{{ts("2021-06-06T16:30:00Z"), "192.168.1.129", "printer.local", "PTR", "NOERROR", 0}},
 		},
 		{
 			name: "v3 request and response",
 			recs: []string{v3Request, v3Response},
-			want: []DNSQuery{{ts("2025-01-10T08:00:00.000001Z"), "fd00::10", "www.suricata.io", "A", "NXDOMAIN"}},
+			want: []DNSQuery{{ts("2025-01-10T08:00:00.000001Z"), "fd00::10", "www.suricata.io", "A", "NXDOMAIN", 0}},
 		},
 		{
 			name: "unmatched v3 response, ports equal: client is dest",
 			recs: []string{v3Lonely},
-			want: []DNSQuery{{ts("2025-01-10T08:00:01Z"), "fd00::11", "x.example", "MX", "REFUSED"}},
+			want: []DNSQuery{{ts("2025-01-10T08:00:01Z"), "fd00::11", "x.example", "MX", "REFUSED", 0}},
 		},
 		{
 			name: "same id on another flow does not pair",
 			recs: []string{v1Query, strings.Replace(v1Ans1, `"flow_id":5426`, `"flow_id":5427`, 1)},
 			want: []DNSQuery{
-				{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", ""},
-				{ts("2016-05-24T23:27:03.213624Z"), "10.16.1.11", "block.dropbox.com", "CNAME", "NOERROR"},
+				{ts("2016-05-24T23:27:02.832606Z"), "10.16.1.11", "block.dropbox.com", "A", "", 0},
+				{ts("2016-05-24T23:27:03.213624Z"), "10.16.1.11", "block.dropbox.com", "CNAME", "NOERROR", 0},
 			},
 		},
 		{
@@ -115,12 +115,15 @@ func TestDNS(t *testing.T) {
 		{
 			name: "root query",
 			recs: []string{`{"timestamp":"2016-05-24T23:27:04Z","event_type":"dns","src_ip":"10.0.0.1","dns":{"type":"query","id":1,"rrname":".","rrtype":"NS"}}`},
-			want: []DNSQuery{{ts("2016-05-24T23:27:04Z"), "10.0.0.1", "<root>", "NS", ""}},
+			want: []DNSQuery{{ts("2016-05-24T23:27:04Z"), "10.0.0.1", "<root>", "NS", "", 0}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := mustParse(t, strings.Join(tt.recs, "\n"))
+			for i := range res.DNS {
+				res.DNS[i].Line = 0 // lines are checked by TestLines
+			}
 			if !reflect.DeepEqual(res.DNS, tt.want) {
 				t.Errorf("DNS =\n %+v\nwant\n %+v", res.DNS, tt.want)
 			}

@@ -26,6 +26,7 @@ type Event struct {
 	Message   string         // one line, human readable
 	Indicator string         // signature text, domain or IP that identifies the threat
 	Details   map[string]any // selected EVE fields, JSON scalars kept as int64/float64/string/bool
+	Line      int            // the record's line (or element) in the payload
 }
 
 // DNSQuery is one DNS lookup seen by the sensor.
@@ -35,6 +36,7 @@ type DNSQuery struct {
 	Domain    string    // lower case, no trailing dot
 	QType     string    // A, AAAA, ...
 	RCode     string    // NOERROR, NXDOMAIN, ... ("" when no response was seen)
+	Line      int       // the request's line (or element) in the payload
 }
 
 // Result is everything Garrison keeps from one EVE payload.
@@ -72,7 +74,7 @@ func refusal(err error) error {
 func Parse(data []byte) (Result, error) {
 	var p parser
 	err := eachRecord(data, func(line int, r record) error {
-		if err := p.add(r); err != nil {
+		if err := p.add(line, r); err != nil {
 			return &lineError{line: line, err: err}
 		}
 		return nil
@@ -81,4 +83,36 @@ func Parse(data []byte) (Result, error) {
 		return Result{}, refusal(err)
 	}
 	return p.result(), nil
+}
+
+// Problem is a record ParsePartial could not use.
+type Problem struct {
+	Line   int
+	Reason string
+}
+
+// ParsePartial is Parse keeping what it can: each bad record is a Problem
+// naming its line, and the others are used. Only a JSON array broken
+// mid-way ends the payload there.
+func ParsePartial(data []byte) (Result, []Problem) {
+	var p parser
+	var problems []Problem
+	bad := func(line int, err error) {
+		problems = append(problems, Problem{Line: line, Reason: "is not a usable EVE record: " + err.Error()})
+	}
+	err := eachRecordTolerant(data, func(line int, r record) error {
+		if err := p.add(line, r); err != nil {
+			bad(line, err)
+		}
+		return nil
+	}, bad)
+	if err != nil {
+		var le *lineError
+		if errors.As(err, &le) {
+			bad(le.line, le.err)
+		} else {
+			bad(1, err)
+		}
+	}
+	return p.result(), problems
 }

@@ -13,16 +13,22 @@ import (
 // eachRecord calls fn for every record of a JSON-lines or JSON-array
 // payload, in order. Every error it returns is a *lineError.
 func eachRecord(data []byte, fn func(line int, r record) error) error {
+	return eachRecordTolerant(data, fn, nil)
+}
+
+// eachRecordTolerant is eachRecord handing each record that cannot be
+// decoded to bad, when bad is not nil, and going on with the next.
+func eachRecordTolerant(data []byte, fn func(line int, r record) error, bad func(line int, err error)) error {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a BOM some shippers add
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		return eachElement(t, fn)
+		return eachElement(t, fn, bad)
 	}
-	return eachLine(data, fn)
+	return eachLine(data, fn, bad)
 }
 
 // eachLine walks a JSON-lines payload. Blank lines are ignored but still
 // counted, so Line matches what an editor shows.
-func eachLine(data []byte, fn func(int, record) error) error {
+func eachLine(data []byte, fn func(int, record) error, bad func(int, error)) error {
 	records := 0
 	for line := 1; len(data) > 0; line++ {
 		var cur []byte
@@ -41,6 +47,10 @@ func eachLine(data []byte, fn func(int, record) error) error {
 			return &lineError{line: line, err: ErrTooManyRecords}
 		}
 		r, err := decodeLine(cur)
+		if err != nil && bad != nil {
+			bad(line, err)
+			continue
+		}
 		if err != nil {
 			return &lineError{line: line, err: err}
 		}
@@ -80,7 +90,7 @@ func decodeLine(b []byte) (record, error) {
 
 // eachElement walks a JSON array with a streaming decoder so one bad
 // element is reported by its index and no copy of the array is built.
-func eachElement(data []byte, fn func(int, record) error) error {
+func eachElement(data []byte, fn func(int, record) error, bad func(int, error)) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil { // the '['
@@ -96,14 +106,19 @@ func eachElement(data []byte, fn func(int, record) error) error {
 		if err := dec.Decode(&raw); err != nil {
 			return &lineError{line: n, err: fmt.Errorf("malformed JSON: %w", err)}
 		}
-		if path, dup := valid.DuplicateKey(raw); dup {
-			return &lineError{line: n, err: errDuplicateKey{path}}
-		}
+		var r record
 		v, err := decodeValue(raw)
-		if err != nil {
-			return &lineError{line: n, err: fmt.Errorf("malformed JSON: %w", err)}
+		if path, dup := valid.DuplicateKey(raw); dup {
+			err = errDuplicateKey{path}
+		} else if err != nil {
+			err = fmt.Errorf("malformed JSON: %w", err)
+		} else {
+			r, err = asRecord(v)
 		}
-		r, err := asRecord(v)
+		if err != nil && bad != nil {
+			bad(n, err)
+			continue
+		}
 		if err != nil {
 			return &lineError{line: n, err: err}
 		}

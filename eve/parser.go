@@ -10,7 +10,7 @@ type parser struct {
 	skipped int
 }
 
-func (p *parser) add(r record) error {
+func (p *parser) add(line int, r record) error {
 	ts, err := r.timestamp()
 	if err != nil {
 		return err
@@ -36,6 +36,7 @@ func (p *parser) add(r record) error {
 		var leg dnsLeg
 		leg, used, err = dnsLegOf(r, ts)
 		if err == nil && used {
+			leg.line = line
 			p.dns = append(p.dns, leg)
 			return nil
 		}
@@ -48,6 +49,7 @@ func (p *parser) add(r record) error {
 	case !used:
 		p.skipped++
 	case et != "dns":
+		e.Line = line
 		p.events = append(p.events, e)
 	}
 	return nil

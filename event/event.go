@@ -166,6 +166,8 @@ type Event struct {
 	Details    []byte // its JSON details, nil when it has none
 	AlertID    string
 	ReceivedAt time.Time
+	Fields     Fields
+	Original   string // the record as received, when it is read alone
 }
 
 // ParseSeverities reads a comma list of severity names into p's field; one

@@ -69,6 +69,8 @@ var routeAccess = map[string]handlers.Access{
 	"DELETE /api/clients/{id}":                                handlers.Admin,
 	"POST /api/events":                                        handlers.Write,
 	"GET /api/events":                                         handlers.Read,
+	"GET /api/events/export":                                  handlers.Read,
+	"GET /api/events/{id}":                                    handlers.Read,
 	"GET /api/dashboard/events":                               handlers.Read,
 	"POST /api/webhooks/{source}":                             handlers.Webhook,
 	"GET /api/alerts":                                         handlers.Read,

@@ -209,7 +209,7 @@ func (a *API) endpoint(rt Route) http.Handler {
 		}
 		err := a.admit(w, r, rt)
 		if err == nil {
-			err = checkQuery(r) // after the limits, so the answer carries their headers
+			err = checkQuery(r, rt) // after the limits, so the answer carries their headers
 		}
 		var note *auditNote
 		if rt.Audit != "" || rt.Access == Admin {

@@ -80,7 +80,58 @@ func (v *eventView) appendJSON(b []byte) ([]byte, bool) {
 	b = appendOptString(b, v.AlertID)
 	b = append(b, `,"received_at":`...)
 	b = appendJSONString(b, v.ReceivedAt)
+	b = append(b, `,"fields":`...)
+	b = v.Fields.appendJSON(b)
+	if v.Original != nil {
+		b = append(b, `,"original":`...)
+		b = appendJSONString(b, *v.Original)
+	}
 	return append(b, '}'), ok
+}
+
+// appendJSON appends the fields as encoding/json does: those given, in
+// the struct's order; null for none.
+func (f *fieldsView) appendJSON(b []byte) []byte {
+	if f == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '{')
+	start := len(b)
+	str := func(name, v string) {
+		if v == "" {
+			return
+		}
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b = appendJSONString(b, v)
+	}
+	num := func(name string, v int) {
+		if v == 0 {
+			return
+		}
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
+	str("src_ip", f.SrcIP)
+	str("dst_ip", f.DstIP)
+	num("src_port", f.SrcPort)
+	num("dst_port", f.DstPort)
+	str("user", f.User)
+	str("process", f.Process)
+	str("command_line", f.CommandLine)
+	str("host", f.Host)
+	str("rule", f.Rule)
+	str("action", f.Action)
+	return append(b, '}')
 }
 
 func appendOptString(b []byte, s *string) []byte {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,17 @@ func TestEventListMatchesEncodingJSON(t *testing.T) {
 		if d != "" {
 			e.Details = []byte(d)
 		}
-		views = append(views, newEventView(e))
+		if i%3 > 0 { // some with normalised fields, some with a few, some with none
+			e.Fields = event.Fields{SrcIP: netip.MustParseAddr("203.0.113.7"), SrcPort: uint16(i), User: s, CommandLine: tricky[(i+1)%len(tricky)]}
+			if i%3 == 2 {
+				e.Fields = event.Fields{DstIP: netip.MustParseAddr("2001:db8::1"), DstPort: 443, Process: s, Host: s, Rule: s, Action: s}
+			}
+		}
+		v := newEventView(e)
+		if i%4 == 1 {
+			v.Original = &tricky[(i+2)%len(tricky)]
+		}
+		views = append(views, v)
 	}
 	for _, tc := range []struct {
 		name  string

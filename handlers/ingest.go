@@ -73,8 +73,16 @@ func discardBody(r *http.Request) {
 var ingestMediaTypes = map[string][]string{
 	ingest.KindEvents:   {"application/json"},
 	ingest.KindNative:   {"application/json"},
-	ingest.KindSuricata: {"application/json", "application/x-ndjson", "application/jsonl", "application/json-seq", "text/plain"},
+	ingest.KindSuricata: jsonLines,
+	ingest.KindWazuh:    jsonLines,
+	ingest.KindWindows:  jsonLines,
+	ingest.KindZeek:     jsonLines,
+	ingest.KindSyslog:   {"text/plain", "application/octet-stream"},
 }
+
+// jsonLines are the types a body of JSON records (an array, or one a line)
+// may come as; Zeek's TSV is text/plain.
+var jsonLines = []string{"application/json", "application/x-ndjson", "application/jsonl", "application/json-seq", "text/plain"}
 
 // readIngest reads the request's body into the organization's share of the
 // ingest budget, step by step as it arrives; release gives it back once the
@@ -122,47 +130,88 @@ func (a *API) readIngest(w http.ResponseWriter, r *http.Request, orgID, kind str
 type ingestView struct {
 	Count int      `json:"count"`
 	IDs   []string `json:"ids"`
+	// A partial batch's records left out: the first maxListedRejections,
+	// and how many in all.
+	Rejected      []rejectionView `json:"rejected,omitempty"`
+	RejectedCount *int            `json:"rejected_count,omitempty"`
+}
+
+type rejectionView struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
 }
 
 type webhookView struct {
 	ingestView
 	DNSQueries int `json:"dns_queries"`
+	Skipped    int `json:"skipped"`
+}
+
+// maxListedRejections bounds the rejections a partial batch's answer lists.
+const maxListedRejections = 1000
+
+func newIngestView(got ingest.Receipt, partial bool) ingestView {
+	v := ingestView{Count: len(got.IDs), IDs: got.IDs}
+	if partial {
+		n := len(got.Rejected)
+		v.RejectedCount = &n
+		v.Rejected = make([]rejectionView, 0, min(n, maxListedRejections))
+		for _, rj := range got.Rejected[:min(n, maxListedRejections)] {
+			v.Rejected = append(v.Rejected, rejectionView{Line: rj.Line, Reason: rj.Reason})
+		}
+	}
+	return v
+}
+
+// ingestStatus is 201 for a stored batch, 200 for a partial one: what was
+// sent was not all created.
+func ingestStatus(partial bool) int {
+	if partial {
+		return http.StatusOK
+	}
+	return http.StatusCreated
 }
 
 func (a *API) ingestEvents(w http.ResponseWriter, r *http.Request) error {
-	got, err := a.ingestBody(w, r, ingest.KindEvents)
+	got, partial, err := a.ingestBody(w, r, ingest.KindEvents)
 	if err != nil {
 		return err
 	}
 	a.countIngest(len(got.IDs))
-	writeData(w, http.StatusCreated, ingestView{Count: len(got.IDs), IDs: got.IDs})
+	writeData(w, ingestStatus(partial), newIngestView(got, partial))
 	return nil
 }
 
 // webhook ingests a sensor's push: native takes the POST /events shapes,
-// optionally with DNS telemetry; suricata takes EVE JSON.
+// optionally with DNS telemetry; suricata takes EVE JSON; wazuh, zeek,
+// windows and syslog their own formats.
 func (a *API) webhook(w http.ResponseWriter, r *http.Request) error {
 	kind := r.PathValue("source")
 	if err := ingest.CheckWebhook(kind); err != nil {
 		return err
 	}
-	got, err := a.ingestBody(w, r, kind)
+	got, partial, err := a.ingestBody(w, r, kind)
 	if err != nil {
 		return err
 	}
 	a.countIngest(len(got.IDs))
-	writeData(w, http.StatusCreated, webhookView{ingestView{Count: len(got.IDs), IDs: got.IDs}, got.DNSQueries})
+	writeData(w, ingestStatus(partial), webhookView{newIngestView(got, partial), got.DNSQueries, got.Skipped})
 	return nil
 }
 
-func (a *API) ingestBody(w http.ResponseWriter, r *http.Request, kind string) (ingest.Receipt, error) {
+func (a *API) ingestBody(w http.ResponseWriter, r *http.Request, kind string) (ingest.Receipt, bool, error) {
+	partial, err := boolParam(r, "partial")
+	if err != nil {
+		return ingest.Receipt{}, false, err
+	}
 	orgID := principalFrom(r.Context()).OrgID
 	body, release, err := a.readIngest(w, r, orgID, kind)
 	if err != nil {
-		return ingest.Receipt{}, err
+		return ingest.Receipt{}, false, err
 	}
 	defer release()
-	return a.Ingest.Ingest(r.Context(), orgID, kind, body)
+	got, err := a.Ingest.Ingest(r.Context(), orgID, kind, body, partial)
+	return got, partial, err
 }
 
 // The API's own counters, beside the per-route ones.

@@ -6,7 +6,6 @@ import (
 	"garrison/notify"
 	"garrison/store"
 	"garrison/timestamp"
-	"garrison/valid"
 )
 
 type notificationView struct {
@@ -34,11 +33,11 @@ func (a *API) listNotifications(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	unread, _ := queryValue(r, "unread")
-	if unread != "" && unread != "true" && unread != "false" {
-		return valid.Field("unread", "must be true or false")
+	unread, err := boolParam(r, "unread")
+	if err != nil {
+		return err
 	}
-	list, total, err := notify.List(r.Context(), a.Store, principalFrom(r.Context()).Actor, unread == "true", page)
+	list, total, err := notify.List(r.Context(), a.Store, principalFrom(r.Context()).Actor, unread, page)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,5 +44,55 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	for key := range documented {
 		t.Errorf("the OpenAPI document has %s, which is no route", key)
+	}
+}
+
+// TestOpenAPIQueryParameters: each route takes exactly the query
+// parameters its operation documents (any other is refused).
+func TestOpenAPIQueryParameters(t *testing.T) {
+	e := newEnv(t)
+	r := e.Do("GET", "/api/openapi.json", "", nil).Must(t, http.StatusOK)
+	type param struct {
+		Ref  string `json:"$ref"`
+		Name string `json:"name"`
+		In   string `json:"in"`
+	}
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Parameters map[string]param `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(r.Raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string][]string{}
+	for path, ops := range doc.Paths {
+		for method, raw := range ops {
+			var op struct {
+				Parameters []param `json:"parameters"`
+			}
+			if json.Unmarshal(raw, &op) != nil {
+				continue // the path's own members
+			}
+			var names []string
+			for _, p := range op.Parameters {
+				if p.Ref != "" {
+					p = doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
+				}
+				if p.In == "query" {
+					names = append(names, p.Name)
+				}
+			}
+			slices.Sort(names)
+			documented[strings.ToUpper(method)+" /api"+path] = names
+		}
+	}
+	for _, rt := range e.API.Routes() {
+		key := rt.Method + " " + rt.Path
+		takes := slices.Sorted(slices.Values(rt.Query))
+		if !slices.Equal(takes, documented[key]) {
+			t.Errorf("%s takes %v; its operation documents %v", key, takes, documented[key])
+		}
 	}
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ func queryValue(r *http.Request, name string) (string, bool) {
 // ';' (?severity=critical;x) or a broken %-escape (?severity=low%zz), and
 // reads only the first of a parameter given twice (?limit=1&limit=-5), so
 // the second would never be judged.
-func checkQuery(r *http.Request) error {
+func checkQuery(r *http.Request, rt Route) error {
 	raw := r.URL.RawQuery
 	if raw == "" {
 		return nil
@@ -44,11 +45,20 @@ func checkQuery(r *http.Request) error {
 	}
 	// The first such name in order, so the answer does not depend on the
 	// map's; nothing sorted when none is given twice, as on every request.
-	var twice string
+	var twice, unknown string
 	for name, values := range q {
 		if len(values) > 1 && (twice == "" || name < twice) {
 			twice = name
 		}
+		if !slices.Contains(rt.Query, name) && (unknown == "" || name < unknown) {
+			unknown = name
+		}
+	}
+	if unknown != "" {
+		if len(rt.Query) == 0 {
+			return valid.Field(unknown, "is not a query parameter of "+rt.Method+" "+rt.Path+", which takes none")
+		}
+		return valid.Field(unknown, "is not a query parameter of "+rt.Method+" "+rt.Path+"; it takes "+strings.Join(rt.Query, ", "))
 	}
 	if twice != "" {
 		return valid.Field(twice, "is given more than once; give it once, with its values separated by ','")
@@ -72,4 +82,16 @@ func parsePage(r *http.Request) (store.Page, error) {
 		page.Offset = n
 	}
 	return page, p.Err()
+}
+
+// boolParam reads a true/false query parameter; absent is false.
+func boolParam(r *http.Request, name string) (bool, error) {
+	v, _ := queryValue(r, name)
+	switch v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, valid.Field(name, "must be true or false")
 }

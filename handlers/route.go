@@ -25,6 +25,10 @@ type Route struct {
 	// before its credential is known (the /auth/ routes'); ByCredential:
 	// the credential's own bucket.
 	Buckets Buckets
+	// Query names the query parameters the route takes; any other is
+	// refused, so that a filter the route does not know is never taken
+	// for one it applied.
+	Query []string
 }
 
 // Buckets names the per-IP rate-limit buckets of the sign-in routes.
@@ -55,3 +59,5 @@ func audited(action string) rowOption { return func(rt *Route) { rt.Audit = acti
 func bodyCap(n int64) rowOption { return func(rt *Route) { rt.BodyCap = n } }
 
 func throttled(b Buckets) rowOption { return func(rt *Route) { rt.Buckets = b } }
+
+func params(names ...string) rowOption { return func(rt *Route) { rt.Query = names } }

@@ -192,7 +192,7 @@ func TestSuricataOutOfRangeTimestamps(t *testing.T) {
 	for _, ts := range []string{"1970-01-01T00:00:01.000000+0000", "2099-01-01T00:00:00.000000+0000"} {
 		line := `{"timestamp":"` + ts + `","event_type":"alert","src_ip":"203.0.113.5","dest_ip":"10.0.0.9","proto":"TCP",` +
 			`"alert":{"action":"allowed","signature_id":1,"signature":"ET SCAN x","severity":3}}`
-		e.postWebhook("suricata", key, "application/json", []byte(line)).WantFields(t, "body")
+		e.postWebhook("suricata", key, "application/json", []byte(line)).WantFields(t, "line 1")
 	}
 	if total := e.Do("GET", "/api/events", key, nil).Get("pagination", "total"); !total.Is(0) {
 		t.Fatalf("stored %v", total)

@@ -3,11 +3,14 @@ package ingest
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"garrison/blocklist"
 	"garrison/mail"
 	"garrison/store"
+	"garrison/telemetry"
 	"garrison/valid"
 )
 
@@ -15,7 +18,16 @@ import (
 type Batch struct {
 	Events  []store.NewEvent
 	DNS     []store.DNSQuery
-	Skipped int // EVE records Garrison does not use (http, tls, stats, …)
+	Skipped int // records Garrison does not use (EVE's http, Zeek's files, …)
+	// Rejected are the records left out of a partial batch.
+	Rejected []Rejection
+}
+
+// Rejection is a record of a partial batch that was not stored: its line
+// (its element, in a JSON array) and why.
+type Rejection struct {
+	Line   int
+	Reason string
 }
 
 // Kinds of body, by where they are sent.
@@ -23,34 +35,57 @@ const (
 	KindEvents   = "events"   // POST /api/events: one event or {"events":[…]}
 	KindNative   = "native"   // POST /api/webhooks/native: that, or {"events":[…],"dns":[…]}
 	KindSuricata = "suricata" // POST /api/webhooks/suricata: EVE JSON
+	KindWazuh    = telemetry.FormatWazuh
+	KindZeek     = telemetry.FormatZeek
+	KindWindows  = telemetry.FormatWindows
+	KindSyslog   = telemetry.FormatSyslog
 )
+
+// Webhooks are the sources POST /api/webhooks/{source} takes.
+var Webhooks = []string{KindNative, KindSuricata, KindWazuh, KindZeek, KindWindows, KindSyslog}
 
 // CheckWebhook refuses a webhook source Garrison does not take.
 func CheckWebhook(source string) error {
-	if source != KindNative && source != KindSuricata {
-		return valid.Field("source", "must be native or suricata")
+	if !slices.Contains(Webhooks, source) {
+		return valid.Field("source", "must be one of "+strings.Join(Webhooks, ", "))
 	}
 	return nil
 }
 
-// Parse turns a body of the kind into a batch, checking every record
-// against now; blocked (nil: none) classifies DNS queries. An unknown kind
-// is refused as the webhook source.
-func Parse(kind string, body []byte, now time.Time, blocked *blocklist.List) (Batch, error) {
-	classify := func(domain string) string {
-		if blocked == nil {
-			return ""
-		}
-		category, _ := blocked.Match(domain)
-		return category
+// Options are how a body is judged.
+type Options struct {
+	Now time.Time
+	// Oldest is the earliest time a record may have: the organization's
+	// retention would delete an older one at once (zero: no limit).
+	Oldest time.Time
+	// Partial keeps the good records of a body with bad ones (Rejected);
+	// otherwise one bad record refuses the body.
+	Partial bool
+	// Blocked classifies DNS queries (nil: no lists).
+	Blocked *blocklist.List
+}
+
+func (o Options) classify(domain string) string {
+	if o.Blocked == nil {
+		return ""
 	}
+	category, _ := o.Blocked.Match(domain)
+	return category
+}
+
+// Parse turns a body of the kind into a batch, checking every record's
+// time against the options. An unknown kind is refused as the webhook
+// source.
+func Parse(kind string, body []byte, o Options) (Batch, error) {
 	switch kind {
 	case KindEvents:
-		return parseNative(body, shape{}, now, classify)
+		return parseNative(body, shape{}, o)
 	case KindNative:
-		return parseNative(body, shape{dns: true, defaultSource: SourceNative}, now, classify)
+		return parseNative(body, shape{dns: true, defaultSource: SourceNative}, o)
 	case KindSuricata:
-		return parseEVE(body, now, classify)
+		return parseEVE(body, o)
+	case KindWazuh, KindZeek, KindWindows, KindSyslog:
+		return parseTelemetry(kind, body, o)
 	}
 	return Batch{}, CheckWebhook(kind)
 }
@@ -60,16 +95,18 @@ type Receipt struct {
 	IDs        []string // the new events, in body order
 	DNSQueries int
 	Skipped    int
+	Rejected   []Rejection // a partial batch's records left out
 }
 
 // Ingester parses bodies and stores them, all or nothing.
 type Ingester struct {
-	store   *store.Store
-	now     func() time.Time
-	blocked *blocklist.List
-	mail    *mail.Mailer
-	log     *slog.Logger
-	turns   *turns
+	store     *store.Store
+	now       func() time.Time
+	blocked   *blocklist.List
+	mail      *mail.Mailer
+	log       *slog.Logger
+	turns     *turns
+	retention time.Duration
 }
 
 // Config is what an Ingester needs.
@@ -82,6 +119,9 @@ type Config struct {
 	// storage passes WarnAt of its quota (nil: no warning).
 	Mailer *mail.Mailer
 	Log    *slog.Logger
+	// Retention is the appliance's --retention (0: for good); an
+	// organization may have its own.
+	Retention time.Duration
 }
 
 // WarnAt is the share of its storage quota past which an organization's
@@ -93,15 +133,28 @@ func New(c Config) *Ingester {
 	if c.Blocklist == nil {
 		c.Blocklist = blocklist.New()
 	}
-	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist, mail: c.Mailer, log: c.Log, turns: newTurns()}
+	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist, mail: c.Mailer, log: c.Log, turns: newTurns(), retention: c.Retention}
 }
 
 // Ingest parses a body of the kind and stores it for the organization,
-// when its turn comes (turns).
-func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte) (Receipt, error) {
-	b, err := Parse(kind, body, in.now(), in.blocked)
+// when its turn comes (turns); partial keeps a body's good records when
+// some are bad.
+func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte, partial bool) (Receipt, error) {
+	now := in.now()
+	o := Options{Now: now, Partial: partial, Blocked: in.blocked}
+	keep, _, err := in.store.OrgRetention(ctx, orgID, in.retention)
 	if err != nil {
 		return Receipt{}, err
+	}
+	if keep > 0 {
+		o.Oldest = now.Add(-keep)
+	}
+	b, err := Parse(kind, body, o)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if len(b.Events) == 0 && len(b.DNS) == 0 {
+		return Receipt{IDs: []string{}, Skipped: b.Skipped, Rejected: b.Rejected}, nil
 	}
 	release, err := in.turns.take(ctx, orgID)
 	if err != nil {
@@ -115,7 +168,7 @@ func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte)
 	if len(ids) > 0 {
 		in.warnStorage(ctx, orgID)
 	}
-	return Receipt{IDs: ids, DNSQueries: len(b.DNS), Skipped: b.Skipped}, nil
+	return Receipt{IDs: ids, DNSQueries: len(b.DNS), Skipped: b.Skipped, Rejected: b.Rejected}, nil
 }
 
 // warnStorage tells the organization's admins, once, that its storage

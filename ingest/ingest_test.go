@@ -43,7 +43,7 @@ func TestParseNativeShapes(t *testing.T) {
 		{KindNative, strings.Replace(okEvent, `"source":"ids",`, "", 1), 1, 0},
 	}
 	for _, tc := range tests {
-		b, err := Parse(tc.kind, []byte(tc.body), testNow, blocked)
+		b, err := Parse(tc.kind, []byte(tc.body), Options{Now: testNow, Blocked: blocked})
 		if err != nil || len(b.Events) != tc.events || len(b.DNS) != tc.queries {
 			t.Fatalf("%s %s: %d events %d queries, %v", tc.kind, tc.body, len(b.Events), len(b.DNS), err)
 		}
@@ -85,10 +85,10 @@ func TestParseNativeRefusals(t *testing.T) {
 		{KindNative, `{"dns":[{"host":"x"}]}`, "dns[0].host"},
 		{KindNative, `{"dns":"x"}`, "dns"},
 		{KindNative, `{"events":[],"dns":[],"extra":1}`, "extra"},
-		{"syslog", okEvent, "source"},
+		{"pcap", okEvent, "source"},
 	}
 	for _, tc := range tests {
-		_, err := Parse(tc.kind, []byte(tc.body), testNow, blocklist.New())
+		_, err := Parse(tc.kind, []byte(tc.body), Options{Now: testNow, Blocked: blocklist.New()})
 		if got := fields(t, err); got != tc.fields {
 			t.Errorf("%s %.80s: fields %s, want %s (%v)", tc.kind, tc.body, got, tc.fields, err)
 		}
@@ -97,7 +97,7 @@ func TestParseNativeRefusals(t *testing.T) {
 
 func TestProblemsReportedAreBounded(t *testing.T) {
 	body := `{"events":[` + strings.TrimSuffix(strings.Repeat(`{"type":"x"},`, 500), ",") + `]}`
-	_, err := Parse(KindEvents, []byte(body), testNow, nil)
+	_, err := Parse(KindEvents, []byte(body), Options{Now: testNow})
 	var ve *valid.Error
 	if !errors.As(err, &ve) || len(ve.Problems) != valid.MaxReported {
 		t.Fatalf("%d problems reported: %v", len(ve.Problems), err)
@@ -110,11 +110,11 @@ func TestBatchCapCountsEveryRecord(t *testing.T) {
 	dns := `{"timestamp":"2026-11-21T11:00:00Z","client":"10.0.0.9","domain":"a.example"}`
 	list := func(item string, n int) string { return strings.TrimSuffix(strings.Repeat(item+",", n), ",") }
 	at := fmt.Sprintf(`{"events":[%s],"dns":[%s]}`, list(okEvent, MaxRecords/2), list(dns, MaxRecords/2))
-	if b, err := Parse(KindNative, []byte(at), testNow, nil); err != nil || len(b.Events)+len(b.DNS) != MaxRecords {
+	if b, err := Parse(KindNative, []byte(at), Options{Now: testNow}); err != nil || len(b.Events)+len(b.DNS) != MaxRecords {
 		t.Fatalf("at the cap: %v", err)
 	}
 	over := fmt.Sprintf(`{"events":[%s],"dns":[%s]}`, list(okEvent, MaxRecords/2), list(dns, MaxRecords/2+1))
-	if _, err := Parse(KindNative, []byte(over), testNow, nil); fields(t, err) != "dns" ||
+	if _, err := Parse(KindNative, []byte(over), Options{Now: testNow}); fields(t, err) != "dns" ||
 		!strings.Contains(err.Error(), "more than 10000") {
 		t.Fatalf("over the cap: %v", err)
 	}
@@ -127,7 +127,7 @@ func TestHostileBodyRefusedWithoutMaterialising(t *testing.T) {
 	body := []byte(`{"events":[` + strings.Repeat(`{},`, 1_000_000) + `{}]}`)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := Parse(KindEvents, body, testNow, nil)
+	_, err := Parse(KindEvents, body, Options{Now: testNow})
 	runtime.ReadMemStats(&after)
 	if fields(t, err) != "events" || !strings.Contains(err.Error(), "more than 10000") {
 		t.Fatalf("refusal: %v", err)
@@ -141,19 +141,19 @@ func TestParseEVE(t *testing.T) {
 	alert := `{"timestamp":"2026-11-21T10:00:00.000000+0000","event_type":"alert","src_ip":"203.0.113.5","src_port":4444,` +
 		`"dest_ip":"10.0.0.1","dest_port":22,"proto":"TCP","alert":{"action":"allowed","signature":"ET SCAN x","category":"Attempted Information Leak","severity":2}}`
 	dns := `{"timestamp":"2026-11-21T10:00:00Z","event_type":"dns","src_ip":"10.0.0.2","dns":{"type":"query","rrname":"a.example","rrtype":"A"}}`
-	b, err := Parse(KindSuricata, []byte(alert+"\n"+dns+"\n"+`{"timestamp":"2026-11-21T10:00:00Z","event_type":"stats"}`), testNow, nil)
+	b, err := Parse(KindSuricata, []byte(alert+"\n"+dns+"\n"+`{"timestamp":"2026-11-21T10:00:00Z","event_type":"stats"}`), Options{Now: testNow})
 	if err != nil || len(b.Events) != 1 || len(b.DNS) != 1 || b.Skipped != 1 {
 		t.Fatalf("%+v, %v", b, err)
 	}
 	if e := b.Events[0]; e.Source != SourceSuricata || e.Severity != event.Medium || e.Category != "Attempted Information Leak" {
 		t.Errorf("event %+v", e)
 	}
-	_, err = Parse(KindSuricata, []byte(alert+"\n{"), testNow, nil)
+	_, err = Parse(KindSuricata, []byte(alert+"\n{"), Options{Now: testNow})
 	if fields(t, err) != "line 2" || !strings.Contains(err.Error(), "nothing was stored") {
 		t.Errorf("bad line: %v", err)
 	}
 	future := strings.Replace(alert, "2026-11-21T10", "2026-11-29T10", 1)
-	if _, err := Parse(KindSuricata, []byte(future), testNow, nil); fields(t, err) != "body" {
+	if _, err := Parse(KindSuricata, []byte(future), Options{Now: testNow}); fields(t, err) != "line 1" {
 		t.Errorf("future record: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,6 +17,7 @@ import (
 	"garrison/store"
 	"garrison/timestamp"
 	"garrison/valid"
+	"garrison/wording"
 )
 
 // Bounds of one body and of its records.
@@ -41,6 +43,9 @@ const (
 type eventInput struct {
 	Type, Severity, Timestamp, Source, Asset, Message, Indicator string
 	Details                                                      []byte
+	// The normalised fields, all optional.
+	SrcIP, DstIP, User, Process, CommandLine, Host, Rule, Action string
+	SrcPort, DstPort                                             []byte
 }
 
 // dnsInput is one DNS query in the native webhook form.
@@ -56,7 +61,7 @@ type shape struct {
 
 // parseNative reads one event, {"events":[…]}, or (shape.dns) the events
 // plus DNS form, validating every record against now.
-func parseNative(body []byte, sh shape, now time.Time, classify func(domain string) string) (Batch, error) {
+func parseNative(body []byte, sh shape, o Options) (Batch, error) {
 	if !utf8.Valid(body) {
 		return Batch{}, valid.Field("body", "is not valid UTF-8")
 	}
@@ -83,7 +88,7 @@ func parseNative(body []byte, sh shape, now time.Time, classify func(domain stri
 		return Batch{}, valid.Field("body", "must be a JSON object")
 	}
 	if events == nil && dns == nil {
-		return oneEvent(body, sh, now)
+		return oneEvent(body, sh, o)
 	}
 	if len(others) > 0 {
 		beside := "events"
@@ -104,10 +109,23 @@ func parseNative(body []byte, sh shape, now time.Time, classify func(domain stri
 		}
 		prefix := fmt.Sprintf("events[%d].", i)
 		in, err := scanEvent(raw, prefix)
+		if err != nil && o.Partial {
+			b.reject(i+1, err)
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		if e, ok := validEvent(&p, prefix, in, sh.defaultSource, now); ok {
+		if o.Partial {
+			var own valid.Problems
+			if e, ok := validEvent(&own, prefix, in, sh.defaultSource, o); ok {
+				b.Events = append(b.Events, e)
+			} else {
+				b.reject(i+1, own.Err())
+			}
+			return nil
+		}
+		if e, ok := validEvent(&p, prefix, in, sh.defaultSource, o); ok {
 			b.Events = append(b.Events, e)
 		}
 		return nil
@@ -121,10 +139,23 @@ func parseNative(body []byte, sh shape, now time.Time, classify func(domain stri
 		}
 		prefix := fmt.Sprintf("dns[%d].", i)
 		in, err := scanDNS(raw, prefix)
+		if err != nil && o.Partial {
+			b.reject(nEvents+i+1, err)
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		if q, ok := validDNS(&p, prefix, in, now, classify); ok {
+		if o.Partial {
+			var own valid.Problems
+			if q, ok := validDNS(&own, prefix, in, o); ok {
+				b.DNS = append(b.DNS, q)
+			} else {
+				b.reject(nEvents+i+1, own.Err())
+			}
+			return nil
+		}
+		if q, ok := validDNS(&p, prefix, in, o); ok {
 			b.DNS = append(b.DNS, q)
 		}
 		return nil
@@ -167,13 +198,13 @@ func measure(events, dns []byte) (nEvents, nDNS int, err error) {
 	return 0, 0, valid.Field("dns", fmt.Sprintf("with events must hold 1 to %d records (%s)", MaxRecords, got))
 }
 
-func oneEvent(body []byte, sh shape, now time.Time) (Batch, error) {
+func oneEvent(body []byte, sh shape, o Options) (Batch, error) {
 	in, err := scanEvent(body, "")
 	if err != nil {
 		return Batch{}, err
 	}
 	var p valid.Problems
-	e, _ := validEvent(&p, "", in, sh.defaultSource, now)
+	e, _ := validEvent(&p, "", in, sh.defaultSource, o)
 	if err := p.Err(); err != nil {
 		return Batch{}, err
 	}
@@ -222,10 +253,65 @@ func scanEvent(raw []byte, prefix string) (eventInput, error) {
 		case "details":
 			in.Details = value
 			return nil, true
+		case "src_ip":
+			return &in.SrcIP, true
+		case "dst_ip":
+			return &in.DstIP, true
+		case "user":
+			return &in.User, true
+		case "process":
+			return &in.Process, true
+		case "command_line":
+			return &in.CommandLine, true
+		case "host":
+			return &in.Host, true
+		case "rule":
+			return &in.Rule, true
+		case "action":
+			return &in.Action, true
+		case "src_port":
+			in.SrcPort = value
+			return nil, true
+		case "dst_port":
+			in.DstPort = value
+			return nil, true
 		}
 		return nil, false
 	})
 	return in, err
+}
+
+// validFields checks a native event's normalised fields.
+func validFields(p *valid.Problems, prefix string, in eventInput) event.Fields {
+	var f event.Fields
+	addr := func(field, v string) netip.Addr {
+		if v == "" {
+			return netip.Addr{}
+		}
+		a, err := netip.ParseAddr(v)
+		p.Check(err == nil && a.Zone() == "", prefix+field, "must be an IP address")
+		return a.Unmap()
+	}
+	port := func(field string, raw []byte) uint16 {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || string(raw) == "null" {
+			return 0
+		}
+		n, err := strconv.Atoi(string(raw))
+		p.Check(err == nil && n >= 1 && n <= 65535, prefix+field, "must be an integer from 1 to 65535")
+		return uint16(n)
+	}
+	text := func(field, v string, max int) string {
+		p.Check(len(v) <= max && valid.Text(v), prefix+field, fmt.Sprintf("must be at most %d bytes of text", max))
+		return v
+	}
+	f.SrcIP, f.DstIP = addr("src_ip", in.SrcIP), addr("dst_ip", in.DstIP)
+	f.SrcPort, f.DstPort = port("src_port", in.SrcPort), port("dst_port", in.DstPort)
+	f.User, f.Process = text("user", in.User, event.MaxFieldText), text("process", in.Process, event.MaxFieldText)
+	f.CommandLine = text("command_line", in.CommandLine, event.MaxCommandLine)
+	f.Host, f.Rule = text("host", in.Host, event.MaxFieldText), text("rule", in.Rule, event.MaxFieldText)
+	f.Action = text("action", in.Action, 64)
+	return f
 }
 
 // scanDNS reads one DNS query object, as scanEvent reads an event.
@@ -277,12 +363,12 @@ func objectName(prefix string) string {
 	return "body"
 }
 
-func validEvent(p *valid.Problems, prefix string, in eventInput, defaultSource string, now time.Time) (store.NewEvent, bool) {
+func validEvent(p *valid.Problems, prefix string, in eventInput, defaultSource string, o Options) (store.NewEvent, bool) {
 	before := p.Len()
 	sev, sevOK := event.ParseSeverity(in.Severity)
 	p.Check(event.ValidType(in.Type), prefix+"type", "must be one of "+strings.Join(event.Types, ", "))
 	p.Check(sevOK, prefix+"severity", "must be one of "+strings.Join(event.SeverityNames(), ", "))
-	ts := checkTime(p, prefix+"timestamp", in.Timestamp, now)
+	ts := checkTime(p, prefix+"timestamp", in.Timestamp, o)
 	if in.Source == "" {
 		in.Source = defaultSource
 	}
@@ -292,6 +378,7 @@ func validEvent(p *valid.Problems, prefix string, in eventInput, defaultSource s
 		"must be 1 to 4096 bytes of text, without control characters other than newline and tab")
 	p.Check(len(in.Indicator) <= maxIndicator && valid.Text(in.Indicator), prefix+"indicator",
 		"must be at most 512 bytes of text, without control characters other than newline and tab")
+	fields := validFields(p, prefix, in)
 	var details []byte
 	if d := bytes.TrimSpace(in.Details); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
 		p.Check(d[0] == '{' && len(d) <= maxDetails, prefix+"details", "must be a JSON object of at most 16 KiB")
@@ -301,12 +388,12 @@ func validEvent(p *valid.Problems, prefix string, in eventInput, defaultSource s
 		return store.NewEvent{}, false
 	}
 	return store.NewEvent{Type: in.Type, Severity: sev, Timestamp: ts, Source: in.Source, Asset: strings.ToLower(in.Asset),
-		Message: in.Message, Indicator: in.Indicator, Details: details}, true
+		Message: in.Message, Indicator: in.Indicator, Details: details, Fields: fields}, true
 }
 
-func validDNS(p *valid.Problems, prefix string, in dnsInput, now time.Time, classify func(string) string) (store.DNSQuery, bool) {
+func validDNS(p *valid.Problems, prefix string, in dnsInput, o Options) (store.DNSQuery, bool) {
 	before := p.Len()
-	ts := checkTime(p, prefix+"timestamp", in.Timestamp, now)
+	ts := checkTime(p, prefix+"timestamp", in.Timestamp, o)
 	client, err := netip.ParseAddr(in.Client)
 	p.Check(err == nil, prefix+"client", "must be an IP address")
 	domain := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(in.Domain)), ".")
@@ -318,29 +405,47 @@ func validDNS(p *valid.Problems, prefix string, in dnsInput, now time.Time, clas
 		return store.DNSQuery{}, false
 	}
 	return store.DNSQuery{Timestamp: ts, Source: SourceNative, Client: client.Unmap().String(), Domain: domain,
-		QType: strings.ToUpper(in.QType), RCode: strings.ToUpper(in.RCode), Category: classify(domain)}, true
+		QType: strings.ToUpper(in.QType), RCode: strings.ToUpper(in.RCode), Category: o.classify(domain)}, true
 }
 
 // checkTime reads a record's timestamp and refuses one that is not believable.
-func checkTime(p *valid.Problems, field, v string, now time.Time) time.Time {
+func checkTime(p *valid.Problems, field, v string, o Options) time.Time {
 	ts, err := timestamp.Parse(v)
 	if err != nil {
 		p.Add(field, "must be an RFC 3339 timestamp")
 		return ts
 	}
-	if problem := timeProblem(ts, now); problem != "" {
+	if problem := timeProblem(ts, o); problem != "" {
 		p.Add(field, problem)
 	}
 	return ts
 }
 
-// timeProblem says why a record's time is not believable, or "".
-func timeProblem(ts, now time.Time) string {
+// timeProblem says why a record's time is not believable, or would not be
+// kept, or "".
+func timeProblem(ts time.Time, o Options) string {
 	switch {
-	case ts.After(now.Add(futureSkew)):
+	case ts.After(o.Now.Add(futureSkew)):
 		return "is more than a day in the future"
 	case ts.Year() < 2000:
 		return "is before the year 2000"
+	case !o.Oldest.IsZero() && ts.Before(o.Oldest):
+		return fmt.Sprintf("is older than the %s this organization keeps events (before %s): it would be deleted at once",
+			wording.Days(o.Now.Sub(o.Oldest).Round(time.Hour)), timestamp.Format(o.Oldest))
 	}
 	return ""
+}
+
+// reject leaves a record out of a partial batch, saying why.
+func (b *Batch) reject(line int, err error) {
+	reason := err.Error()
+	var invalid *valid.Error
+	if errors.As(err, &invalid) && len(invalid.Problems) > 0 {
+		parts := make([]string, len(invalid.Problems))
+		for i, pr := range invalid.Problems {
+			parts[i] = pr.Field + " " + pr.Message
+		}
+		reason = strings.Join(parts, "; ")
+	}
+	b.Rejected = append(b.Rejected, Rejection{Line: line, Reason: reason})
 }

@@ -44,7 +44,7 @@ func BenchmarkBatchBesideAFlood(b *testing.B) {
 			for range 8 {
 				wg.Go(func() {
 					for ctx.Err() == nil {
-						if _, err := in.Ingest(ctx, flooding, KindEvents, flood); err != nil && ctx.Err() == nil {
+						if _, err := in.Ingest(ctx, flooding, KindEvents, flood, false); err != nil && ctx.Err() == nil {
 							b.Error(err)
 							return
 						}
@@ -55,7 +55,7 @@ func BenchmarkBatchBesideAFlood(b *testing.B) {
 			var waits []time.Duration
 			for i := 0; b.Loop(); i++ {
 				t0 := time.Now()
-				if _, err := in.Ingest(context.Background(), quiet, KindEvents, []byte(event(i))); err != nil {
+				if _, err := in.Ingest(context.Background(), quiet, KindEvents, []byte(event(i)), false); err != nil {
 					b.Fatal(err)
 				}
 				waits = append(waits, time.Since(t0))

@@ -81,10 +81,22 @@ call -X PATCH $B/alerts/$ALERT -H "Authorization: Bearer $TOKEN" -H 'Content-Typ
 
 # A Suricata sensor posts its EVE log to the webhook (not rate limited). The
 # sample was recorded in 2018: its times are moved to now, since events older
-# than the retention (90 days by default) would be pruned within a minute.
+# than the retention (90 days by default) are refused.
 EVE_NOW=$(date -u +%Y-%m-%dT%H:%M:%S.000000+0000)
 sed -E 's/"timestamp":"[^"]*"/"timestamp":"'$EVE_NOW'"/' eve/testdata/ccdc_sample.jsonl |
   call -X POST $B/webhooks/suricata -H "Authorization: Bearer $WKEY" -H 'Content-Type: application/x-ndjson' --data-binary @-
+
+# A firewall and a server send syslog lines. With ?partial=true the good
+# lines are stored and the answer names each line left out, and why.
+SYSLOG_NOW=$(date -u '+%b %e %H:%M:%S')
+printf '%s\n' "$SYSLOG_NOW fw-01 filterlog: 53,,,1000102631,em0,match,block,in,4,0x0,,64,600,0,none,6,tcp,44,203.0.113.9,10.0.2.15,53792,22,0,S,31552001,,65535,,mss" \
+  "$SYSLOG_NOW web-01 sshd[1193]: Failed password for root from 203.0.113.9 port 52942 ssh2" \
+  "<999>$SYSLOG_NOW web-01 app: a line with a broken priority" |
+  call -X POST "$B/webhooks/syslog?partial=true" -H "Authorization: Bearer $WKEY" -H 'Content-Type: text/plain' --data-binary @-
+
+# Search any field (an address or a CIDR, a user, text), and export what matched.
+call "$B/events?src_ip=203.0.113.0/24&q=failed" -H "Authorization: Bearer $KEY"
+call "$B/events/export?format=csv&src_ip=203.0.113.9" -H "Authorization: Bearer $KEY" -o $OUT/events.csv
 
 # Run an agent: 202 with a run id at once; poll the run for its output.
 RUN=$(call -X POST $B/agents/run -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \

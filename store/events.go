@@ -20,6 +20,7 @@ type EventFilter struct {
 	SortBySeverity bool
 	Ascending      bool
 	Page           Page
+	Search         EventSearch
 }
 
 // eventColumns reads an event as scanEvents takes it (not its org_id:
@@ -30,7 +31,8 @@ type EventFilter struct {
 var eventColumns = fmt.Sprintf(`id, type, severity, ts, source, asset, message, indicator, details,
 	COALESCE(alert_id, CASE WHEN severity < %[2]d THEN (SELECT w.alert_id FROM alert_windows w
 		WHERE w.org_id = events.org_id AND w.asset = events.asset AND w.type = events.type
-		AND w.window = %[1]s AND events.seq <= w.upto_seq) END, ''), received_at`,
+		AND w.window = %[1]s AND events.seq <= w.upto_seq) END, ''), received_at,
+	src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action`,
 	burstWindowOf("events.ts"), event.High)
 
 func scanEvents(rows *sql.Rows, orgID string) ([]event.Event, error) {
@@ -43,16 +45,40 @@ func scanEvents(rows *sql.Rows, orgID string) ([]event.Event, error) {
 // takes reflection, and into an int type of another size (Severity, the
 // total) a round trip through a string, for every row of the page.
 func scanEventsTotal(rows *sql.Rows, orgID string, total *int) ([]event.Event, error) {
+	if total == nil {
+		return scanEventsExtra(rows, orgID, nil)
+	}
+	first := true
+	return scanEventsExtra(rows, orgID, func(n int64) {
+		if first {
+			*total, first = int(n), false
+		}
+	})
+}
+
+// scanEventsSeq scans events followed by their seq.
+func scanEventsSeq(rows *sql.Rows, orgID string) ([]event.Event, []int64, error) {
+	var seqs []int64
+	events, err := scanEventsExtra(rows, orgID, func(n int64) { seqs = append(seqs, n) })
+	return events, seqs, err
+}
+
+// scanEventsExtra scans events, and when extra is not nil an integer
+// column after them, handed to extra row by row.
+func scanEventsExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]event.Event, error) {
 	defer rows.Close()
 	var out []event.Event
-	var sev, ts, received, n any
-	dest := make([]any, 11, 12)
+	var sev, ts, received, n, src, dst, sport, dport any
+	var user, process, command, host, rule, action sql.NullString
+	dest := make([]any, eventColumnCount, eventColumnCount+1)
 	for rows.Next() {
 		e := event.Event{OrgID: orgID}
 		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.Type, &sev, &ts, &e.Source, &e.Asset
 		dest[6], dest[7], dest[8], dest[9], dest[10] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
-		if total != nil {
-			dest = append(dest[:11], &n)
+		dest[11], dest[12], dest[13], dest[14], dest[15], dest[16] = &src, &dst, &sport, &dport, &user, &process
+		dest[17], dest[18], dest[19], dest[20] = &command, &host, &rule, &action
+		if extra != nil {
+			dest = append(dest[:eventColumnCount], &n)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -64,17 +90,25 @@ func scanEventsTotal(rows *sql.Rows, orgID string, total *int) ([]event.Event, e
 			return nil, fmt.Errorf("event %s: severity %T, ts %T, received_at %T: not integers", e.ID, sev, ts, received)
 		}
 		e.Severity, e.Timestamp, e.ReceivedAt = event.Severity(sv), fromMS(tv), fromMS(rv)
-		if total != nil && len(out) == 0 {
+		if err := scanFields(&e.Fields, src, dst, sport, dport); err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		e.Fields.User, e.Fields.Process, e.Fields.CommandLine = user.String, process.String, command.String
+		e.Fields.Host, e.Fields.Rule, e.Fields.Action = host.String, rule.String, action.String
+		if extra != nil {
 			t, ok := n.(int64)
 			if !ok {
-				return nil, fmt.Errorf("events total: %T, not an integer", n)
+				return nil, fmt.Errorf("event's extra column: %T, not an integer", n)
 			}
-			*total = int(t)
+			extra(t)
 		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
 }
+
+// eventColumnCount is the number of eventColumns.
+const eventColumnCount = 21
 
 // bounds is a half-open millisecond range.
 type bounds struct{ lo, hi int64 }
@@ -107,6 +141,7 @@ func (f EventFilter) where(orgID string, b bounds) (string, []any) {
 	if b.hi < openHigh {
 		clause, args = append(clause, "ts < ?"), append(args, b.hi)
 	}
+	clause, args = f.Search.clause(clause, args)
 	return f.clause(clause, args)
 }
 
@@ -135,6 +170,9 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // range, whole hours from the hourly rollup and exact counts of the partial
 // hours at either edge, so it never scans the range.
 func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]event.Event, int, error) {
+	if f.Search.any() {
+		return s.searchEvents(ctx, orgID, f)
+	}
 	b := f.bounds()
 	var events []event.Event
 	var total int

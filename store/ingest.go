@@ -22,6 +22,8 @@ type NewEvent struct {
 	Indicator string
 	Category  string // the sensor's own category, used to classify alerts
 	Details   []byte // a JSON object, or nil
+	Fields    event.Fields
+	Original  string // the record as received ("" for native events)
 }
 
 // DNSQuery is one DNS query seen by a sensor. Category is the blocklist
@@ -265,12 +267,19 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		return 0, fmt.Errorf("event sequences: %w", err)
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO events
-		(seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		(seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at,
+		src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, fmt.Errorf("prepare event insert: %w", err)
 	}
 	defer stmt.Close()
+	var originals *sql.Stmt
+	defer func() {
+		if originals != nil {
+			originals.Close()
+		}
+	}()
 	received := ms(now)
 	last := hw + int64(len(events))
 	for i, e := range events {
@@ -282,9 +291,23 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		if e.Details != nil {
 			details = sql.NullString{String: string(e.Details), Valid: true}
 		}
+		f := e.Fields
 		if _, err := stmt.ExecContext(ctx, hw+int64(i)+1, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
-			e.Message, e.Indicator, details, alertID, received); err != nil {
+			e.Message, e.Indicator, details, alertID, received, addrColumn(f.SrcIP), addrColumn(f.DstIP), portColumn(f.SrcPort),
+			portColumn(f.DstPort), textColumn(f.User), textColumn(f.Process), textColumn(f.CommandLine), textColumn(f.Host),
+			textColumn(f.Rule), textColumn(f.Action)); err != nil {
 			return 0, fmt.Errorf("insert event %d: %w", i, err)
+		}
+		if e.Original == "" {
+			continue
+		}
+		if originals == nil {
+			if originals, err = tx.PrepareContext(ctx, `INSERT INTO event_originals (seq, original) VALUES (?, ?)`); err != nil {
+				return 0, fmt.Errorf("prepare original insert: %w", err)
+			}
+		}
+		if _, err := originals.ExecContext(ctx, hw+int64(i)+1, e.Original); err != nil {
+			return 0, fmt.Errorf("insert event %d's original: %w", i, err)
 		}
 	}
 	return last, nil

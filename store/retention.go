@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -18,28 +19,69 @@ const pruneBatch = 200
 // one organization after another, taking each out of every counter the
 // fold put it in (totals, hourly, asset, indicator and source counts) in the
 // same transaction, so totals stay exact. Alerts keep their counts.
-func (s *Store) PruneEvents(ctx context.Context, cutoff time.Time) (int, error) {
-	return s.pruneFirstOrg(ctx, "events", cutoff, s.pruneOrgEvents)
+// An organization with its own retention (SetOrgRetention) is pruned by
+// it; the others by keep (0: for good).
+func (s *Store) PruneEvents(ctx context.Context, now time.Time, keep time.Duration) (int, error) {
+	return s.pruneFirstOrg(ctx, "events", now, keep, s.pruneOrgEvents)
 }
 
 // pruneFirstOrg runs prune for the organizations holding rows of table
 // (which has an (org_id, ts) index) older than cutoff, until one deletes
 // something. The organizations are found by a read, so a pass with
 // nothing old takes no write lock.
-func (s *Store) pruneFirstOrg(ctx context.Context, table string, cutoff time.Time,
+func (s *Store) pruneFirstOrg(ctx context.Context, table string, now time.Time, keep time.Duration,
 	prune func(ctx context.Context, org string, cutoff time.Time) (int, error)) (int, error) {
-	orgs, err := queryAll(ctx, s.reads(), "orgs to prune", `SELECT id FROM orgs o
-		WHERE EXISTS (SELECT 1 FROM `+table+` WHERE org_id = o.id AND ts < ?) ORDER BY id`, []any{ms(cutoff)}, scanString)
+	type orgKeep struct {
+		id   string
+		keep int64
+	}
+	orgs, err := queryAll(ctx, s.reads(), "orgs to prune", `SELECT id, keep FROM
+		(SELECT id, COALESCE(retention_ms, ?1) AS keep FROM orgs) o
+		WHERE keep > 0 AND EXISTS (SELECT 1 FROM `+table+` WHERE org_id = o.id AND ts < ?2 - o.keep) ORDER BY id`,
+		[]any{keep.Milliseconds(), ms(now)}, func(rows *sql.Rows) (orgKeep, error) {
+			var o orgKeep
+			return o, rows.Scan(&o.id, &o.keep)
+		})
 	if err != nil {
 		return 0, err
 	}
 	for _, org := range orgs {
-		n, err := prune(ctx, org, cutoff)
+		n, err := prune(ctx, org.id, fromMS(ms(now)-org.keep))
 		if err != nil || n > 0 {
 			return n, err
 		}
 	}
 	return 0, nil
+}
+
+// OrgRetention is how long the organization's events are kept: its own
+// retention when it has one (set; 0 is for good), else def.
+func (s *Store) OrgRetention(ctx context.Context, orgID string, def time.Duration) (keep time.Duration, set bool, err error) {
+	var own sql.NullInt64
+	err = s.reads().QueryRowContext(ctx, `SELECT retention_ms FROM orgs WHERE id = ?`, orgID).Scan(&own)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, ErrNotFound
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("organization's retention: %w", err)
+	}
+	if !own.Valid {
+		return def, false, nil
+	}
+	return time.Duration(own.Int64) * time.Millisecond, true, nil
+}
+
+// SetOrgRetention gives the organization its own event retention (set
+// false: the appliance's again; keep 0: for good).
+func (s *Store) SetOrgRetention(ctx context.Context, orgID string, keep time.Duration, set bool) error {
+	var v any
+	if set {
+		v = keep.Milliseconds()
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE orgs SET retention_ms = ? WHERE id = ?`, v, orgID)
+		return expectOne(r, err, "set retention")
+	})
 }
 
 type prunedEvent struct {
@@ -181,8 +223,8 @@ func (s *Store) forgetRecent(org string) {
 
 // PruneDNS deletes up to pruneBatch DNS queries older than cutoff, taking
 // them out of the hourly and blocked-domain counts in the same transaction.
-func (s *Store) PruneDNS(ctx context.Context, cutoff time.Time) (int, error) {
-	return s.pruneFirstOrg(ctx, "dns_queries", cutoff, s.pruneOrgDNS)
+func (s *Store) PruneDNS(ctx context.Context, now time.Time, keep time.Duration) (int, error) {
+	return s.pruneFirstOrg(ctx, "dns_queries", now, keep, s.pruneOrgDNS)
 }
 
 func (s *Store) pruneOrgDNS(ctx context.Context, org string, cutoff time.Time) (int, error) {
@@ -278,17 +320,20 @@ func (s *Store) Retain(ctx context.Context, r Retention, log *slog.Logger) {
 	defer t.Stop()
 	for {
 		now := s.now()
+		audit := func(ctx context.Context, now time.Time, keep time.Duration) (int, error) {
+			if keep <= 0 {
+				return 0, nil
+			}
+			return s.PruneAudit(ctx, now.Add(-keep))
+		}
 		for _, p := range []struct {
 			what  string
 			keep  time.Duration
-			prune func(context.Context, time.Time) (int, error)
-		}{{"events", r.Events, s.PruneEvents}, {"dns", r.Events, s.PruneDNS}, {"audit log", r.Audit, s.PruneAudit}} {
-			if p.keep <= 0 {
-				continue
-			}
+			prune func(context.Context, time.Time, time.Duration) (int, error)
+		}{{"events", r.Events, s.PruneEvents}, {"dns", r.Events, s.PruneDNS}, {"audit log", r.Audit, audit}} {
 			total := 0
 			for ctx.Err() == nil {
-				n, err := p.prune(ctx, now.Add(-p.keep))
+				n, err := p.prune(ctx, now, p.keep)
 				if err != nil {
 					if ctx.Err() == nil {
 						log.Error("retention", "what", p.what, "err", err)
@@ -304,7 +349,7 @@ func (s *Store) Retain(ctx context.Context, r Retention, log *slog.Logger) {
 				}
 			}
 			if total > 0 {
-				log.Info("retention pruned", "what", p.what, "rows", total, "older_than", now.Add(-p.keep).Format(time.RFC3339))
+				log.Info("retention pruned", "what", p.what, "rows", total)
 			}
 		}
 		select {

@@ -43,7 +43,7 @@ func TestPruneKeepsCountersExact(t *testing.T) {
 	cutoff := foldNow.Add(-20 * 24 * time.Hour)
 	var events, queries int
 	for {
-		n, err := s.PruneEvents(ctx, cutoff)
+		n, err := s.PruneEvents(ctx, cutoff.Add(time.Hour), time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestPruneKeepsCountersExact(t *testing.T) {
 		}
 	}
 	for {
-		n, err := s.PruneDNS(ctx, cutoff)
+		n, err := s.PruneDNS(ctx, cutoff.Add(time.Hour), time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func BenchmarkPruneBatch(b *testing.B) {
 	var worst time.Duration
 	for b.Loop() {
 		t := time.Now()
-		n, err := s.PruneEvents(ctx, cutoff)
+		n, err := s.PruneEvents(ctx, cutoff.Add(time.Hour), time.Hour)
 		if err != nil || n == 0 {
 			b.Fatalf("%d %v", n, err)
 		}
@@ -180,7 +180,7 @@ func TestPruneInsideRecentHours(t *testing.T) {
 		t.Fatalf("before: %d %v", c.Total, err)
 	}
 	for {
-		n, err := s.PruneEvents(ctx, foldNow.Add(-24*time.Hour))
+		n, err := s.PruneEvents(ctx, foldNow, 24*time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,5 +190,65 @@ func TestPruneInsideRecentHours(t *testing.T) {
 	}
 	if c, err := s.CountEventsSince(ctx, "org_a", week); err != nil || c.Total != 20 {
 		t.Fatalf("after pruning 30 of 50: %d %v", c.Total, err)
+	}
+}
+
+// An organization's own retention rules its pruning: shorter or longer
+// than the appliance's, or 0 for good; the others keep the appliance's.
+// Originals go with their events, and the quota is given back in full.
+func TestPruneByOrganizationRetention(t *testing.T) {
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a", "org_b", "org_c")
+	defer s.Close()
+	ctx := context.Background()
+	for _, org := range []string{"org_a", "org_b", "org_c"} {
+		var evs []NewEvent
+		for day := range 30 {
+			evs = append(evs, NewEvent{Type: event.TypeActivity, Severity: event.Info, Timestamp: foldNow.Add(-time.Duration(day)*24*time.Hour - time.Hour),
+				Source: "syslog", Asset: "h", Message: "m", Original: "Nov 21 10:00:00 h app: m", Fields: event.Fields{User: "u"}})
+		}
+		if _, err := s.Ingest(ctx, org, evs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	foldAll(t, s)
+	if err := s.SetOrgRetention(ctx, "org_a", 5*24*time.Hour, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetOrgRetention(ctx, "org_c", 0, true); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		n, err := s.PruneEvents(ctx, foldNow, 20*24*time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	for org, want := range map[string]int{"org_a": 5, "org_b": 20, "org_c": 30} {
+		var n, originals int
+		s.reader.QueryRow(`SELECT COUNT(*), (SELECT COUNT(*) FROM event_originals o JOIN events e USING (seq) WHERE e.org_id = ?1)
+			FROM events WHERE org_id = ?1`, org).Scan(&n, &originals)
+		if n != want || originals != want {
+			t.Errorf("%s keeps %d events, %d originals; want %d", org, n, originals, want)
+		}
+		u, err := s.Usage(ctx, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored int64
+		s.reader.QueryRow(`SELECT COALESCE(SUM(`+eventBytesSQL+`), 0) FROM events WHERE org_id = ?`, org).Scan(&stored)
+		if u.Bytes != stored {
+			t.Errorf("%s: usage %d, its events take %d", org, u.Bytes, stored)
+		}
+	}
+	var orphans int
+	s.reader.QueryRow(`SELECT COUNT(*) FROM event_originals WHERE seq NOT IN (SELECT seq FROM events)`).Scan(&orphans)
+	if orphans != 0 {
+		t.Errorf("%d originals outlived their events", orphans)
+	}
+	if keep, set, err := s.OrgRetention(ctx, "org_b", 7*time.Hour); err != nil || set || keep != 7*time.Hour {
+		t.Errorf("org_b: %s %v %v", keep, set, err)
 	}
 }

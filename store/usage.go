@@ -20,13 +20,25 @@ const (
 )
 
 const eventBytesSQL = `(100 + octet_length(type) + octet_length(source) + octet_length(asset) + octet_length(message)
-	+ octet_length(indicator) + COALESCE(octet_length(details), 0))`
+	+ octet_length(indicator) + COALESCE(octet_length(details), 0)
+	+ COALESCE(octet_length(src_ip), 0) + COALESCE(octet_length(dst_ip), 0) + COALESCE(octet_length(user_name), 0)
+	+ COALESCE(octet_length(process), 0) + COALESCE(octet_length(command_line), 0) + COALESCE(octet_length(host), 0)
+	+ COALESCE(octet_length(rule), 0) + COALESCE(octet_length(action), 0)
+	+ COALESCE((SELECT octet_length(o.original) FROM event_originals o WHERE o.seq = events.seq), 0))`
 
 const dnsBytesSQL = `(60 + octet_length(source) + octet_length(client) + octet_length(domain) + octet_length(qtype)
 	+ octet_length(rcode) + octet_length(category))`
 
 func eventBytes(e NewEvent) int64 {
-	return int64(eventOverhead + len(e.Type) + len(e.Source) + len(e.Asset) + len(e.Message) + len(e.Indicator) + len(e.Details))
+	f := e.Fields
+	n := eventOverhead + len(e.Type) + len(e.Source) + len(e.Asset) + len(e.Message) + len(e.Indicator) + len(e.Details) +
+		len(f.User) + len(f.Process) + len(f.CommandLine) + len(f.Host) + len(f.Rule) + len(f.Action) + len(e.Original)
+	for _, a := range [2]bool{f.SrcIP.IsValid(), f.DstIP.IsValid()} {
+		if a {
+			n += 16
+		}
+	}
+	return int64(n)
 }
 
 func dnsBytes(q DNSQuery) int64 {

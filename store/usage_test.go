@@ -107,7 +107,7 @@ func TestStorageQuota(t *testing.T) {
 	// Retention frees what it prunes; under 70% the warning is re-armed.
 	foldAll(t, s)
 	for {
-		n, err := s.PruneEvents(ctx, foldNow.Add(-24*time.Hour))
+		n, err := s.PruneEvents(ctx, foldNow, 24*time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestStorageQuota(t *testing.T) {
 	if u.Bytes != storedBytes(t, s, "org_a") || u.Bytes >= 7000 || u.WarnedAt != nil {
 		t.Fatalf("after pruning the old events: %+v, rows take %d", u, storedBytes(t, s, "org_a"))
 	}
-	if _, err := s.PruneDNS(ctx, foldNow.Add(-24*time.Hour)); err != nil {
+	if _, err := s.PruneDNS(ctx, foldNow, 24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	if u := usageOf(t, s, "org_a"); u.Bytes != 1000 {

@@ -58,6 +58,8 @@ type Config struct {
 	// NotifyRootCAs are the roots notification receivers are checked
 	// against: the tests' local receivers (loopback is allowed in tests).
 	NotifyRootCAs *x509.CertPool
+	// Retention is the appliance's event retention (0: kept for good).
+	Retention time.Duration
 }
 
 // Option changes the Config.
@@ -102,7 +104,7 @@ func New(t testing.TB, opts ...Option) *Env {
 		DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration, SMTPAddr: cfg.SMTPAddr, SMTPFrom: cfg.SMTPFrom,
 		Limits: limits, TrustedProxies: cfg.TrustedProxies, AgentWorkers: cfg.Workers, AgentTimeout: cfg.AgentTimeout,
 		LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMTimeout: cfg.LLMTimeout, IngestInflight: cfg.IngestInflight,
-		NotifyAllowLoopback: true},
+		NotifyAllowLoopback: true, Retention: cfg.Retention},
 		app.Options{Schema: storetest.Schema(t), OpenAPI: openAPIDocument(t), Sessions: newSessions(clock.Now, cfg.SessionTTL, cfg.SessionMax),
 			Log: log, Now: clock.Now, PasswordIterations: Iterations, NotifyRootCAs: cfg.NotifyRootCAs})
 	if err != nil {

@@ -1,0 +1,64 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"garrison/store"
+	"garrison/telemetry"
+	"garrison/valid"
+)
+
+// The source each format's events are stored under.
+var telemetrySources = map[string]string{
+	KindWazuh: "wazuh", KindZeek: "zeek", KindWindows: "windows", KindSyslog: "syslog",
+}
+
+// maxListedProblems is how many bad records a refused body names.
+const maxListedProblems = 20
+
+// parseTelemetry reads a Wazuh, Zeek, Windows or syslog body. A bad
+// record refuses the body, naming its line and the next ones up to
+// maxListedProblems; in a partial batch it is left out.
+func parseTelemetry(kind string, body []byte, o Options) (Batch, error) {
+	res, err := telemetry.Parse(kind, body, o.Now)
+	if err != nil {
+		return Batch{}, err
+	}
+	b := Batch{Skipped: res.Skipped}
+	for _, p := range res.Problems {
+		b.Rejected = append(b.Rejected, Rejection{Line: p.Line, Reason: p.Reason})
+	}
+	for _, r := range res.Records {
+		if problem := timeProblem(r.Timestamp, o); problem != "" {
+			b.Rejected = append(b.Rejected, Rejection{Line: r.Line, Reason: "its time " + problem})
+			continue
+		}
+		if r.DNS != nil {
+			b.DNS = append(b.DNS, store.DNSQuery{Timestamp: r.Timestamp, Source: telemetrySources[kind], Client: r.DNS.Client,
+				Domain: r.DNS.Domain, QType: r.DNS.QType, RCode: r.DNS.RCode, Category: o.classify(r.DNS.Domain)})
+			continue
+		}
+		details, err := json.Marshal(r.Details)
+		if err != nil {
+			return Batch{}, fmt.Errorf("line %d's details: %w", r.Line, err)
+		}
+		b.Events = append(b.Events, store.NewEvent{Type: r.Type, Severity: r.Severity, Timestamp: r.Timestamp,
+			Source: telemetrySources[kind], Asset: strings.ToLower(r.Asset), Message: r.Message, Indicator: r.Indicator, Category: r.Category,
+			Details: details, Fields: r.Fields, Original: r.Original})
+	}
+	if o.Partial || len(b.Rejected) == 0 {
+		sortRejections(b.Rejected)
+		return b, nil
+	}
+	sortRejections(b.Rejected)
+	var p valid.Problems
+	for i, r := range b.Rejected {
+		if i == maxListedProblems {
+			break
+		}
+		p.Add(fmt.Sprintf("line %d", r.Line), r.Reason+"; nothing was stored")
+	}
+	return Batch{}, p.Err()
+}
