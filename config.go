@@ -36,6 +36,9 @@ type config struct {
 	notifyCAFile    string
 	notifyLoopback  bool
 	silenceAfter    time.Duration
+	syslogAddr      string // UDP and TCP syslog from devices ("" off)
+	syslogTLSAddr   string // TCP syslog with TLS ("" off)
+	syslogRoutes    string // the file routing each network to an API key
 	smtpPassword    string // from GARRISON_SMTP_PASSWORD only: flags show in ps
 	logLevel        string
 	logFormat       string
@@ -168,6 +171,12 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 		"link-local addresses such as cloud metadata are always refused")
 	fs.DurationVar(&c.silenceAfter, "silence-after", time.Hour, "the shortest silence of an event source that opens a sensor_silent alert "+
 		"(a source is silent past three of its average gaps between events, and at least this long)")
+	fs.StringVar(&c.syslogAddr, "syslog-addr", "", "UDP and TCP address receiving syslog straight from devices, e.g. :5514 "+
+		"(RFC 5424 or 3164; TCP with octet counting or newline framing; needs --syslog-routes; empty: off)")
+	fs.StringVar(&c.syslogTLSAddr, "syslog-tls-addr", "", "TCP address receiving syslog over TLS with the server's certificate, e.g. :6514 "+
+		"(RFC 5425; needs --syslog-routes; empty: off)")
+	fs.StringVar(&c.syslogRoutes, "syslog-routes", "", "file routing each device network to an organization: lines of "+
+		"CIDR API_KEY [CLIENT_ORG_ID], the key of write scope; * is every other network; unrouted messages are dropped")
 	proxies := fs.String("trusted-proxies", "", "comma list of proxy CIDRs or IPs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return config{}, err

@@ -97,8 +97,22 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 		listeners = append(listeners, ln)
 	}
 
+	syslogRcv, err := startSyslog(cfg, a, tlsConfig)
+	if err != nil {
+		for _, l := range listeners {
+			l.Close()
+		}
+		return err
+	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	waitWork := a.Start(workCtx)
+	syslogDone := make(chan struct{})
+	go func() {
+		defer close(syslogDone)
+		if syslogRcv != nil {
+			syslogRcv.Run(workCtx)
+		}
+	}()
 	errs := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { errs <- srv.Serve(listeners[i]) }()
@@ -106,7 +120,8 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 	log.Info("garrison listening", "https", httpsLn.Addr().String(), "http_redirect", httpAddr,
 		"data", cfg.dataDir, "jwt_ttl", cfg.jwtTTL.String(), "default_plan", cfg.defaultPlan,
 		"smtp", cfg.smtpAddr != "", "trusted_proxies", fmt.Sprint(cfg.trustedProxies),
-		"agent_workers", cfg.agentWorkers, "llm", cfg.llmURL != "", "metrics", metricsAddr)
+		"agent_workers", cfg.agentWorkers, "llm", cfg.llmURL != "", "metrics", metricsAddr,
+		"syslog", cfg.syslogAddr, "syslog_tls", cfg.syslogTLSAddr)
 	for _, name := range slices.Sorted(maps.Keys(cfg.limits)) {
 		log.Info("rate limit", "name", name, "limit", cfg.limits[name].String())
 	}
@@ -136,6 +151,7 @@ func serve(ctx context.Context, cfg config, opts appOptions, stderr io.Writer, r
 		}
 	}
 	stopWork()
+	<-syslogDone // what it held is delivered before the loops stop
 	waitWork()
 	log.Info("stopped")
 	if errors.Is(serveErr, http.ErrServerClosed) {
