@@ -94,7 +94,10 @@ type Detail struct {
 
 // Filter selects alerts: by status and severities (none: all), a page of them.
 type Filter struct {
-	Status        string
-	Severities    []event.Severity
+	Status     string
+	Severities []event.Severity
+	// Search: the alert's asset is the search's, its title or indicator
+	// holds the text, and one of its events has the other fields.
+	Search        event.Search
 	Limit, Offset int
 }

@@ -30,9 +30,10 @@ func validStatus(p *valid.Problems, status string) {
 }
 
 // Query is a list request as given: a status and a comma list of
-// severities, each empty for all.
+// severities, each empty for all, and a search of the alerts' events.
 type Query struct {
 	Status, Severity string
+	Search           event.SearchQuery
 	Limit, Offset    int
 }
 
@@ -48,7 +49,8 @@ func List(ctx context.Context, st Store, who actor.Actor, q Query) ([]Alert, int
 // Filter judges a list's filters as given.
 func (q Query) Filter() (Filter, error) {
 	var p valid.Problems
-	f := Filter{Status: q.Status, Severities: event.ParseSeverities(&p, "severity", q.Severity), Limit: q.Limit, Offset: q.Offset}
+	f := Filter{Status: q.Status, Severities: event.ParseSeverities(&p, "severity", q.Severity), Limit: q.Limit, Offset: q.Offset,
+		Search: event.ParseSearch(&p, q.Search)}
 	if f.Status != "" {
 		validStatus(&p, f.Status)
 	}

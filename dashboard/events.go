@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -21,39 +20,6 @@ type EventQuery struct {
 	// text in the message, rule or indicator.
 	SrcIP, DstIP, Asset, User, Rule, Source, Q string
 	Page                                       store.Page
-}
-
-// maxSearchText bounds a searched name or text.
-const maxSearchText = 256
-
-// parseSearch judges the search filters.
-func parseSearch(p *valid.Problems, q EventQuery) store.EventSearch {
-	s := store.EventSearch{Asset: strings.ToLower(q.Asset), User: q.User, Rule: q.Rule, Source: q.Source, Text: q.Q}
-	s.SrcLo, s.SrcHi = parseAddrFilter(p, "src_ip", q.SrcIP)
-	s.DstLo, s.DstHi = parseAddrFilter(p, "dst_ip", q.DstIP)
-	for _, f := range []struct{ name, value string }{{"asset", q.Asset}, {"user", q.User}, {"rule", q.Rule}, {"source", q.Source}, {"q", q.Q}} {
-		p.Check(len(f.value) <= maxSearchText && valid.Text(f.value), f.name, "must be at most 256 bytes of text")
-	}
-	return s
-}
-
-// parseAddrFilter reads an address or a CIDR prefix into the range of
-// stored addresses it covers; "" is no filter.
-func parseAddrFilter(p *valid.Problems, field, v string) (lo, hi []byte) {
-	if v == "" {
-		return nil, nil
-	}
-	if a, err := netip.ParseAddr(v); err == nil && a.Zone() == "" {
-		return store.PrefixRange(netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-	}
-	if pf, err := netip.ParsePrefix(v); err == nil {
-		if a := pf.Addr(); a.Is4In6() {
-			pf = netip.PrefixFrom(a.Unmap(), max(pf.Bits()-96, 0))
-		}
-		return store.PrefixRange(pf)
-	}
-	p.Add(field, "must be an IP address or a CIDR prefix such as 203.0.113.0/24")
-	return nil, nil
 }
 
 // Events is a page of the organization's events, after judging the
@@ -84,7 +50,8 @@ func (b *Board) Event(ctx context.Context, orgID, id string) (event.Event, error
 // eventFilter judges the events list's filters.
 func eventFilter(q EventQuery) (store.EventFilter, error) {
 	var p valid.Problems
-	f := store.EventFilter{Page: q.Page, Severities: event.ParseSeverities(&p, "severity", q.Severity), Search: parseSearch(&p, q)}
+	f := store.EventFilter{Page: q.Page, Severities: event.ParseSeverities(&p, "severity", q.Severity), Search: event.ParseSearch(&p, event.SearchQuery{
+		SrcIP: q.SrcIP, DstIP: q.DstIP, Asset: q.Asset, User: q.User, Rule: q.Rule, Source: q.Source, Q: q.Q})}
 	if q.Type != "" {
 		for _, t := range strings.Split(q.Type, ",") {
 			t = strings.TrimSpace(t)

@@ -60,7 +60,7 @@ func (a *API) table() []Route {
 		row("GET", "/api/dashboard/events", Read, a.listEvents, params("limit", "offset", "severity", "type", "from", "to", "sort", "order",
 			"src_ip", "dst_ip", "asset", "user", "rule", "source", "q")),
 		row("POST", "/api/webhooks/{source}", Webhook, a.webhook, bodyCap(MaxIngestBodyBytes), params("partial")),
-		row("GET", "/api/alerts", Read, a.listAlerts, params("limit", "offset", "status", "severity")),
+		row("GET", "/api/alerts", Read, a.listAlerts, params("limit", "offset", "status", "severity", "src_ip", "dst_ip", "asset", "user", "rule", "source", "q")),
 		row("GET", "/api/alerts/{id}", Read, a.getAlert),
 		row("PATCH", "/api/alerts", Write, a.updateAlerts, audited(audit.AlertUpdate)),
 		row("PATCH", "/api/alerts/{id}", Write, a.updateAlert, audited(audit.AlertUpdate)),

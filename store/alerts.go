@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"garrison/alerting"
+	"garrison/event"
 )
 
 const alertColumns = `id, severity, category, title, asset, indicator, recommended_action, status, event_count,
@@ -36,10 +38,15 @@ func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 // in the order they were raised (rowid, which the indexes end with).
 func (s *Store) Alerts(ctx context.Context, orgID string, f alerting.Filter) ([]alerting.Alert, int, error) {
 	where, args := alertFilter("org_id = ?", []any{orgID}, f)
-	// The filters are status and severity, exactly the counter's key.
-	return readPage(ctx, s, pageQuery{what: "alerts", args: args,
-		count: `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE ` + where,
-		list:  `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
+	// Status and severity are exactly the counter's key; a search counts
+	// the alerts themselves.
+	count := `SELECT COALESCE(SUM(n), 0) FROM alert_counts WHERE ` + where
+	if f.Search.Any() {
+		where, args = alertSearch(where, args, f.Search)
+		count = `SELECT COUNT(*) FROM alerts WHERE ` + where
+	}
+	return readPage(ctx, s, pageQuery{what: "alerts", args: args, count: count,
+		list: `SELECT ` + alertColumns + ` FROM alerts WHERE ` + where + ` ORDER BY last_seen DESC, rowid DESC LIMIT ? OFFSET ?`},
 		Page{Limit: f.Limit, Offset: f.Offset}, func(rows *sql.Rows) (alerting.Alert, error) { return scanAlert(rows) })
 }
 
@@ -55,6 +62,27 @@ func alertFilter(where string, args []any, f alerting.Filter) (string, []any) {
 		for _, sev := range f.Severities {
 			args = append(args, sev)
 		}
+	}
+	return where, args
+}
+
+// alertSearch adds a search: the alert's own asset and text (title,
+// indicator), and the other fields through the events that joined it
+// (events_alert).
+func alertSearch(where string, args []any, q event.Search) (string, []any) {
+	if q.Asset != "" {
+		where, args = where+" AND asset = ?", append(args, q.Asset)
+	}
+	if q.Text != "" {
+		pattern := likePattern(q.Text)
+		where += ` AND (title LIKE ? ESCAPE '\' OR indicator LIKE ? ESCAPE '\')`
+		args = append(args, pattern, pattern)
+	}
+	q.Asset, q.Text = "", ""
+	if q.Any() {
+		clause, a := searchClause(q, "e.", []string{"e.alert_id = alerts.id", "e.org_id = alerts.org_id"}, nil)
+		where += " AND EXISTS (SELECT 1 FROM events e WHERE " + strings.Join(clause, " AND ") + ")"
+		args = append(args, a...)
 	}
 	return where, args
 }

@@ -20,7 +20,7 @@ type EventFilter struct {
 	SortBySeverity bool
 	Ascending      bool
 	Page           Page
-	Search         EventSearch
+	Search         event.Search
 }
 
 // eventColumns reads an event as scanEvents takes it (not its org_id:
@@ -141,7 +141,7 @@ func (f EventFilter) where(orgID string, b bounds) (string, []any) {
 	if b.hi < openHigh {
 		clause, args = append(clause, "ts < ?"), append(args, b.hi)
 	}
-	clause, args = f.Search.clause(clause, args)
+	clause, args = searchClause(f.Search, "", clause, args)
 	return f.clause(clause, args)
 }
 
@@ -170,7 +170,7 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, "
 // range, whole hours from the hourly rollup and exact counts of the partial
 // hours at either edge, so it never scans the range.
 func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]event.Event, int, error) {
-	if f.Search.any() {
+	if f.Search.Any() {
 		return s.searchEvents(ctx, orgID, f)
 	}
 	b := f.bounds()

@@ -5,54 +5,43 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"garrison/event"
 )
 
-// EventSearch narrows the events list by an event's normalised fields and
-// text. An address range is the first and last address as stored (see
-// PrefixRange); empty strings are no filter.
-type EventSearch struct {
-	SrcLo, SrcHi []byte
-	DstLo, DstHi []byte
-	Asset        string
-	User         string
-	Rule         string
-	Source       string
-	Text         string // in the message or the rule, case-insensitively (ASCII)
-}
-
-func (q EventSearch) any() bool {
-	return q.SrcLo != nil || q.DstLo != nil || q.Asset != "" || q.User != "" || q.Rule != "" || q.Source != "" || q.Text != ""
-}
-
 // likeEscape quotes % _ and \ for LIKE … ESCAPE '\'.
 var likeEscape = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// clause adds the search's conditions; each field has its own index
-// where it is given (addresses and users), others narrow a scan.
-func (q EventSearch) clause(clause []string, args []any) ([]string, []any) {
-	addr := func(column string, lo, hi []byte) {
-		if lo == nil {
+func likePattern(text string) string { return "%" + likeEscape.Replace(text) + "%" }
+
+// searchClause adds a search's conditions on events (their columns as
+// named, with prefix: "" or "e."); addresses and users have their own
+// indexes, the other fields narrow a scan. Text is sought in the message,
+// rule and indicator, ignoring ASCII case.
+func searchClause(q event.Search, prefix string, clause []string, args []any) ([]string, []any) {
+	addr := func(column string, p netip.Prefix) {
+		if !p.IsValid() {
 			return
 		}
+		lo, hi := PrefixRange(p)
 		if string(lo) == string(hi) {
-			clause, args = append(clause, column+" = ?"), append(args, lo)
+			clause, args = append(clause, prefix+column+" = ?"), append(args, lo)
 			return
 		}
-		clause, args = append(clause, column+" BETWEEN ? AND ?"), append(args, lo, hi)
+		clause, args = append(clause, prefix+column+" BETWEEN ? AND ?"), append(args, lo, hi)
 	}
-	addr("src_ip", q.SrcLo, q.SrcHi)
-	addr("dst_ip", q.DstLo, q.DstHi)
+	addr("src_ip", q.SrcIP)
+	addr("dst_ip", q.DstIP)
 	for _, c := range []struct{ column, value string }{{"asset", q.Asset}, {"user_name", q.User}, {"rule", q.Rule}, {"source", q.Source}} {
 		if c.value != "" {
-			clause, args = append(clause, c.column+" = ?"), append(args, c.value)
+			clause, args = append(clause, prefix+c.column+" = ?"), append(args, c.value)
 		}
 	}
 	if q.Text != "" {
-		pattern := "%" + likeEscape.Replace(q.Text) + "%"
-		clause = append(clause, `(message LIKE ? ESCAPE '\' OR rule LIKE ? ESCAPE '\' OR indicator LIKE ? ESCAPE '\')`)
+		pattern := likePattern(q.Text)
+		clause = append(clause, `(`+prefix+`message LIKE ? ESCAPE '\' OR `+prefix+`rule LIKE ? ESCAPE '\' OR `+prefix+`indicator LIKE ? ESCAPE '\')`)
 		args = append(args, pattern, pattern, pattern)
 	}
 	return clause, args
