@@ -358,7 +358,9 @@ func TestAlertSearchAgainstBruteForce(t *testing.T) {
 		{"source=wazuh", viaEvents(func(ev map[string]any) bool { return ev["source"] == "wazuh" })},
 		{"source=windows", viaEvents(func(ev map[string]any) bool { return ev["source"] == "windows" })},
 		{"user=" + url.QueryEscape(user), viaEvents(func(ev map[string]any) bool { return field(ev, "user") == user })},
-		{"src_ip=0.0.0.0/0", viaEvents(func(ev map[string]any) bool { return field(ev, "src_ip") != "" && !strings.Contains(field(ev, "src_ip"), ":") })},
+		{"src_ip=0.0.0.0/0", viaEvents(func(ev map[string]any) bool {
+			return field(ev, "src_ip") != "" && !strings.Contains(field(ev, "src_ip"), ":")
+		})},
 		{"rule=510", viaEvents(func(ev map[string]any) bool { return field(ev, "rule") == "510" })},
 		{"asset=" + url.QueryEscape(strings.ToUpper(asset)), func(a apitest.JSON) bool { return a.Get("affected_asset").Str() == asset }},
 		{"q=audit", func(a apitest.JSON) bool {
