@@ -66,6 +66,8 @@ func (r *results) evaluate() {
 	}
 	ratio("events", "limit", 1.0, false)
 	ratio("events-high", "limit", 0.8, false)
+	ratio("events-srcip", "limit", 0.5, false)
+	ratio("events-q", "limit", 0.5, false)
 	ratio("overview", "limit", 0.5, false)
 	ratio("security-score", "limit", 0.5, false)
 	ratio("clients", "events", 2, true) // the fleet view against one client's events page
@@ -90,6 +92,17 @@ func (r *results) evaluate() {
 	abs("ingest", "ingest, 2 senders, seeded db", "events/s", full2.EventsPerSec, 25000, false, full2.Events > 0)
 	if full2.OtherCores > 0.1 {
 		r.Checks[len(r.Checks)-1].Measured += "*"
+	}
+	for _, f := range telemetryFeeds {
+		in := r.ingest("seeded, 2 senders, " + f.name)
+		c := check{Target: "ingest", What: f.name + " ingest ÷ native ingest (seeded, 2 senders)", Goal: "≥ 0.70"}
+		if in.Events == 0 || full2.EventsPerSec == 0 {
+			c.Verdict, c.Measured, c.Note = "SKIP", "-", "not measured in this run"
+		} else {
+			c.Value = in.EventsPerSec / full2.EventsPerSec
+			c.Measured, c.Verdict = fmt.Sprintf("%.2f× (%.0f events/s)", c.Value, in.EventsPerSec), verdict(c.Value >= 0.7)
+		}
+		r.Checks = append(r.Checks, c)
 	}
 	slower := 0.0
 	if empty2.EventsPerSec > 0 {

@@ -85,9 +85,10 @@ func (g *generator) appendBatch(b []byte, n int) []byte {
 		}
 		typ := eventTypes[g.rng.IntN(len(eventTypes))]
 		ts := from.Add(time.Duration(g.rng.Int64N(int64(g.step)))).UTC()
-		asset := fmt.Sprintf("ws-%03d.corp.example", g.rng.IntN(assets))
+		hostNum := g.rng.IntN(assets)
+		asset := fmt.Sprintf("ws-%03d.corp.example", hostNum)
 		ind := g.indicator()
-		var msg, details string
+		var msg, details, fields string
 		switch typ {
 		case "threat_detected":
 			msg = fmt.Sprintf("Malware signature Trojan.Generic.%d matched on %s", g.rng.IntN(500), asset)
@@ -95,6 +96,9 @@ func (g *generator) appendBatch(b []byte, n int) []byte {
 			port := []int{22, 443, 445, 3389, 4444, 8080}[g.rng.IntN(6)]
 			msg = fmt.Sprintf("Blocked outbound connection to %s:%d", ind, port)
 			details = fmt.Sprintf(`{"port":%d,"proto":"tcp","bytes":%d}`, port, g.rng.IntN(100000))
+			// The normalised fields a firewall's record carries: the host's
+			// own address (10.20.0.0/22, one per asset) as the source.
+			fields = fmt.Sprintf(`,"src_ip":"10.20.%d.%d","dst_port":%d`, hostNum/250, hostNum%250+1, port)
 		case "dns_anomaly":
 			msg = "Suspicious DNS query for " + ind
 		default:
@@ -115,6 +119,7 @@ func (g *generator) appendBatch(b []byte, n int) []byte {
 		b = append(b, `","indicator":"`...)
 		b = append(b, ind...)
 		b = append(b, '"')
+		b = append(b, fields...)
 		if details != "" {
 			b = append(b, `,"details":`...)
 			b = append(b, details...)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,6 +36,10 @@ type ingestResult struct {
 type batch struct {
 	body []byte
 	org  string
+	// contentType ("" is application/json) and want (0: one per
+	// `{"type"`) are another source's: its media type and its records.
+	contentType string
+	want        int
 }
 
 // sendAll posts every batch from the channel with k concurrent senders and
@@ -57,7 +62,7 @@ func sendAll(ctx context.Context, cl *http.Client, url, key string, bodies <-cha
 				}
 				for {
 					began := time.Now()
-					retryAfter, e := post(ctx, cl, url, key, body.org, body.body)
+					retryAfter, e := post(ctx, cl, url, key, body)
 					if d := int64(time.Since(began)); d > slowestNS.Load() {
 						slowestNS.Store(d) // racy max is fine for a report
 					}
@@ -87,12 +92,13 @@ func sendAll(ctx context.Context, cl *http.Client, url, key string, bodies <-cha
 
 // post sends one batch, in org when it is not ""; a 503 returns how long
 // to wait before retrying.
-func post(ctx context.Context, cl *http.Client, url, key, org string, body []byte) (time.Duration, error) {
+func post(ctx context.Context, cl *http.Client, url, key string, b batch) (time.Duration, error) {
+	body, org := b.body, b.org
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", cmp.Or(b.contentType, "application/json"))
 	req.Header.Set("Authorization", "Bearer "+key)
 	if org != "" {
 		req.Header.Set("X-Garrison-Org", org)
@@ -116,7 +122,11 @@ func post(ctx context.Context, cl *http.Client, url, key, org string, body []byt
 		if err := json.Unmarshal(raw, &out); err != nil {
 			return 0, fmt.Errorf("ingest: %w", err)
 		}
-		if want := bytes.Count(body, []byte(`{"type"`)); out.Data.Count != want {
+		want := b.want
+		if want == 0 {
+			want = bytes.Count(body, []byte(`{"type"`))
+		}
+		if out.Data.Count != want {
 			return 0, fmt.Errorf("ingest stored %d events of %d", out.Data.Count, want)
 		}
 		return 0, nil

@@ -25,15 +25,20 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 	gen := newGenerator(1, time.Now(), o.events+2*size)
 	url := g.base() + "/api/events"
 	stored := 0
-	phase := func(name string, senders int) error {
-		bodies := gen.batches(size) // made before the clock starts
+	phase := func(name string, senders int, feed *telemetryFeed) error {
+		bodies := queue(gen.batches(size)) // made before the clock starts
+		url := url
+		if feed != nil {
+			url = g.base() + feed.path
+			bodies = feedBatches(gen, feed, size)
+		}
 		settle(ctx, g.proc.pid(), 5*time.Minute)
 		smp.watch(g.proc.pid(), "ingest, "+name)
 		m0, _ := readMachineCPU()
 		su0, ss0, _ := procCPU(g.proc.pid())
 		self0, _, _ := procCPU(os.Getpid())
 		began := time.Now()
-		retries, slowest, err := sendAll(ctx, g.cl, url, creds.WriteKey, queue(bodies), senders)
+		retries, slowest, err := sendAll(ctx, g.cl, url, creds.WriteKey, bodies, senders)
 		secs := time.Since(began).Seconds()
 		if err != nil {
 			return fmt.Errorf("ingest %s: %w", name, err)
@@ -53,10 +58,10 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 			name+":", r.EventsPerSec, size, secs, pk.RSSMiB, pk.WALMiB, serverCores, otherCores)
 		return nil
 	}
-	if err := phase("empty, 1 sender", 1); err != nil {
+	if err := phase("empty, 1 sender", 1, nil); err != nil {
 		return err
 	}
-	if err := phase("empty, 2 senders", 2); err != nil {
+	if err := phase("empty, 2 senders", 2, nil); err != nil {
 		return err
 	}
 
@@ -92,11 +97,19 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 	fmt.Printf("stored %d events; quiet %.1f s after the last POST; idle RSS %.1f MiB (anonymous %.1f, the binary and other files %.1f); %.0f bytes/event on disk\n",
 		stored, res.Seed.FoldSeconds, res.Memory.IdleAfterSeedMiB, float64(anon)/1024, float64(file)/1024, res.Storage.BytesPerEvent)
 
-	if err := phase("seeded, 1 sender", 1); err != nil {
+	if err := phase("seeded, 1 sender", 1, nil); err != nil {
 		return err
 	}
-	if err := phase("seeded, 2 senders", 2); err != nil {
+	if err := phase("seeded, 2 senders", 2, nil); err != nil {
 		return err
+	}
+	// Windows events and syslog lines at the same size, right after native
+	// ingest on the same seeded database: their ratio to it is the goal.
+	for i := range telemetryFeeds {
+		f := &telemetryFeeds[i]
+		if err := phase("seeded, 2 senders, "+f.name, 2, f); err != nil {
+			return err
+		}
 	}
 	settle(ctx, g.proc.pid(), 10*time.Minute)
 	return ctx.Err()
@@ -112,4 +125,17 @@ func progress(began time.Time, total int) func(done int) {
 			next += 100_000
 		}
 	}
+}
+
+// feedBatches makes n records of a feed in batches of batchSize, before
+// the clock starts.
+func feedBatches(g *generator, f *telemetryFeed, n int) <-chan batch {
+	ch := make(chan batch, n/batchSize+1)
+	for n > 0 {
+		k := min(n, batchSize)
+		ch <- batch{body: f.appendBatch(g, make([]byte, 0, k*300), k), contentType: f.contentType, want: k}
+		n -= k
+	}
+	close(ch)
+	return ch
 }

@@ -21,7 +21,7 @@ type target struct {
 // clients, judged against limit and events, follows them.
 var targetNames = []string{
 	"hello", "headers", "health", "stats-jwt", "stats-key",
-	"limit", "events", "clients", "events-high", "pb-total", "pb-skiptotal", "overview", "security-score",
+	"limit", "events", "clients", "events-high", "events-srcip", "events-q", "pb-total", "pb-skiptotal", "overview", "security-score",
 }
 
 // garrisonTargets are Garrison's endpoints: name, path, credential.
@@ -31,6 +31,10 @@ var garrisonTargets = []struct{ name, path, auth string }{
 	{"stats-key", "/api/dashboard/stats", "read key"},
 	{"events", "/api/events?limit=50", "read key"},
 	{"events-high", "/api/events?limit=50&severity=high,critical", "read key"},
+	// Field search: one host's address (a quarter of its events carry it),
+	// and text in the message, as an analyst hunts.
+	{"events-srcip", "/api/events?limit=50&src_ip=10.20.0.7", "read key"},
+	{"events-q", "/api/events?limit=50&q=Trojan.Generic.42", "read key"},
 	// The provider's fleet view over its --clients clients, default page.
 	{"clients", "/api/clients", "read key"},
 	{"overview", "/api/dashboard/overview", "read key"},

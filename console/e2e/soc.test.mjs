@@ -532,3 +532,50 @@ test('people are named, and no text says an API path', async () => {
   assert.deepEqual(w.problems, []);
   await context.close();
 });
+
+test('hunting: search any field, a bad filter named beside it, pivot on a value, one event with its original, export what matched', async () => {
+  const at = new Date().toISOString();
+  const lines = [
+    `<86>1 ${at} web-01 sshd 1193 - - Failed password for root from 203.0.113.9 port 52942 ssh2`,
+    `<86>1 ${at} web-01 sshd 1194 - - Failed password for admin from 203.0.113.10 port 52950 ssh2`,
+    `<134>1 ${at} fw-01 filterlog 92653 - - 7,,,1000000102,vtnet0.5,match,block,in,4,0x0,,64,19008,0,DF,6,tcp,60,203.0.113.9,192.168.1.100,42970,80,0,S,523876198,,64240,,mss`,
+  ].join('\n') + '\n';
+  const r = await server.request('POST', '/api/webhooks/syslog', { token: key, body: lines, contentType: 'text/plain' });
+  assert.equal(r.status, 201, r.text);
+  const { context, page, w } = await signedIn();
+  await open(page, '/events');
+  await page.getByLabel('Source IP').fill('203.0.113.0/24');
+  await page.getByLabel('Text').fill('FAILED');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('src_ip') === '203.0.113.0/24');
+  await settle(page);
+  assert.equal(await rows(page).count(), 2);
+  // A filter the API refuses is named beside its field, and nothing moves.
+  await page.getByLabel('Source IP').fill('10.0.0');
+  w.expect(400, '/api/events?q=FAILED&src_ip=10.0.0');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('[data-field="src_ip"] .field-error').getByText('must be an IP address or a CIDR prefix').waitFor();
+  assert.equal(query(page).src_ip, '203.0.113.0/24');
+  // Pivot: the user in a row searches for that user.
+  await open(page, '/events?source=syslog');
+  await page.getByRole('link', { name: 'root', exact: true }).first().click();
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('user') === 'root');
+  await settle(page);
+  assert.equal(await rows(page).count(), 1);
+  // One event: its fields and the line as it came.
+  await rows(page).first().getByRole('link').first().click();
+  await page.waitForURL((u) => u.pathname.startsWith('/events/evt_'));
+  await page.getByRole('heading', { name: 'Original record' }).waitFor();
+  assert.match(await page.locator('main pre').last().innerText(), /sshd 1193 - - Failed password for root from 203\.0\.113\.9/);
+  await page.locator('dd', { hasText: /^52942$/ }).waitFor();
+  // Export what matches this address: a CSV file of its three events.
+  await open(page, '/events?src_ip=203.0.113.9');
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  assert.equal(file.suggestedFilename(), 'garrison-events.csv');
+  const csv = await (await import('node:fs')).promises.readFile(await file.path(), 'utf8');
+  const csvLines = csv.trim().split('\n');
+  assert.equal(csvLines.length, 3, csv);
+  assert.match(csvLines[0], /^id,timestamp,received_at,type,severity,source,asset,message/);
+  assert.deepEqual(w.problems, []);
+  await context.close();
+});

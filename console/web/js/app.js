@@ -16,6 +16,7 @@ const routes = [
   { path: '/clients', page: 'clients', view: 'fleet', title: 'Clients', nav: 'Clients', staff: true },
   { path: '/clients/alerts', page: 'clients', view: 'alerts', title: 'Alerts across clients', staff: true },
   { path: '/events', page: 'events', title: 'Events', nav: 'Events' },
+  { path: '/events/:id', page: 'events', view: 'detail', title: 'Event' },
   { path: '/alerts', page: 'alerts', title: 'Alerts', nav: 'Alerts' },
   { path: '/alerts/:id', page: 'alerts', view: 'detail', title: 'Alert' },
   { path: '/threats', page: 'threats', title: 'Threats', nav: 'Threats' },
