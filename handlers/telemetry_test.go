@@ -394,3 +394,26 @@ func TestAlertSearchAgainstBruteForce(t *testing.T) {
 	}
 	e.Do("GET", "/api/alerts?src_ip=nope", key, nil).WantFields(t, "src_ip")
 }
+
+// The threat researcher finds an address that lives only in the events'
+// normalised fields: neither their message nor their details hold it.
+func TestThreatResearcherSearchesFields(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	key := e.APIKey(admin, "write")
+	var body strings.Builder
+	for i := range 54 {
+		fmt.Fprintf(&body, `{"@timestamp":"2026-11-21T10:%02d:00.000Z","EventID":4624,"Channel":"Security","Hostname":"DC-01.corp.example",`+
+			`"TargetUserName":"svc_scan","TargetDomainName":"CORP","LogonType":"3","IpAddress":"203.0.113.77","IpPort":"%d",`+
+			`"Message":"An account was successfully logged on."}`+"\n", i, 50000+i)
+	}
+	e.postWebhook("windows", key, "application/x-ndjson", []byte(body.String())).Must(t, http.StatusCreated)
+	one := e.Do("GET", "/api/events?limit=1&src_ip=203.0.113.77", key, nil).Get("data").At(0)
+	if strings.Contains(one.Get("message").Str(), "203.0.113.77") || strings.Contains(fmt.Sprint(one.Get("details").Any()), "203.0.113.77") {
+		t.Fatalf("the address is not only in the fields: %v", one)
+	}
+	out := e.runToEnd(admin.Token, "threat-researcher", map[string]any{"target": "203.0.113.77"}).Get("output")
+	if out.Get("events", "count").Int() != 54 || !slices.Contains(out.Get("events", "assets").Strings(), "dc-01.corp.example") {
+		t.Fatalf("events: %v", out.Get("events"))
+	}
+}

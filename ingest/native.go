@@ -281,37 +281,60 @@ func scanEvent(raw []byte, prefix string) (eventInput, error) {
 	return in, err
 }
 
-// validFields checks a native event's normalised fields.
+// validFields checks a native event's normalised fields. Most events
+// carry few or none: a field not given costs a comparison, no allocation.
 func validFields(p *valid.Problems, prefix string, in eventInput) event.Fields {
 	var f event.Fields
-	addr := func(field, v string) netip.Addr {
-		if v == "" {
-			return netip.Addr{}
+	if in.SrcIP != "" {
+		f.SrcIP = validAddr(p, prefix, "src_ip", in.SrcIP)
+	}
+	if in.DstIP != "" {
+		f.DstIP = validAddr(p, prefix, "dst_ip", in.DstIP)
+	}
+	if in.SrcPort != nil {
+		f.SrcPort = validPort(p, prefix, "src_port", in.SrcPort)
+	}
+	if in.DstPort != nil {
+		f.DstPort = validPort(p, prefix, "dst_port", in.DstPort)
+	}
+	for _, t := range [...]struct {
+		name  string
+		value string
+		max   int
+		to    *string
+	}{{"user", in.User, event.MaxFieldText, &f.User}, {"process", in.Process, event.MaxFieldText, &f.Process},
+		{"command_line", in.CommandLine, event.MaxCommandLine, &f.CommandLine}, {"host", in.Host, event.MaxFieldText, &f.Host},
+		{"rule", in.Rule, event.MaxFieldText, &f.Rule}, {"action", in.Action, 64, &f.Action}} {
+		if t.value == "" {
+			continue
 		}
-		a, err := netip.ParseAddr(v)
-		p.Check(err == nil && a.Zone() == "", prefix+field, "must be an IP address")
-		return a.Unmap()
-	}
-	port := func(field string, raw []byte) uint16 {
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 || string(raw) == "null" {
-			return 0
+		if len(t.value) > t.max || !valid.Text(t.value) {
+			p.Add(prefix+t.name, fmt.Sprintf("must be at most %d bytes of text", t.max))
 		}
-		n, err := strconv.Atoi(string(raw))
-		p.Check(err == nil && n >= 1 && n <= 65535, prefix+field, "must be an integer from 1 to 65535")
-		return uint16(n)
+		*t.to = t.value
 	}
-	text := func(field, v string, max int) string {
-		p.Check(len(v) <= max && valid.Text(v), prefix+field, fmt.Sprintf("must be at most %d bytes of text", max))
-		return v
-	}
-	f.SrcIP, f.DstIP = addr("src_ip", in.SrcIP), addr("dst_ip", in.DstIP)
-	f.SrcPort, f.DstPort = port("src_port", in.SrcPort), port("dst_port", in.DstPort)
-	f.User, f.Process = text("user", in.User, event.MaxFieldText), text("process", in.Process, event.MaxFieldText)
-	f.CommandLine = text("command_line", in.CommandLine, event.MaxCommandLine)
-	f.Host, f.Rule = text("host", in.Host, event.MaxFieldText), text("rule", in.Rule, event.MaxFieldText)
-	f.Action = text("action", in.Action, 64)
 	return f
+}
+
+func validAddr(p *valid.Problems, prefix, field, v string) netip.Addr {
+	a, err := netip.ParseAddr(v)
+	if err != nil || a.Zone() != "" {
+		p.Add(prefix+field, "must be an IP address")
+	}
+	return a.Unmap()
+}
+
+func validPort(p *valid.Problems, prefix, field string, raw []byte) uint16 {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return 0
+	}
+	n, err := strconv.Atoi(string(raw))
+	if err != nil || n < 1 || n > 65535 {
+		p.Add(prefix+field, "must be an integer from 1 to 65535")
+		return 0
+	}
+	return uint16(n)
 }
 
 // scanDNS reads one DNS query object, as scanEvent reads an event.

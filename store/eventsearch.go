@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"garrison/event"
 )
@@ -47,10 +48,58 @@ func searchClause(q event.Search, prefix string, clause []string, args []any) ([
 	return clause, args
 }
 
+// searchTimeout bounds a search that reads every event of its period,
+// its wait for its turn included.
+const searchTimeout = 10 * time.Second
+
+// scans reports whether a search reads every event of its period: text,
+// and names without an index of their own, when no address or user
+// narrows it through theirs.
+func scans(q event.Search) bool {
+	return q.Text != "" || !(q.SrcIP.IsValid() || q.DstIP.IsValid() || q.User != "")
+}
+
+// scanTurn waits for the turn of a scanning search, bounded by
+// searchTimeout; done gives it back. A search that reads through an
+// index takes no turn.
+func (s *Store) scanTurn(ctx context.Context, q event.Search) (context.Context, func(), error) {
+	if !scans(q) {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, searchTimeout)
+	select {
+	case s.scans <- struct{}{}:
+		return ctx, func() { <-s.scans; cancel() }, nil
+	case <-ctx.Done():
+		cancel()
+		return ctx, nil, searchError(ctx, ctx.Err())
+	}
+}
+
+// searchError is ErrSearchTooLong for a search past its time, and err
+// otherwise.
+func searchError(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) && err != nil {
+		return ErrSearchTooLong
+	}
+	return err
+}
+
 // searchEvents is a page of events passing a search, with its exact total,
 // in one snapshot: the rollups know nothing of the fields, so both read
-// the events themselves through the fields' indexes.
+// the events themselves, through the fields' indexes when the search
+// names an address or a user.
 func (s *Store) searchEvents(ctx context.Context, orgID string, f EventFilter) ([]event.Event, int, error) {
+	ctx, done, err := s.scanTurn(ctx, f.Search)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	events, total, err := s.searchPage(ctx, orgID, f)
+	return events, total, searchError(ctx, err)
+}
+
+func (s *Store) searchPage(ctx context.Context, orgID string, f EventFilter) ([]event.Event, int, error) {
 	where, args := f.where(orgID, f.bounds())
 	dir := "DESC"
 	if f.Ascending {
@@ -123,6 +172,15 @@ func (s *Store) EachEvent(ctx context.Context, orgID string, f EventFilter, fn f
 		where, args := f.where(orgID, f.bounds())
 		var batch []event.Event
 		var seqs []int64
+		release := func() {}
+		if f.Search.Any() && scans(f.Search) {
+			select { // a batch at a time, so an export shares the turn with pages
+			case s.scans <- struct{}{}:
+				release = func() { <-s.scans }
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		err := s.read(ctx, func(tx querier) error {
 			rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+`, seq FROM events WHERE `+where+
 				` AND (ts > ? OR (ts = ? AND seq > ?)) ORDER BY ts, seq LIMIT ?`,
@@ -133,6 +191,7 @@ func (s *Store) EachEvent(ctx context.Context, orgID string, f EventFilter, fn f
 			batch, seqs, err = scanEventsSeq(rows, orgID)
 			return err
 		})
+		release()
 		if err != nil {
 			return err
 		}

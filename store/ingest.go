@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"garrison/alerting"
@@ -266,10 +267,18 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		len(events), len(events)).Scan(&hw); err != nil {
 		return 0, fmt.Errorf("event sequences: %w", err)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO events
+	// Events without normalised fields (native ones, most often) leave the
+	// ten columns out: binding them costs a tenth of the insert.
+	withFields := slices.ContainsFunc(events, func(e NewEvent) bool { return !e.Fields.IsZero() })
+	insert := `INSERT INTO events (seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	if withFields {
+		insert = `INSERT INTO events
 		(seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at,
 		src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	}
+	stmt, err := tx.PrepareContext(ctx, insert)
 	if err != nil {
 		return 0, fmt.Errorf("prepare event insert: %w", err)
 	}
@@ -291,11 +300,15 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		if e.Details != nil {
 			details = sql.NullString{String: string(e.Details), Valid: true}
 		}
-		f := e.Fields
-		if _, err := stmt.ExecContext(ctx, hw+int64(i)+1, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
-			e.Message, e.Indicator, details, alertID, received, addrColumn(f.SrcIP), addrColumn(f.DstIP), portColumn(f.SrcPort),
-			portColumn(f.DstPort), textColumn(f.User), textColumn(f.Process), textColumn(f.CommandLine), textColumn(f.Host),
-			textColumn(f.Rule), textColumn(f.Action)); err != nil {
+		args := []any{hw + int64(i) + 1, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
+			e.Message, e.Indicator, details, alertID, received}
+		if withFields {
+			f := e.Fields
+			args = append(args, addrColumn(f.SrcIP), addrColumn(f.DstIP), portColumn(f.SrcPort), portColumn(f.DstPort),
+				textColumn(f.User), textColumn(f.Process), textColumn(f.CommandLine), textColumn(f.Host), textColumn(f.Rule),
+				textColumn(f.Action))
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return 0, fmt.Errorf("insert event %d: %w", i, err)
 		}
 		if e.Original == "" {

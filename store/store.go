@@ -24,8 +24,12 @@ import (
 // Store is the SQLite implementation. Writes go through one connection, as
 // SQLite allows one writer at a time; reads use a pool.
 type Store struct {
-	writer  *sql.DB
-	reader  *sql.DB
+	writer *sql.DB
+	reader *sql.DB
+	// scans is the turn of the searches that read every event of their
+	// period (eventsearch.go): one at a time, so that no burst of them
+	// holds every reader the pages and the health check need.
+	scans   chan struct{}
 	readers int // the reader pool's size
 	now     func() time.Time
 	// checkpointer copies the WAL back into the database in the background,
@@ -88,7 +92,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	s := &Store{now: c.Now, foldEvery: cmp.Or(c.FoldInterval, foldInterval),
+	s := &Store{now: c.Now, foldEvery: cmp.Or(c.FoldInterval, foldInterval), scans: make(chan struct{}, 1),
 		alerts: alertMemory{limit: cmp.Or(c.AlertMemoryLimit, defaultMemoryLimit)}, walLimit: cmp.Or(c.WALLimit, defaultWALLimit)}
 	s.auth.init()
 	s.quota = c.DefaultQuota
