@@ -12,14 +12,15 @@ import (
 )
 
 // fieldsSeedBatches is the database the measured batches go into (SEED_BATCHES).
-var fieldsSeedBatches = 1000
+var fieldsSeedBatches = 200
 
 // BenchmarkIngestSeededFields is ingest into a seeded database with and
 // without normalised addresses, so that an index's cost shows apart from
 // the rest: go test -run XXX -bench IngestSeededFields -benchtime 50x ./store
 func BenchmarkIngestSeededFields(b *testing.B) {
-	for _, withIP := range []bool{false, true} {
-		b.Run(fmt.Sprintf("src_ip=%v", withIP), func(b *testing.B) {
+	for _, c := range []struct{ withIP, withOriginal bool }{{false, false}, {true, false}, {true, true}} {
+		withIP := c.withIP
+		b.Run(fmt.Sprintf("src_ip=%v,original=%v", c.withIP, c.withOriginal), func(b *testing.B) {
 			s := openFolding(b, filepath.Join(b.TempDir(), "g.db"), "org_a")
 			defer s.Close()
 			ctx := context.Background()
@@ -31,6 +32,9 @@ func BenchmarkIngestSeededFields(b *testing.B) {
 						Source: "fw", Asset: fmt.Sprintf("ws-%03d", n%400), Message: "Blocked outbound connection to 198.18.0.1:443", Indicator: "198.18.0.1"}
 					if withIP && n%4 == 0 {
 						e.Fields.SrcIP = netip.AddrFrom4([4]byte{10, 20, byte(n % 400 / 250), byte(n%400%250 + 1)})
+					}
+					if c.withOriginal {
+						e.Original = "<86>1 2026-11-21T10:00:00Z srv-001 sshd 1193 - - Failed password for root from 203.0.113.9 port 52942 ssh2"
 					}
 					evs[i] = e
 					n++

@@ -84,6 +84,7 @@ func eachJSON(body []byte, res *Result, fn func(line int, o obj, raw []byte)) {
 		return
 	}
 	if jsonLines(body) {
+		res.Records = make([]Record, 0, lineCount(body))
 		eachJSONLine(body, res, fn)
 		return
 	}

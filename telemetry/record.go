@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -86,6 +87,13 @@ func (r *Result) full(line int) bool {
 }
 
 var tooMany = fmt.Sprintf("is past the %d records one request may hold; send the rest in another", MaxRecords)
+
+// lineCount is how many records a line-oriented body may hold, for
+// sizing the records once (a Record is a few hundred bytes: growing the
+// slice by doubling copies them again and again).
+func lineCount(body []byte) int {
+	return min(bytes.Count(body, []byte("\n"))+1, MaxRecords)
+}
 
 // Parse reads a body of the format; now is the receiving time (syslog's
 // traditional lines carry no year, and a line without any time is dated

@@ -33,8 +33,8 @@ var months = map[string]time.Month{"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May"
 // ParseSyslog reads a body of syslog lines, one record a line; now is the
 // receiving time.
 func ParseSyslog(body []byte, now time.Time) Result {
-	var res Result
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	res := Result{Records: make([]Record, 0, lineCount(body))} // records are large: grown once
 	for n := 1; len(body) > 0; n++ {
 		var line []byte
 		line, body, _ = bytes.Cut(body, []byte("\n"))

@@ -87,36 +87,57 @@ func failure(r *Record, message string) {
 
 func readSSHD(r *Record, msg string) {
 	r.Category = "sshd"
-	if m := sshFailed.FindStringSubmatch(msg); m != nil {
-		r.Fields.User, r.Fields.SrcIP, r.Fields.SrcPort = m[2], addr(m[3]), port(m[4])
-		failure(r, msg)
-		return
+	// Each pattern is tried only on the lines that start as it does: most
+	// lines are one kind, and a regular expression that cannot match still
+	// costs a scan.
+	has := func(prefixes ...string) bool {
+		for _, p := range prefixes {
+			if strings.HasPrefix(msg, p) {
+				return true
+			}
+		}
+		return false
 	}
-	if m := sshInvalid.FindStringSubmatch(msg); m != nil {
-		r.Fields.User, r.Fields.SrcIP, r.Fields.SrcPort = m[1], addr(m[2]), port(m[3])
+	fail := func(m []string, user, ip, port_ int) {
+		if user > 0 {
+			r.Fields.User = m[user]
+		}
+		r.Fields.SrcIP, r.Fields.SrcPort = addr(m[ip]), port(m[port_])
 		failure(r, msg)
-		return
 	}
-	if m := sshMaxAuth.FindStringSubmatch(msg); m != nil {
-		r.Fields.User, r.Fields.SrcIP, r.Fields.SrcPort = m[1], addr(m[2]), port(m[3])
-		failure(r, msg)
-		return
-	}
-	if m := sshPreauth.FindStringSubmatch(msg); m != nil && m[1] != "" {
-		r.Fields.User, r.Fields.SrcIP, r.Fields.SrcPort = m[1], addr(m[2]), port(m[3])
-		failure(r, msg)
-		return
-	}
-	if m := sshRefused.FindStringSubmatch(msg); m != nil {
-		r.Fields.SrcIP, r.Fields.SrcPort = addr(m[1]), port(m[2])
-		failure(r, msg)
-		r.Fields.Action = "refused"
-		return
-	}
-	if m := sshAccepted.FindStringSubmatch(msg); m != nil {
-		r.Fields.User, r.Fields.SrcIP, r.Fields.SrcPort, r.Fields.Action = m[2], addr(m[3]), port(m[4]), "success"
-		r.Details["method"] = m[1]
-		return
+	switch {
+	case has("Failed "):
+		if m := sshFailed.FindStringSubmatch(msg); m != nil {
+			fail(m, 2, 3, 4)
+			return
+		}
+	case has("Invalid user "):
+		if m := sshInvalid.FindStringSubmatch(msg); m != nil {
+			fail(m, 1, 2, 3)
+			return
+		}
+	case has("maximum authentication", "error: maximum authentication"):
+		if m := sshMaxAuth.FindStringSubmatch(msg); m != nil {
+			fail(m, 1, 2, 3)
+			return
+		}
+	case has("Disconnected from", "Connection closed by", "Received disconnect from"):
+		if m := sshPreauth.FindStringSubmatch(msg); m != nil && m[1] != "" {
+			fail(m, 1, 2, 3)
+			return
+		}
+	case has("Unable to negotiate with", "Did not receive identification string from", "banner exchange: Connection from"):
+		if m := sshRefused.FindStringSubmatch(msg); m != nil {
+			fail(m, 0, 1, 2)
+			r.Fields.Action = "refused"
+			return
+		}
+	case has("Accepted "):
+		if m := sshAccepted.FindStringSubmatch(msg); m != nil {
+			r.Fields.User, r.Fields.SrcIP, r.Fields.SrcPort, r.Fields.Action = m[2], addr(m[3]), port(m[4]), "success"
+			r.Details["method"] = m[1]
+			return
+		}
 	}
 	if strings.Contains(msg, "authentication failure") {
 		readPAM(r, msg)

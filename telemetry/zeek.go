@@ -33,6 +33,7 @@ func parseZeek(body []byte) Result {
 	var res Result
 	start := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if len(start) > 0 && start[0] == '#' {
+		res.Records = make([]Record, 0, lineCount(body))
 		parseZeekTSV(body, &res)
 		return res
 	}
