@@ -183,8 +183,8 @@ func (s *Store) EachEvent(ctx context.Context, orgID string, f EventFilter, fn f
 		}
 		err := s.read(ctx, func(tx querier) error {
 			rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+`, seq FROM events WHERE `+where+
-				` AND (ts > ? OR (ts = ? AND seq > ?)) ORDER BY ts, seq LIMIT ?`,
-				append(args, lastTS, lastTS, lastSeq, exportBatch)...)
+				` AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`,
+				append(args, lastTS, lastSeq, exportBatch)...)
 			if err != nil {
 				return fmt.Errorf("export events: %w", err)
 			}

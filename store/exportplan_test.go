@@ -1,0 +1,35 @@
+package store
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The export's next batch starts where the last ended through the time
+// index, not by reading the organization's events from the start again
+// (which made exporting a million events quadratic).
+func TestExportBatchUsesTheTimeIndex(t *testing.T) {
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a")
+	defer s.Close()
+	f := EventFilter{}
+	where, args := f.where("org_a", f.bounds())
+	rows, err := s.reader.Query(`EXPLAIN QUERY PLAN SELECT `+eventColumns+`, seq FROM events WHERE `+where+
+		` AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`, append(args, ms(time.Now()), 5, exportBatch)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		rows.Scan(&id, &parent, &unused, &detail)
+		plan = append(plan, detail)
+	}
+	got := strings.Join(plan, "; ")
+	if !strings.Contains(got, "events_org_ts (org_id=? AND ts>?)") || strings.Contains(got, "TEMP B-TREE") {
+		t.Fatalf("plan: %s", got)
+	}
+}
