@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"garrison/actor"
+	"garrison/fault"
 	"garrison/ingest"
 	"garrison/syslogd"
 )
@@ -44,6 +45,8 @@ func (a *App) SyslogReceiver(addr, tlsAddr string, tlsConfig *tls.Config, routes
 			got, err := a.API.Ingest.Ingest(ctx, orgID, ingest.KindSyslog, lines, true)
 			return len(got.IDs), len(got.Rejected), err
 		},
+		// A full disk or a busy database passes: keep the messages.
+		Retry: func(err error) bool { return fault.Has(err, fault.Unavailable) },
 		Count: func(outcome string, n int) {
 			if a.Metrics != nil && n > 0 {
 				a.Metrics.Add(syslogName, syslogHelp, float64(n), "outcome", outcome)

@@ -46,6 +46,10 @@ type Config struct {
 	// Count, when set, counts messages by outcome: stored, rejected,
 	// unrouted, refused (the route's key no longer valid), failed.
 	Count func(outcome string, n int)
+	// Retry, when set, says whether a delivery that failed may succeed
+	// later (a full disk, a busy database): its messages are kept for the
+	// next delivery, up to maxHeld bytes a route.
+	Retry func(error) bool
 	Log   *slog.Logger
 }
 
@@ -58,6 +62,7 @@ const (
 	flushLines     = 1000
 	flushBytes     = 4 << 20
 	deliverTimeout = 30 * time.Second
+	maxHeld        = 16 << 20
 )
 
 // Receiver is the running listeners.
@@ -410,6 +415,10 @@ func (r *Receiver) flush(ctx context.Context) {
 		}
 		stored, rejected, err := r.c.Deliver(ctx, org, b.Bytes())
 		cancel()
+		if err != nil && r.c.Retry != nil && r.c.Retry(err) && r.hold(i, b, lines[i]) {
+			r.c.Log.Warn("syslog delivery held for the next try", "org", org, "messages", lines[i], "err", err)
+			continue
+		}
 		if err != nil {
 			r.c.Count("failed", lines[i])
 			r.c.Log.Warn("syslog delivery", "org", org, "messages", lines[i], "err", err)
@@ -418,4 +427,25 @@ func (r *Receiver) flush(ctx context.Context) {
 		r.c.Count("stored", stored)
 		r.c.Count("rejected", rejected)
 	}
+}
+
+// hold puts a route's undelivered messages back before those that came
+// since, unless that would pass maxHeld: then they are dropped (false).
+func (r *Receiver) hold(i int, b *bytes.Buffer, lines int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	since := r.pending[i]
+	size := b.Len()
+	if since != nil {
+		size += since.Len()
+	}
+	if size > maxHeld {
+		return false
+	}
+	if since != nil {
+		b.Write(since.Bytes())
+	}
+	r.pending[i] = b
+	r.lines[i] += lines
+	return true
 }

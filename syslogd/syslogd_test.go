@@ -213,3 +213,51 @@ func TestBounds(t *testing.T) {
 	c.Close()
 	await(t, "the frame after the long one", func() bool { return len(s.lines("org_a")) == 2 })
 }
+
+// A delivery that fails for a while (a full disk) keeps its messages for
+// the next try, before those that came since; a failure that will not
+// pass drops them, counted.
+func TestHeldWhileDeliveryFails(t *testing.T) {
+	errBusy := errors.New("the disk is full")
+	var mu sync.Mutex
+	failing, got, counts := 2, []string{}, map[string]int{}
+	r, err := New(Config{Addr: "127.0.0.1:0", Routes: []Route{{Network: netip.MustParsePrefix("127.0.0.0/8"), Key: "a"}},
+		Authorize: func(context.Context, string, string) (string, error) { return "org_a", nil },
+		Deliver: func(_ context.Context, _ string, lines []byte) (int, int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if failing > 0 {
+				failing--
+				return 0, 0, errBusy
+			}
+			got = append(got, strings.Split(strings.TrimSuffix(string(lines), "\n"), "\n")...)
+			return 0, 0, nil
+		},
+		Retry: func(err error) bool { return errors.Is(err, errBusy) },
+		Count: func(o string, n int) { mu.Lock(); counts[o] += n; mu.Unlock() },
+		Log:   slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	for i := range 3 {
+		c, _ := net.Dial("tcp", r.TCPAddrs()[0].String())
+		fmt.Fprintf(c, "%s %d\n", line, i)
+		c.Close()
+		time.Sleep(1100 * time.Millisecond) // a delivery between each
+	}
+	await(t, "every message", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 })
+	mu.Lock()
+	defer mu.Unlock()
+	for i, m := range got {
+		if m != fmt.Sprintf("%s %d", line, i) {
+			t.Fatalf("delivered %q, want them in order", got)
+		}
+	}
+	if counts["failed"] != 0 {
+		t.Fatalf("counts %v", counts)
+	}
+}
