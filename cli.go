@@ -43,10 +43,7 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer st.Close()
 	accounts := cliAccounts(st)
-	admin, err := accounts.AdminByEmail(ctx, *email)
-	if errors.Is(err, account.ErrNoSuchAdmin) {
-		return fmt.Errorf("no admin with e-mail %q", *email)
-	}
+	admin, err := cliAdmin(ctx, accounts, *email)
 	if err != nil {
 		return err
 	}
@@ -308,10 +305,7 @@ func runOrgDelete(ctx context.Context, args []string, getenv func(string) string
 	}
 	defer st.Close()
 	accounts := cliAccounts(st)
-	admin, err := accounts.AdminByEmail(ctx, *email)
-	if errors.Is(err, account.ErrNoSuchAdmin) {
-		return fmt.Errorf("no admin with e-mail %q", *email)
-	}
+	admin, err := cliAdmin(ctx, accounts, *email)
 	if err != nil {
 		return err
 	}
@@ -356,10 +350,7 @@ func runOrgSetQuota(ctx context.Context, args []string, getenv func(string) stri
 		}
 	}
 	accounts := cliAccounts(st)
-	admin, err := accounts.AdminByEmail(ctx, *email)
-	if errors.Is(err, account.ErrNoSuchAdmin) {
-		return fmt.Errorf("no admin with e-mail %q", *email)
-	}
+	admin, err := cliAdmin(ctx, accounts, *email)
 	if err != nil {
 		return err
 	}
@@ -405,10 +396,7 @@ func runOrgSetRetention(ctx context.Context, args []string, getenv func(string) 
 		}
 	}
 	accounts := cliAccounts(st)
-	admin, err := accounts.AdminByEmail(ctx, *email)
-	if errors.Is(err, account.ErrNoSuchAdmin) {
-		return fmt.Errorf("no admin with e-mail %q", *email)
-	}
+	admin, err := cliAdmin(ctx, accounts, *email)
 	if err != nil {
 		return err
 	}
@@ -441,4 +429,14 @@ func runOrgSetRetention(ctx context.Context, args []string, getenv func(string) 
 	}
 	fmt.Fprintf(stdout, "%s (%s) now keeps its events %s\n", admin.OrgName, admin.OrgID, how)
 	return nil
+}
+
+// cliAdmin is the admin with the address, the way every admin command
+// names an organization; none is an error saying so.
+func cliAdmin(ctx context.Context, accounts *account.Accounts, email string) (store.User, error) {
+	admin, err := accounts.AdminByEmail(ctx, email)
+	if errors.Is(err, account.ErrNoSuchAdmin) {
+		return store.User{}, fmt.Errorf("no admin with e-mail %q", email)
+	}
+	return admin, err
 }

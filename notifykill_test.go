@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -75,26 +73,7 @@ func TestNotificationSurvivesSIGKILL(t *testing.T) {
 		}
 	})
 	client := waitServing(t, base, filepath.Join(data, selfSignedCert))
-	call := func(method, path, cred string, body any) map[string]any {
-		t.Helper()
-		raw, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, base+"/api"+path, bytes.NewReader(raw))
-		req.Header.Set("Content-Type", "application/json")
-		if cred != "" {
-			req.Header.Set("Authorization", "Bearer "+cred)
-		}
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		out, _ := io.ReadAll(res.Body)
-		var m map[string]any
-		if err := json.Unmarshal(out, &m); err != nil || res.StatusCode >= 300 {
-			t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, out)
-		}
-		return m
-	}
+	call := apiCaller(t, client, base+"/api")
 	reg := call("POST", "/auth/register", "", map[string]any{"email": "ann@acme.test", "password": apitest.Password, "name": "Ann", "org": "Acme"})
 	token := reg["token"].(string)
 	key := call("POST", "/api-keys", token, map[string]any{"name": "sensor", "scope": "write"})["data"].(map[string]any)["key"].(string)

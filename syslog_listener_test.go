@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,26 +42,7 @@ func TestSyslogListener(t *testing.T) {
 	cfg := testConfig(t)
 	s := startServer(t, cfg)
 	base := "https://" + s.https + "/api"
-	call := func(method, path, cred string, body any) map[string]any {
-		t.Helper()
-		raw, _ := json.Marshal(body)
-		req, _ := http.NewRequest(method, base+path, bytes.NewReader(raw))
-		req.Header.Set("Content-Type", "application/json")
-		if cred != "" {
-			req.Header.Set("Authorization", "Bearer "+cred)
-		}
-		res, err := s.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		out, _ := io.ReadAll(res.Body)
-		var m map[string]any
-		if err := json.Unmarshal(out, &m); err != nil || res.StatusCode >= 300 {
-			t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, out)
-		}
-		return m
-	}
+	call := apiCaller(t, s.client, base)
 	reg := call("POST", "/auth/register", "", map[string]any{"email": "ann@acme.test", "password": apitest.Password, "name": "Ann", "org": "Acme"})
 	token := reg["token"].(string)
 	newKey := func(scope string) (key, id string) {
@@ -81,7 +59,7 @@ func TestSyslogListener(t *testing.T) {
 	os.WriteFile(routes, []byte("# loopback devices send as Acme\n127.0.0.1/32 "+key+"\n127.0.0.2/32 "+readKey+"\n"), 0o600)
 	cfg.syslogAddr, cfg.syslogTLSAddr, cfg.syslogRoutes = freePort(t), freePort(t), routes
 	s = startServer(t, cfg)
-	base = "https://" + s.https + "/api"
+	call = apiCaller(t, s.client, "https://"+s.https+"/api")
 
 	now := time.Now().UTC()
 	stamp := now.Format(time.Stamp)

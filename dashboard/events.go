@@ -18,8 +18,8 @@ type EventQuery struct {
 	Severity, Type, From, To, Sort, Order string
 	// Search by an event's fields: an address or CIDR, exact names, and
 	// text in the message, rule or indicator.
-	SrcIP, DstIP, Asset, User, Rule, Source, Q string
-	Page                                       store.Page
+	Search event.SearchQuery
+	Page   store.Page
 }
 
 // Events is a page of the organization's events, after judging the
@@ -50,8 +50,7 @@ func (b *Board) Event(ctx context.Context, orgID, id string) (event.Event, error
 // eventFilter judges the events list's filters.
 func eventFilter(q EventQuery) (store.EventFilter, error) {
 	var p valid.Problems
-	f := store.EventFilter{Page: q.Page, Severities: event.ParseSeverities(&p, "severity", q.Severity), Search: event.ParseSearch(&p, event.SearchQuery{
-		SrcIP: q.SrcIP, DstIP: q.DstIP, Asset: q.Asset, User: q.User, Rule: q.Rule, Source: q.Source, Q: q.Q})}
+	f := store.EventFilter{Page: q.Page, Severities: event.ParseSeverities(&p, "severity", q.Severity), Search: event.ParseSearch(&p, q.Search)}
 	if q.Type != "" {
 		for _, t := range strings.Split(q.Type, ",") {
 			t = strings.TrimSpace(t)

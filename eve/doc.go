@@ -10,7 +10,8 @@
 // field is "line N": the 1-based line number, or the 1-based element index
 // for an array. A record is bad when it is not valid JSON, not an object, has no
 // parseable timestamp or event_type, or is of a type listed below without
-// the fields marked essential. Records of other types are counted in
+// the fields marked essential. [ParsePartial] keeps the good records
+// instead and names each bad one's line. Records of other types are counted in
 // [Result.Skipped]. At most [MaxRecords] records are accepted
 // ([ErrTooManyRecords]).
 //

@@ -28,6 +28,3 @@ const (
 
 // IsZero reports whether no field is given.
 func (f Fields) IsZero() bool { return f == Fields{} }
-
-// FieldNames are the normalised fields as the API names them.
-var FieldNames = []string{"src_ip", "dst_ip", "src_port", "dst_port", "user", "process", "command_line", "host", "rule", "action"}

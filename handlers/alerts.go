@@ -8,7 +8,6 @@ import (
 
 	"garrison/agents"
 	"garrison/alerting"
-	"garrison/event"
 	"garrison/ticket"
 	"garrison/timestamp"
 	"garrison/valid"
@@ -65,8 +64,7 @@ func (a *API) listAlerts(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	alerts, total, err := alerting.List(r.Context(), a.Store, principalFrom(r.Context()).Actor,
 		alerting.Query{Status: q.Get("status"), Severity: q.Get("severity"), Limit: page.Limit, Offset: page.Offset,
-			Search: event.SearchQuery{SrcIP: q.Get("src_ip"), DstIP: q.Get("dst_ip"), Asset: q.Get("asset"), User: q.Get("user"),
-				Rule: q.Get("rule"), Source: q.Get("source"), Q: q.Get("q")}})
+			Search: searchQuery(q)})
 	if err != nil {
 		return err
 	}

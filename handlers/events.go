@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 
 	"garrison/dashboard"
 	"garrison/event"
@@ -96,8 +97,13 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 func eventQuery(r *http.Request) dashboard.EventQuery {
 	q := r.URL.Query()
 	return dashboard.EventQuery{Severity: q.Get("severity"), Type: q.Get("type"), From: q.Get("from"), To: q.Get("to"),
-		Sort: q.Get("sort"), Order: q.Get("order"), SrcIP: q.Get("src_ip"), DstIP: q.Get("dst_ip"), Asset: q.Get("asset"),
-		User: q.Get("user"), Rule: q.Get("rule"), Source: q.Get("source"), Q: q.Get("q")}
+		Sort: q.Get("sort"), Order: q.Get("order"), Search: searchQuery(q)}
+}
+
+// searchQuery reads the field search the events and alerts lists share.
+func searchQuery(q url.Values) event.SearchQuery {
+	return event.SearchQuery{SrcIP: q.Get("src_ip"), DstIP: q.Get("dst_ip"), Asset: q.Get("asset"), User: q.Get("user"),
+		Rule: q.Get("rule"), Source: q.Get("source"), Q: q.Get("q")}
 }
 
 // getEvent answers one event with the record as it was received.

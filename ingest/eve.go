@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,14 +96,5 @@ func eveFields(d map[string]any) event.Fields {
 		return a.Unmap()
 	}
 	return event.Fields{SrcIP: addr("src_ip"), DstIP: addr("dest_ip"), SrcPort: port("src_port"), DstPort: port("dest_port"),
-		Host: str("host"), Rule: str("signature"), Action: firstNonEmpty(str("action"), str("flow_action"))}
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+		Host: str("host"), Rule: str("signature"), Action: cmp.Or(str("action"), str("flow_action"))}
 }

@@ -48,11 +48,10 @@ func parseTelemetry(kind string, body []byte, o Options) (Batch, error) {
 			Source: telemetrySources[kind], Asset: strings.ToLower(r.Asset), Message: r.Message, Indicator: r.Indicator, Category: r.Category,
 			Details: details, Fields: r.Fields, Original: r.Original})
 	}
+	sortRejections(b.Rejected)
 	if o.Partial || len(b.Rejected) == 0 {
-		sortRejections(b.Rejected)
 		return b, nil
 	}
-	sortRejections(b.Rejected)
 	var p valid.Problems
 	for i, r := range b.Rejected {
 		if i == maxListedProblems {

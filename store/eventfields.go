@@ -48,8 +48,8 @@ func addrFrom(v any) (netip.Addr, error) {
 	return netip.Addr{}, fmt.Errorf("address column holds %T", v)
 }
 
-// PrefixRange is the first and last address of a prefix as stored.
-func PrefixRange(p netip.Prefix) (lo, hi []byte) {
+// prefixRange is the first and last address of a prefix as stored.
+func prefixRange(p netip.Prefix) (lo, hi []byte) {
 	p = p.Masked()
 	first := p.Addr()
 	bits := p.Bits()

@@ -26,7 +26,7 @@ func searchClause(q event.Search, prefix string, clause []string, args []any) ([
 		if !p.IsValid() {
 			return
 		}
-		lo, hi := PrefixRange(p)
+		lo, hi := prefixRange(p)
 		if string(lo) == string(hi) {
 			clause, args = append(clause, prefix+column+" = ?"), append(args, lo)
 			return
@@ -146,8 +146,8 @@ func (s *Store) Event(ctx context.Context, orgID, id string) (event.Event, error
 		}
 		out = found[0]
 		var original sql.NullString
-		if err := tx.QueryRowContext(ctx, `SELECT original FROM event_originals
-			WHERE seq = (SELECT seq FROM events WHERE id = ?)`, id).Scan(&original); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err := tx.QueryRowContext(ctx, `SELECT o.original FROM event_originals o JOIN events e ON e.seq = o.seq
+			WHERE e.id = ? AND e.org_id = ?`, id, orgID).Scan(&original); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("event's original: %w", err)
 		}
 		out.Original = original.String

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,7 +61,7 @@ func readMessage(h header) Record {
 	case strings.Contains(msg, "logid=") && (strings.Contains(msg, "devname=") || strings.Contains(msg, "date=")):
 		readFortiGate(&r, msg)
 	}
-	r.Category = firstOf(r.Category, h.app)
+	r.Category = cmp.Or(r.Category, h.app)
 	return r
 }
 
@@ -299,11 +300,11 @@ func readFortiGate(r *Record, msg string) {
 		r.Timestamp = t
 	}
 	f := &r.Fields
-	f.SrcIP, f.DstIP = addr(firstOf(kv["srcip"], kv["remip"])), addr(kv["dstip"])
+	f.SrcIP, f.DstIP = addr(cmp.Or(kv["srcip"], kv["remip"])), addr(kv["dstip"])
 	f.SrcPort, f.DstPort = port(kv["srcport"]), port(kv["dstport"])
 	f.User, f.Action, f.Host = kv["user"], kv["action"], kv["devname"]
-	f.Rule = firstOf(kv["attack"], kv["virus"], kv["policyid"], kv["logid"])
-	r.Message = firstOf(kv["logdesc"], kv["msg"], kv["attack"], "FortiGate "+kv["type"]+" "+kv["subtype"])
+	f.Rule = cmp.Or(kv["attack"], kv["virus"], kv["policyid"], kv["logid"])
+	r.Message = cmp.Or(kv["logdesc"], kv["msg"], kv["attack"], "FortiGate "+kv["type"]+" "+kv["subtype"])
 	if m := kv["msg"]; m != "" && m != r.Message {
 		r.Message += ": " + m
 	}
@@ -355,15 +356,15 @@ func readCEF(r *Record, msg string) {
 	f := &r.Fields
 	f.SrcIP, f.DstIP = addr(kv["src"]), addr(kv["dst"])
 	f.SrcPort, f.DstPort = port(kv["spt"]), port(kv["dpt"])
-	f.User = firstOf(kv["suser"], kv["duser"])
-	f.Host = firstOf(kv["dvchost"], kv["shost"])
-	f.Process = firstOf(kv["sproc"], kv["dproc"])
+	f.User = cmp.Or(kv["suser"], kv["duser"])
+	f.Host = cmp.Or(kv["dvchost"], kv["shost"])
+	f.Process = cmp.Or(kv["sproc"], kv["dproc"])
 	f.Action, f.Rule = kv["act"], sigID
 	r.Message = name
 	if m := kv["msg"]; m != "" && m != name {
 		r.Message += ": " + m
 	}
-	if t, ok := cefTime(firstOf(kv["rt"], kv["end"], kv["UNIFIutcTime"])); ok {
+	if t, ok := cefTime(cmp.Or(kv["rt"], kv["end"], kv["UNIFIutcTime"])); ok {
 		r.Timestamp = t
 	}
 	r.Details["vendor"], r.Details["product"], r.Details["signature_id"] = text(vendor, 64), text(product, 64), text(sigID, 64)

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -114,10 +115,10 @@ func readWinEvent(o obj) (winEvent, error) {
 	default: // NXLog and its kin: the data fields beside the event's own
 		w.id, _ = strconv.Atoi(o.str("EventID"))
 		w.channel = o.str("Channel")
-		w.computer = firstOf(o.str("Hostname"), o.str("Computer"), o.str("computer_name"))
-		w.provider = firstOf(o.str("SourceName"), o.str("ProviderName"), o.str("Provider"))
+		w.computer = cmp.Or(o.str("Hostname"), o.str("Computer"), o.str("computer_name"))
+		w.provider = cmp.Or(o.str("SourceName"), o.str("ProviderName"), o.str("Provider"))
 		w.message = o.str("Message")
-		stamp = firstOf(o.str("@timestamp"), o.str("TimeCreated"), o.str("EventTime"), o.str("UtcTime"))
+		stamp = cmp.Or(o.str("@timestamp"), o.str("TimeCreated"), o.str("EventTime"), o.str("UtcTime"))
 		w.data = o
 	}
 	if w.id == 0 {
@@ -132,15 +133,6 @@ func readWinEvent(o obj) (winEvent, error) {
 		w.data = obj{}
 	}
 	return w, nil
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // winRule is what an event id means, where it is a finding.

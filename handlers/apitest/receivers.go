@@ -174,7 +174,7 @@ func (m *MailReceiver) session(c net.Conn) {
 			say("221 bye")
 			return
 		default:
-			say("502 not implemented")
+			say("500 command unrecognized") // RFC 5321: a verb this receiver does not speak
 		}
 	}
 }
