@@ -281,6 +281,10 @@ func TestOrgDelete(t *testing.T) {
 	e.Do("DELETE", "/api/org", key, map[string]any{"confirm": "Acme"}).WantError(t, http.StatusForbidden, "forbidden", "Changing who is an admin, and deleting the organization, need an admin's session, not an API key")
 	e.Do("DELETE", "/api/org", admin.Token, map[string]any{"confirm": "acme"}).WantFields(t, "confirm")
 	e.Do("DELETE", "/api/org", admin.Token, map[string]any{}).WantFields(t, "confirm")
+	var num int64 // the number its events carry
+	if err := e.app.Store.DB().QueryRow(`SELECT num FROM org_numbers WHERE org_id = ?`, admin.OrgID).Scan(&num); err != nil {
+		t.Fatal(err)
+	}
 	d := e.Do("DELETE", "/api/org", admin.Token, map[string]any{"confirm": "Acme"}).Must(t, http.StatusOK).Data()
 	if d["deleted"] != true || d["name"] != "Acme" {
 		t.Fatalf("delete: %v", d)
@@ -288,7 +292,10 @@ func TestOrgDelete(t *testing.T) {
 	e.Do("GET", "/api/auth/me", admin.Token, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
 	e.Do("GET", "/api/events", key, nil).WantError(t, http.StatusUnauthorized, "unauthorized", "")
 	var left int
-	for _, table := range []string{"events", "alerts", "event_rollup", "event_counts", "users", "api_keys"} {
+	if err := e.app.Store.DB().QueryRow(`SELECT COUNT(*) FROM events WHERE org = ?`, num).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("events: %d rows left (%v)", left, err)
+	}
+	for _, table := range []string{"org_numbers", "alerts", "event_rollup", "event_counts", "users", "api_keys"} {
 		if err := e.app.Store.DB().QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE org_id = ?`, admin.OrgID).Scan(&left); err != nil || left != 0 {
 			t.Fatalf("%s: %d rows left (%v)", table, left, err)
 		}

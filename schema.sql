@@ -1111,3 +1111,73 @@ CREATE TABLE event_originals (
     seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
     original  TEXT NOT NULL
 ) STRICT;
+
+-- migration: 26
+-- Events stored compactly: at ten million events the database held 502
+-- bytes an event. An event names its organization by a number
+-- (org_numbers, never reused) instead of the 30-character id, in the row
+-- and in every index; an event's id is derived from its seq under a key
+-- of this database (store/eventid.go) instead of stored with a unique
+-- index, so only events stored before keep theirs (legacy_id); and the
+-- burst-window index goes, a window's events being read from the time
+-- index. event_originals is rebuilt with the table it references.
+CREATE TABLE org_numbers (
+    num     INTEGER PRIMARY KEY AUTOINCREMENT,
+    org_id  TEXT NOT NULL UNIQUE REFERENCES orgs(id) ON DELETE CASCADE
+) STRICT;
+INSERT INTO org_numbers (org_id) SELECT id FROM orgs ORDER BY created_at, id;
+CREATE TRIGGER orgs_number AFTER INSERT ON orgs BEGIN
+    INSERT INTO org_numbers (org_id) VALUES (NEW.id);
+END;
+CREATE TABLE event_id_key (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    key  BLOB NOT NULL CHECK (length(key) = 16)
+) STRICT;
+INSERT INTO event_id_key (id, key) VALUES (1, randomblob(16));
+CREATE TABLE originals_v26 AS SELECT seq, original FROM event_originals;
+DROP TABLE event_originals;
+CREATE TABLE events_v26 (
+    seq           INTEGER PRIMARY KEY,
+    org           INTEGER NOT NULL REFERENCES org_numbers(num) ON DELETE CASCADE,
+    ts            INTEGER NOT NULL,
+    type          TEXT NOT NULL,
+    severity      INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    source        TEXT NOT NULL,
+    asset         TEXT NOT NULL,
+    message       TEXT NOT NULL,
+    indicator     TEXT NOT NULL DEFAULT '',
+    details       TEXT,
+    alert_id      TEXT,
+    received_at   INTEGER NOT NULL,
+    src_ip        BLOB,
+    dst_ip        BLOB,
+    src_port      INTEGER,
+    dst_port      INTEGER,
+    user_name     TEXT,
+    process       TEXT,
+    command_line  TEXT,
+    host          TEXT,
+    rule          TEXT,
+    action        TEXT,
+    legacy_id     TEXT
+) STRICT;
+INSERT INTO events_v26 (seq, org, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at,
+        src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action, legacy_id)
+    SELECT e.seq, n.num, e.ts, e.type, e.severity, e.source, e.asset, e.message, e.indicator, e.details, e.alert_id, e.received_at,
+        e.src_ip, e.dst_ip, e.src_port, e.dst_port, e.user_name, e.process, e.command_line, e.host, e.rule, e.action, e.id
+    FROM events e JOIN org_numbers n ON n.org_id = e.org_id ORDER BY e.seq;
+DROP TABLE events;
+ALTER TABLE events_v26 RENAME TO events;
+CREATE INDEX events_org_ts ON events (org, ts);
+CREATE INDEX events_org_severity_ts ON events (org, severity, ts);
+CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
+CREATE UNIQUE INDEX events_legacy_id ON events (legacy_id) WHERE legacy_id IS NOT NULL;
+CREATE INDEX events_org_src_ip ON events (org, src_ip, ts) WHERE src_ip IS NOT NULL;
+CREATE INDEX events_org_dst_ip ON events (org, dst_ip, ts) WHERE dst_ip IS NOT NULL;
+CREATE INDEX events_org_user ON events (org, user_name, ts) WHERE user_name IS NOT NULL;
+CREATE TABLE event_originals (
+    seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
+    original  TEXT NOT NULL
+) STRICT;
+INSERT INTO event_originals (seq, original) SELECT seq, original FROM originals_v26 ORDER BY seq;
+DROP TABLE originals_v26;

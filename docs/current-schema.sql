@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 25
+-- Schema version (PRAGMA user_version): 26
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -305,6 +305,11 @@ CREATE TABLE event_counts (
     PRIMARY KEY (org_id, type, severity)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE event_id_key (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    key  BLOB NOT NULL CHECK (length(key) = 16)
+) STRICT;
+
 CREATE TABLE event_originals (
     seq       INTEGER PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
     original  TEXT NOT NULL
@@ -329,27 +334,37 @@ CREATE TABLE event_sources (
 ) STRICT, WITHOUT ROWID;
 
 CREATE TABLE "events" (
-    seq          INTEGER PRIMARY KEY,
-    id           TEXT NOT NULL UNIQUE,
-    org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
-    ts           INTEGER NOT NULL,
-    type         TEXT NOT NULL,
-    severity     INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
-    source       TEXT NOT NULL,
-    asset        TEXT NOT NULL,
-    message      TEXT NOT NULL,
-    indicator    TEXT NOT NULL DEFAULT '',
-    details      TEXT,
-    alert_id     TEXT,
-    received_at  INTEGER NOT NULL
-, src_ip BLOB, dst_ip BLOB, src_port INTEGER, dst_port INTEGER, user_name TEXT, process TEXT, command_line TEXT, host TEXT, rule TEXT, action TEXT) STRICT;
+    seq           INTEGER PRIMARY KEY,
+    org           INTEGER NOT NULL REFERENCES org_numbers(num) ON DELETE CASCADE,
+    ts            INTEGER NOT NULL,
+    type          TEXT NOT NULL,
+    severity      INTEGER NOT NULL CHECK (severity BETWEEN 0 AND 4),
+    source        TEXT NOT NULL,
+    asset         TEXT NOT NULL,
+    message       TEXT NOT NULL,
+    indicator     TEXT NOT NULL DEFAULT '',
+    details       TEXT,
+    alert_id      TEXT,
+    received_at   INTEGER NOT NULL,
+    src_ip        BLOB,
+    dst_ip        BLOB,
+    src_port      INTEGER,
+    dst_port      INTEGER,
+    user_name     TEXT,
+    process       TEXT,
+    command_line  TEXT,
+    host          TEXT,
+    rule          TEXT,
+    action        TEXT,
+    legacy_id     TEXT
+) STRICT;
 CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
-CREATE INDEX events_org_dst_ip ON events (org_id, dst_ip, ts) WHERE dst_ip IS NOT NULL;
-CREATE INDEX events_org_severity_ts ON events (org_id, severity, ts);
-CREATE INDEX events_org_src_ip ON events (org_id, src_ip, ts) WHERE src_ip IS NOT NULL;
-CREATE INDEX events_org_ts ON events (org_id, ts);
-CREATE INDEX events_org_user ON events (org_id, user_name, ts) WHERE user_name IS NOT NULL;
-CREATE INDEX events_org_window_asset ON events (org_id, ts - (ts % 600000 + 600000) % 600000, asset, type);
+CREATE UNIQUE INDEX events_legacy_id ON events (legacy_id) WHERE legacy_id IS NOT NULL;
+CREATE INDEX events_org_dst_ip ON events (org, dst_ip, ts) WHERE dst_ip IS NOT NULL;
+CREATE INDEX events_org_severity_ts ON events (org, severity, ts);
+CREATE INDEX events_org_src_ip ON events (org, src_ip, ts) WHERE src_ip IS NOT NULL;
+CREATE INDEX events_org_ts ON events (org, ts);
+CREATE INDEX events_org_user ON events (org, user_name, ts) WHERE user_name IS NOT NULL;
 
 CREATE TABLE fold_state (
     id          INTEGER PRIMARY KEY CHECK (id = 1),
@@ -604,6 +619,11 @@ CREATE TABLE notifications (
 ) STRICT;
 CREATE INDEX notifications_org_created ON notifications (org_id, created_at);
 
+CREATE TABLE org_numbers (
+    num     INTEGER PRIMARY KEY AUTOINCREMENT,
+    org_id  TEXT NOT NULL UNIQUE REFERENCES orgs(id) ON DELETE CASCADE
+) STRICT;
+
 CREATE TABLE org_usage (
     org_id        TEXT PRIMARY KEY REFERENCES orgs(id) ON DELETE CASCADE,
     stored_bytes  INTEGER NOT NULL DEFAULT 0,
@@ -616,6 +636,9 @@ CREATE TABLE orgs (
     plan        TEXT NOT NULL CHECK (plan IN ('starter', 'pro', 'ultimate')),
     created_at  INTEGER NOT NULL
 , storage_quota INTEGER, kind TEXT NOT NULL DEFAULT 'standalone' CHECK (kind IN ('standalone', 'provider', 'client')), provider_id TEXT REFERENCES orgs(id), plan_inherited INTEGER NOT NULL DEFAULT 0 CHECK (plan_inherited IN (0, 1)), retention_ms INTEGER) STRICT;
+CREATE TRIGGER orgs_number AFTER INSERT ON orgs BEGIN
+    INSERT INTO org_numbers (org_id) VALUES (NEW.id);
+END;
 CREATE INDEX orgs_provider ON orgs (provider_id, name) WHERE provider_id IS NOT NULL;
 
 CREATE TABLE outbox (

@@ -55,15 +55,15 @@ func rawInsert(b *testing.B, db *sql.DB, orgID string, events []map[string]any, 
 	if err != nil {
 		b.Fatal(err)
 	}
-	stmt, err := tx.Prepare(`INSERT INTO events (id, org_id, ts, type, severity, source, asset, message, indicator, details, received_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.Prepare(`INSERT INTO events (org, ts, type, severity, source, asset, message, indicator, details, received_at)
+		VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, e := range events {
 		ts, _ := time.Parse(time.RFC3339Nano, e["timestamp"].(string))
 		details, _ := json.Marshal(e["details"])
-		if _, err := stmt.Exec(store.NewID("evt", now), orgID, ts.UnixMilli(), e["type"], 2, e["source"], e["asset"], e["message"],
+		if _, err := stmt.Exec(ts.UnixMilli(), e["type"], 2, e["source"], e["asset"], e["message"],
 			e["indicator"], string(details), now.UnixMilli()); err != nil {
 			b.Fatal(err)
 		}

@@ -60,6 +60,9 @@ type orgAlertMemory struct {
 	startTS      int64
 	evictedBelow int64
 	newestWindow int64
+	// recounted holds the windows read whole from the events: a key of
+	// one not in windows has no events.
+	recounted map[int64]bool
 }
 
 // defaultMemoryLimit bounds the windows and fingerprints held per
@@ -74,7 +77,7 @@ func (m *alertMemory) org(ctx context.Context, tx *sql.Tx, orgID string) (*orgAl
 		return o, nil
 	}
 	var newest sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(ts) FROM events WHERE org_id = ?`, orgID).Scan(&newest); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(ts) FROM events WHERE org = `+orgNum, orgID).Scan(&newest); err != nil {
 		return nil, fmt.Errorf("newest event: %w", err)
 	}
 	start := int64(-1 << 63)
@@ -90,31 +93,50 @@ func (m *alertMemory) org(ctx context.Context, tx *sql.Tx, orgID string) (*orgAl
 }
 
 // window returns a burst window's events so far, from memory or, when they
-// may not all be there, from the events.
+// may not all be there, from the events: the whole window is recounted at
+// once, every asset and type of it, so a restart costs one read of each
+// window it touches.
 func (o *orgAlertMemory) window(ctx context.Context, q *sql.Stmt, orgID string, k burstKey) (windowStat, error) {
-	if w, ok := o.windows[k]; ok || (k.window > o.startTS && k.window >= o.evictedBelow) {
+	if w, ok := o.windows[k]; ok || (k.window > o.startTS && k.window >= o.evictedBelow) || o.recounted[k.window] {
 		return w, nil
 	}
-	var w windowStat
-	var first, last, sev sql.NullInt64
 	end := k.window + int64(alerting.BurstWindow.Milliseconds())
-	if err := q.QueryRowContext(ctx, orgID, k.asset, k.window, end, k.typ, event.High).Scan(&w.n, &first, &last, &sev); err != nil {
+	rows, err := q.QueryContext(ctx, orgID, k.window, end, event.High)
+	if err != nil {
 		return windowStat{}, fmt.Errorf("recount burst window: %w", err)
 	}
-	w.first, w.last, w.sev = first.Int64, last.Int64, event.Severity(sev.Int64)
-	o.windows[k] = w // what is committed: safe to keep even if this ingest fails
-	return w, nil
+	defer rows.Close()
+	found := map[burstKey]windowStat{}
+	for rows.Next() {
+		var w windowStat
+		key := burstKey{window: k.window}
+		if err := rows.Scan(&key.asset, &key.typ, &w.n, &w.first, &w.last, &w.sev); err != nil {
+			return windowStat{}, fmt.Errorf("recount burst window: %w", err)
+		}
+		found[key] = w
+	}
+	if err := rows.Err(); err != nil {
+		return windowStat{}, fmt.Errorf("recount burst window: %w", err)
+	}
+	// What is committed: safe to keep even if this ingest fails.
+	for key, w := range found {
+		o.windows[key] = w
+	}
+	if o.recounted == nil {
+		o.recounted = map[int64]bool{}
+	}
+	o.recounted[k.window] = true
+	return o.windows[k], nil
 }
 
-// recountWindow is window's query; INDEXED BY because without statistics
-// the planner would walk the organization's whole time index (and so that
-// a window expression that stops matching the index's fails loudly).
-var recountWindow = `SELECT COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events INDEXED BY events_org_window_asset
-	WHERE org_id = ?1 AND ` + burstWindowOf("ts") + ` = ?3 AND asset = ?2 AND type = ?5 AND ts >= ?3 AND ts < ?4 AND severity < ?6`
+// recountWindow is window's query, on the time index: a window is ten
+// minutes of the organization's events.
+var recountWindow = `SELECT asset, type, COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events INDEXED BY events_org_ts
+	WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND ts >= ?2 AND ts < ?3 AND severity < ?4
+	GROUP BY asset, type`
 
 // burstWindowOf is the SQL of the burst window holding the timestamp
-// column ts, exactly as the index events_org_window_asset spells it (an
-// expression index serves only the same expression).
+// column ts (alerting.Window's, for a negative time too).
 func burstWindowOf(ts string) string {
 	return fmt.Sprintf("%[1]s - (%[1]s %% %[2]d + %[2]d) %% %[2]d", ts, alerting.BurstWindow.Milliseconds())
 }
@@ -132,6 +154,7 @@ func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, open map[string
 	}
 	if len(o.windows) > limit {
 		clear(o.windows)
+		clear(o.recounted)
 		o.evictedBelow = o.newestWindow + 1
 	}
 	if len(o.open) > limit {

@@ -23,92 +23,99 @@ type EventFilter struct {
 	Search         event.Search
 }
 
-// eventColumns reads an event as scanEvents takes it (not its org_id:
-// every query is of one organization's events). An event's alert is its
+// eventColumns reads an event as eventIDs.scan takes it (not its
+// organization: every query is of one organization's events), its id as
+// the seq it derives from and the id stored before ids were derived. An event's alert is its
 // own alert_id or, for an earlier lower-severity event of a burst window,
 // the burst alert that took the window in (alert_windows), looked up only
 // for those.
-var eventColumns = fmt.Sprintf(`id, type, severity, ts, source, asset, message, indicator, details,
+var eventColumns = fmt.Sprintf(`seq, legacy_id, type, severity, ts, source, asset, message, indicator, details,
 	COALESCE(alert_id, CASE WHEN severity < %[2]d THEN (SELECT w.alert_id FROM alert_windows w
-		WHERE w.org_id = events.org_id AND w.asset = events.asset AND w.type = events.type
+		WHERE w.org_id = (SELECT org_id FROM org_numbers WHERE num = events.org) AND w.asset = events.asset AND w.type = events.type
 		AND w.window = %[1]s AND events.seq <= w.upto_seq) END, ''), received_at,
 	src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action`,
 	burstWindowOf("events.ts"), event.High)
 
-func scanEvents(rows *sql.Rows, orgID string) ([]event.Event, error) {
-	return scanEventsTotal(rows, orgID, nil)
+func (k eventIDs) scan(rows *sql.Rows, orgID string) ([]event.Event, error) {
+	return k.scanTotal(rows, orgID, nil)
 }
 
-// scanEventsTotal scans events, and, when total is not nil, the column after
+// scanTotal scans events, and, when total is not nil, the column after
 // them that carries the page's total (historyTotal). The integer columns
 // are scanned into an any, database/sql's fast path: into an int64 it
 // takes reflection, and into an int type of another size (Severity, the
 // total) a round trip through a string, for every row of the page.
-func scanEventsTotal(rows *sql.Rows, orgID string, total *int) ([]event.Event, error) {
+func (k eventIDs) scanTotal(rows *sql.Rows, orgID string, total *int) ([]event.Event, error) {
 	if total == nil {
-		return scanEventsExtra(rows, orgID, nil)
+		events, _, err := k.scanExtra(rows, orgID, nil)
+		return events, err
 	}
 	first := true
-	return scanEventsExtra(rows, orgID, func(n int64) {
+	events, _, err := k.scanExtra(rows, orgID, func(n int64) {
 		if first {
 			*total, first = int(n), false
 		}
 	})
+	return events, err
 }
 
-// scanEventsSeq scans events followed by their seq.
-func scanEventsSeq(rows *sql.Rows, orgID string) ([]event.Event, []int64, error) {
-	var seqs []int64
-	events, err := scanEventsExtra(rows, orgID, func(n int64) { seqs = append(seqs, n) })
-	return events, seqs, err
-}
-
-// scanEventsExtra scans events, and when extra is not nil an integer
-// column after them, handed to extra row by row.
-func scanEventsExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]event.Event, error) {
+// scanExtra scans events, with their seqs, and when extra is not nil an
+// integer column after them, handed to extra row by row.
+func (k eventIDs) scanExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]event.Event, []int64, error) {
 	defer rows.Close()
 	var out []event.Event
-	var sev, ts, received, n, src, dst, sport, dport any
-	var user, process, command, host, rule, action sql.NullString
+	var seqs []int64
+	var seq, sev, ts, received, n, src, dst, sport, dport any
+	var legacyID, user, process, command, host, rule, action sql.NullString
 	dest := make([]any, eventColumnCount, eventColumnCount+1)
 	for rows.Next() {
 		e := event.Event{OrgID: orgID}
-		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &e.ID, &e.Type, &sev, &ts, &e.Source, &e.Asset
-		dest[6], dest[7], dest[8], dest[9], dest[10] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
-		dest[11], dest[12], dest[13], dest[14], dest[15], dest[16] = &src, &dst, &sport, &dport, &user, &process
-		dest[17], dest[18], dest[19], dest[20] = &command, &host, &rule, &action
+		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5], dest[6] = &seq, &legacyID, &e.Type, &sev, &ts, &e.Source, &e.Asset
+		dest[7], dest[8], dest[9], dest[10], dest[11] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
+		dest[12], dest[13], dest[14], dest[15], dest[16], dest[17] = &src, &dst, &sport, &dport, &user, &process
+		dest[18], dest[19], dest[20], dest[21] = &command, &host, &rule, &action
 		if extra != nil {
 			dest = append(dest[:eventColumnCount], &n)
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		qv, ok0 := seq.(int64)
 		sv, ok1 := sev.(int64)
 		tv, ok2 := ts.(int64)
 		rv, ok3 := received.(int64)
-		if !ok1 || !ok2 || !ok3 {
-			return nil, fmt.Errorf("event %s: severity %T, ts %T, received_at %T: not integers", e.ID, sev, ts, received)
+		if !ok0 || !ok1 || !ok2 || !ok3 {
+			return nil, nil, fmt.Errorf("event: seq %T, severity %T, ts %T, received_at %T: not integers", seq, sev, ts, received)
+		}
+		e.ID = legacyID.String
+		if !legacyID.Valid {
+			e.ID = k.of(qv)
 		}
 		e.Severity, e.Timestamp, e.ReceivedAt = event.Severity(sv), fromMS(tv), fromMS(rv)
 		if err := scanFields(&e.Fields, src, dst, sport, dport); err != nil {
-			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+			return nil, nil, fmt.Errorf("event %s: %w", e.ID, err)
 		}
 		e.Fields.User, e.Fields.Process, e.Fields.CommandLine = user.String, process.String, command.String
 		e.Fields.Host, e.Fields.Rule, e.Fields.Action = host.String, rule.String, action.String
 		if extra != nil {
 			t, ok := n.(int64)
 			if !ok {
-				return nil, fmt.Errorf("event's extra column: %T, not an integer", n)
+				return nil, nil, fmt.Errorf("event's extra column: %T, not an integer", n)
 			}
 			extra(t)
 		}
 		out = append(out, e)
+		seqs = append(seqs, qv)
 	}
-	return out, rows.Err()
+	return out, seqs, rows.Err()
 }
 
 // eventColumnCount is the number of eventColumns.
-const eventColumnCount = 21
+const eventColumnCount = 22
+
+// orgNum is the number the events table knows an organization by
+// (org_numbers), from the organization's id as the statement's argument.
+const orgNum = `(SELECT num FROM org_numbers WHERE org_id = ?)`
 
 // bounds is a half-open millisecond range.
 type bounds struct{ lo, hi int64 }
@@ -134,7 +141,7 @@ func (f EventFilter) bounds() bounds {
 // ends add no condition: a ts range would steer SQLite to the time index even
 // when sorting by severity.
 func (f EventFilter) where(orgID string, b bounds) (string, []any) {
-	clause, args := []string{"org_id = ?"}, []any{orgID}
+	clause, args := []string{"org = " + orgNum}, []any{orgID}
 	if b.lo > openLow {
 		clause, args = append(clause, "ts >= ?"), append(args, b.lo)
 	}
@@ -185,7 +192,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 		if err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
 		}
-		if events, err = scanEventsTotal(rows, orgID, &total); err != nil {
+		if events, err = s.eventIDs.scanTotal(rows, orgID, &total); err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
 		}
 		if len(events) > 0 {
@@ -208,7 +215,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 		if err != nil {
 			return fmt.Errorf("list events: %w", err)
 		}
-		if events, err = scanEvents(rows, orgID); err != nil {
+		if events, err = s.eventIDs.scan(rows, orgID); err != nil {
 			return fmt.Errorf("list events: %w", err)
 		}
 		total, err = countEvents(ctx, tx, orgID, f, b)
@@ -262,10 +269,11 @@ func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string
 // that pass the filter's severities and types, in all of history: the
 // per-type-and-severity counts, plus the events not folded into them yet.
 func historyTotal(f EventFilter, orgID string) (string, []any) {
-	where, args := f.clause([]string{"org_id = ?"}, []any{orgID})
-	return `(SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE ` + where + `) +
-		(SELECT COUNT(*) FROM events NOT INDEXED WHERE seq > (SELECT events_seq FROM fold_state) AND ` + where + `)`,
-		append(args, args...)
+	counts, args := f.clause([]string{"org_id = ?"}, []any{orgID})
+	events, eventArgs := f.clause([]string{"org = " + orgNum}, []any{orgID})
+	return `(SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE ` + counts + `) +
+		(SELECT COUNT(*) FROM events NOT INDEXED WHERE seq > (SELECT events_seq FROM fold_state) AND ` + events + `)`,
+		append(args, eventArgs...)
 }
 
 func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b bounds) (int, error) {
@@ -314,25 +322,25 @@ func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b
 // AlertEvents returns the newest events behind an alert: its own, and the
 // earlier events of the burst windows it took in.
 func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]event.Event, error) {
-	return alertEvents(ctx, s.reader, orgID, alertID, limit)
+	return alertEvents(ctx, s.reader, s.eventIDs, orgID, alertID, limit)
 }
 
-// alertEventsQuery reads an alert's events. The window's join term has a
-// unary plus on w.window so that SQLite matches the expression side to the
-// index instead of taking w.window as the column to look up.
-var alertEventsQuery = `SELECT ` + eventColumns + ` FROM events WHERE alert_id = ?1 AND org_id = ?2
+// alertEventsQuery reads an alert's events: its own, and a burst window's
+// lower-severity events from the time index's range of the window.
+var alertEventsQuery = `SELECT ` + eventColumns + ` FROM events INDEXED BY events_alert WHERE alert_id = ?1
+		AND org = (SELECT num FROM org_numbers WHERE org_id = ?2)
 	UNION ALL
 	SELECT ` + eventColumns + ` FROM events WHERE seq IN (SELECT e.seq FROM alert_windows w
-		JOIN events e INDEXED BY events_org_window_asset ON e.org_id = w.org_id AND ` + burstWindowOf("e.ts") + ` = +w.window
-			AND e.asset = w.asset AND e.ts >= w.window AND e.ts < w.window + ?4
-		WHERE w.alert_id = ?1 AND w.org_id = ?2 AND e.type = w.type AND e.severity < ?5
+		JOIN events e INDEXED BY events_org_ts ON e.org = (SELECT num FROM org_numbers WHERE org_id = ?2)
+			AND e.ts >= w.window AND e.ts < w.window + ?4
+		WHERE w.alert_id = ?1 AND w.org_id = ?2 AND e.asset = w.asset AND e.type = w.type AND e.severity < ?5
 			AND e.alert_id IS NULL AND e.seq <= w.upto_seq)
 	ORDER BY ts DESC LIMIT ?3`
 
-func alertEvents(ctx context.Context, q querier, orgID, alertID string, limit int) ([]event.Event, error) {
+func alertEvents(ctx context.Context, q querier, ids eventIDs, orgID, alertID string, limit int) ([]event.Event, error) {
 	rows, err := q.QueryContext(ctx, alertEventsQuery, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), event.High)
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}
-	return scanEvents(rows, orgID)
+	return ids.scan(rows, orgID)
 }

@@ -117,7 +117,7 @@ func (s *Store) searchPage(ctx context.Context, orgID string, f EventFilter) ([]
 		if err != nil {
 			return fmt.Errorf("search events: %w", err)
 		}
-		if events, err = scanEvents(rows, orgID); err != nil {
+		if events, err = s.eventIDs.scan(rows, orgID); err != nil {
 			return fmt.Errorf("search events: %w", err)
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE `+where, args...).Scan(&total); err != nil {
@@ -131,13 +131,19 @@ func (s *Store) searchPage(ctx context.Context, orgID string, f EventFilter) ([]
 // Event is one of the organization's events, with the record as it was
 // received.
 func (s *Store) Event(ctx context.Context, orgID, id string) (event.Event, error) {
+	// An id derived from a seq is looked up by it; any other by the id
+	// stored with events from before ids were derived.
+	key, arg := "legacy_id = ?", any(id)
+	if seq, ok := s.eventIDs.seqOf(id); ok {
+		key, arg = "seq = ?", seq
+	}
 	var out event.Event
 	err := s.read(ctx, func(tx querier) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE id = ? AND org_id = ?`, id, orgID)
+		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+key+` AND org = `+orgNum, arg, orgID)
 		if err != nil {
 			return fmt.Errorf("event: %w", err)
 		}
-		found, err := scanEvents(rows, orgID)
+		found, seqs, err := s.eventIDs.scanExtra(rows, orgID, nil)
 		if err != nil {
 			return fmt.Errorf("event: %w", err)
 		}
@@ -145,9 +151,9 @@ func (s *Store) Event(ctx context.Context, orgID, id string) (event.Event, error
 			return ErrNotFound
 		}
 		out = found[0]
+		// The seq is the organization's event found above, in this snapshot.
 		var original sql.NullString
-		if err := tx.QueryRowContext(ctx, `SELECT o.original FROM event_originals o JOIN events e ON e.seq = o.seq
-			WHERE e.id = ? AND e.org_id = ?`, id, orgID).Scan(&original); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err := tx.QueryRowContext(ctx, `SELECT original FROM event_originals WHERE seq = ?`, seqs[0]).Scan(&original); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("event's original: %w", err)
 		}
 		out.Original = original.String
@@ -182,13 +188,13 @@ func (s *Store) EachEvent(ctx context.Context, orgID string, f EventFilter, fn f
 			}
 		}
 		err := s.read(ctx, func(tx querier) error {
-			rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+`, seq FROM events WHERE `+where+
+			rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+
 				` AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`,
 				append(args, lastTS, lastSeq, exportBatch)...)
 			if err != nil {
 				return fmt.Errorf("export events: %w", err)
 			}
-			batch, seqs, err = scanEventsSeq(rows, orgID)
+			batch, seqs, err = s.eventIDs.scanExtra(rows, orgID, nil)
 			return err
 		})
 		release()

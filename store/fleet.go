@@ -72,8 +72,8 @@ func (s *Store) FleetLive(ctx context.Context, sc ClientScope) (map[string]*Clie
 		// The sources' rollup, and the events the fold has not reached yet.
 		if err := eachRow(ctx, tx, `SELECT org_id, MAX(last) FROM (
 				SELECT org_id, MAX(last_seen) AS last FROM event_sources WHERE org_id IN `+scopeClients+` GROUP BY org_id
-				UNION ALL SELECT org_id, MAX(ts) FROM events NOT INDEXED WHERE seq > (SELECT events_seq FROM fold_state)
-					AND org_id IN `+scopeClients+` GROUP BY org_id)
+				UNION ALL SELECT n.org_id, MAX(e.ts) FROM events e NOT INDEXED CROSS JOIN org_numbers n ON n.num = e.org
+					WHERE e.seq > (SELECT events_seq FROM fold_state) AND n.org_id IN `+scopeClients+` GROUP BY n.org_id)
 			GROUP BY org_id`, scope, func(rows *sql.Rows) error {
 			var id string
 			var at int64

@@ -53,7 +53,7 @@ const (
 // snapshot. The sequence walk (NOT INDEXED) touches only the backlog,
 // which the fold keeps to about a second of ingest.
 const pendingEvents = `pending AS (SELECT * FROM events NOT INDEXED
-	WHERE seq > (SELECT events_seq FROM fold_state) AND org_id = ?1)`
+	WHERE seq > (SELECT events_seq FROM fold_state) AND org = (SELECT num FROM org_numbers WHERE org_id = ?1))`
 
 // stored notes that events up to seq are committed.
 func (f *fold) stored(seq int64) {
@@ -153,9 +153,10 @@ func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (was, cursor int64, 
 		return 0, 0, sums, fmt.Errorf("fold cursor: %w", err)
 	}
 	was = cursor
-	rows, err := tx.QueryContext(ctx, `SELECT e.seq, e.org_id, e.ts, e.type, e.severity, e.source, e.asset, e.indicator,
+	rows, err := tx.QueryContext(ctx, `SELECT e.seq, n.org_id, e.ts, e.type, e.severity, e.source, e.asset, e.indicator,
 		COALESCE(e.alert_id, ''), COALESCE(a.counted_through, 0)
-		FROM events e LEFT JOIN alerts a ON a.id = e.alert_id WHERE e.seq > ? ORDER BY e.seq LIMIT ?`, cursor, foldChunk)
+		FROM events e CROSS JOIN org_numbers n ON n.num = e.org LEFT JOIN alerts a ON a.id = e.alert_id
+		WHERE e.seq > ? ORDER BY e.seq LIMIT ?`, cursor, foldChunk)
 	if err != nil {
 		return 0, 0, sums, fmt.Errorf("read events to fold: %w", err)
 	}

@@ -187,6 +187,27 @@ func TestBurstWindowRecounted(t *testing.T) {
 			t.Fatalf("after restart:\n%s", got)
 		}
 	})
+	t.Run("restart, the whole window at once", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "g.db")
+		s := openFolding(t, path, "org_a")
+		ingest(t, s, "org_a", append(lows(6, "ws-1", start), lows(7, "ws-3", start)...)...)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s = openFolding(t, path)
+		defer s.Close()
+		// ws-1's batch recounts the window for every asset: ws-3's count
+		// comes from that read, and ws-4, absent from it, has none.
+		ingest(t, s, "org_a", lows(1, "ws-1", start.Add(time.Minute))...)
+		if held := len(s.alerts.orgs["org_a"].windows); held != 2 {
+			t.Fatalf("the recount held %d keys of the window, want ws-1 and ws-3", held)
+		}
+		ingest(t, s, "org_a", append(lows(3, "ws-3", start.Add(2*time.Minute)), lows(2, "ws-4", start.Add(2*time.Minute))...)...)
+		got := derived(t, s, "org_a")
+		if !strings.Contains(got, "alerts 1\nactivity_burst ws-3 sev=2 n=10 listed=10") {
+			t.Fatalf("after restart:\n%s", got)
+		}
+	})
 	t.Run("evicted", func(t *testing.T) {
 		s := openFoldingWith(t, Config{Path: filepath.Join(t.TempDir(), "g.db"), AlertMemoryLimit: 3}, "org_a")
 		defer s.Close()
@@ -309,7 +330,7 @@ func TestMigrationToFold(t *testing.T) {
 	folded, stored := foldCursor(t, s.DB())
 	var ids string
 	var held int
-	s.DB().QueryRow(`SELECT group_concat(id, ' ') FROM (SELECT id FROM events ORDER BY seq)`).Scan(&ids)
+	s.DB().QueryRow(`SELECT group_concat(legacy_id, ' ') FROM (SELECT legacy_id FROM events ORDER BY seq)`).Scan(&ids)
 	s.DB().QueryRow(`SELECT assets FROM threat_indicators`).Scan(&held)
 	if folded != 2 || stored != 2 || ids != "evt_2 evt_1" || held != 2 {
 		t.Fatalf("cursor %d of %d, events %q, assets held %d", folded, stored, ids, held)

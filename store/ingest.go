@@ -83,10 +83,6 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		}
 	}
 	now := s.now()
-	ids := make([]string, len(events))
-	for i := range events {
-		ids[i] = NewID("evt", now)
-	}
 	s.alerts.mu.Lock()
 	defer s.alerts.mu.Unlock()
 	var mem *orgAlertMemory
@@ -103,7 +99,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		if p, err = planAlerts(ctx, tx, mem, orgID, events, now); err != nil {
 			return err
 		}
-		if lastSeq, err = insertEvents(ctx, tx, orgID, events, ids, p.alertOf, now); err != nil {
+		if lastSeq, err = insertEvents(ctx, tx, orgID, events, p.alertOf, now); err != nil {
 			return err
 		}
 		if err := writeAlerts(ctx, tx, orgID, p.alerts, lastSeq, now); err != nil {
@@ -129,8 +125,13 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	if len(opened) > 0 {
 		s.alertSignalled()
 	}
+	ids := make([]string, len(events))
 	if len(events) > 0 {
 		s.fold.stored(lastSeq)
+		first := lastSeq - int64(len(events)) + 1
+		for i := range ids {
+			ids[i] = s.eventIDs.of(first + int64(i))
+		}
 	}
 	return ids, nil
 }
@@ -261,7 +262,11 @@ events:
 // Sequences continue from the highest ever given (fold_state.events_hw),
 // not from the highest stored: the newest events may have been deleted,
 // and a number at or below the fold's cursor would never be folded.
-func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, ids []string, alertOf []*alertDelta, now time.Time) (int64, error) {
+func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, alertOf []*alertDelta, now time.Time) (int64, error) {
+	var org int64
+	if err := tx.QueryRowContext(ctx, `SELECT num FROM org_numbers WHERE org_id = ?`, orgID).Scan(&org); err != nil {
+		return 0, fmt.Errorf("organization's number: %w", err)
+	}
 	var hw int64
 	if err := tx.QueryRowContext(ctx, `UPDATE fold_state SET events_hw = events_hw + ? RETURNING events_hw - ?`,
 		len(events), len(events)).Scan(&hw); err != nil {
@@ -270,13 +275,13 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 	// Events without normalised fields (native ones, most often) leave the
 	// ten columns out: binding them costs a tenth of the insert.
 	withFields := slices.ContainsFunc(events, func(e NewEvent) bool { return !e.Fields.IsZero() })
-	insert := `INSERT INTO events (seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insert := `INSERT INTO events (seq, org, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	if withFields {
 		insert = `INSERT INTO events
-		(seq, id, org_id, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at,
+		(seq, org, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at,
 		src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	}
 	stmt, err := tx.PrepareContext(ctx, insert)
 	if err != nil {
@@ -300,7 +305,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		if e.Details != nil {
 			details = sql.NullString{String: string(e.Details), Valid: true}
 		}
-		args := []any{hw + int64(i) + 1, ids[i], orgID, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
+		args := []any{hw + int64(i) + 1, org, ms(e.Timestamp), e.Type, e.Severity, e.Source, e.Asset,
 			e.Message, e.Indicator, details, alertID, received}
 		if withFields {
 			f := e.Fields

@@ -85,7 +85,7 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := raw(`SELECT COUNT(*) FROM events WHERE org_id = 'org_a' AND ts >= ?`, floorMS(ms(since), hourMS))
+	want := raw(`SELECT COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = 'org_a') AND ts >= ?`, floorMS(ms(since), hourMS))
 	if fmt.Sprint(c.Total) != want[0][0] || c.BySeverity.Total() != c.Total {
 		t.Errorf("events since: %d, want %s", c.Total, want[0][0])
 	}
@@ -99,7 +99,7 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 		got = append(got, fmt.Sprint(ms(d.Day), " ", d.BySeverity.Total()))
 	}
 	var wantDays []string
-	for _, r := range raw(`SELECT ts / ?1 * ?1, COUNT(*) FROM events WHERE org_id = 'org_a' GROUP BY 1 ORDER BY 1`, dayMS) {
+	for _, r := range raw(`SELECT ts / ?1 * ?1, COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = 'org_a') GROUP BY 1 ORDER BY 1`, dayMS) {
 		wantDays = append(wantDays, r[0]+" "+r[1])
 	}
 	if !slices.Equal(got, wantDays) {
@@ -110,7 +110,7 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantAssets := raw(`SELECT asset, COUNT(*) AS n FROM events WHERE org_id = 'org_a' AND ts >= ? GROUP BY asset
+	wantAssets := raw(`SELECT asset, COUNT(*) AS n FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = 'org_a') AND ts >= ? GROUP BY asset
 		ORDER BY n DESC, asset LIMIT 5`, floorMS(ms(since), dayMS))
 	if fmt.Sprint(tallyRows(assets)) != fmt.Sprint(wantAssets) {
 		t.Errorf("assets %v, want %v", tallyRows(assets), wantAssets)
@@ -121,7 +121,7 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Counted over the window (from the start of its first day), not all time.
-	wantIndicators := raw(`SELECT indicator, COUNT(*) AS n FROM events WHERE org_id = 'org_a' AND indicator != '' AND ts >= ?
+	wantIndicators := raw(`SELECT indicator, COUNT(*) AS n FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = 'org_a') AND indicator != '' AND ts >= ?
 		GROUP BY indicator ORDER BY n DESC, indicator LIMIT 20`, floorMS(ms(since), dayMS))
 	if fmt.Sprint(tallyRows(indicators)) != fmt.Sprint(wantIndicators) {
 		t.Errorf("indicators %v, want %v", tallyRows(indicators), wantIndicators)
@@ -136,7 +136,7 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 		got = append(got, fmt.Sprint(src.Name, " ", src.Count, " ", ms(src.LastSeen)))
 	}
 	var wantSources []string
-	for _, r := range raw(`SELECT source, COUNT(*), MAX(ts) FROM events WHERE org_id = 'org_a' GROUP BY source ORDER BY MAX(ts) DESC, source`) {
+	for _, r := range raw(`SELECT source, COUNT(*), MAX(ts) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = 'org_a') GROUP BY source ORDER BY MAX(ts) DESC, source`) {
 		wantSources = append(wantSources, strings.Join(r, " "))
 	}
 	if !slices.Equal(got, wantSources) {
@@ -144,7 +144,7 @@ func TestReadsAnswerOnAFullDisk(t *testing.T) {
 	}
 
 	// Threats, page by page, in the order the fold will leave them.
-	wantThreats := raw(`SELECT indicator, COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events WHERE org_id = 'org_a' AND indicator != ''
+	wantThreats := raw(`SELECT indicator, COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = 'org_a') AND indicator != ''
 		GROUP BY indicator ORDER BY MAX(ts) DESC, indicator`)
 	got = nil
 	for offset := 0; ; offset += 5 {

@@ -39,7 +39,7 @@ func TestRecentCountsStayExact(t *testing.T) {
 					t.Fatal(err)
 				}
 				var want, high int
-				s.reader.QueryRow(`SELECT COUNT(*), COALESCE(SUM(severity >= 3), 0) FROM events WHERE org_id = ? AND ts >= ?`,
+				s.reader.QueryRow(`SELECT COUNT(*), COALESCE(SUM(severity >= 3), 0) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?) AND ts >= ?`,
 					org, floorMS(ms(since), hourMS)).Scan(&want, &high)
 				if got.Total != want || got.BySeverity.AtLeast(event.High) != high {
 					t.Fatalf("%s, %s since %v ago: %d (%d high), want %d (%d high)", step, org, back, got.Total,

@@ -34,7 +34,7 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 	}
 	err = s.read(ctx, func(tx querier) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events INDEXED BY events_org_ts
-			WHERE org_id = ? AND ts >= ? LIMIT ?)`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
+			WHERE org = `+orgNum+` AND ts >= ? LIMIT ?)`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
 		// The newest MaxScannedEvents are searched for the term anywhere;
@@ -42,16 +42,16 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 		// in the whole period, however many events came since.
 		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq IN (
 			SELECT seq FROM (SELECT * FROM events INDEXED BY events_org_ts
-				WHERE org_id = ?1 AND ts >= ?2 ORDER BY ts DESC LIMIT ?4) AS recent
+				WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND ts >= ?2 ORDER BY ts DESC LIMIT ?4) AS recent
 			WHERE asset = ?3 COLLATE NOCASE OR instr(lower(indicator), lower(?3)) > 0 OR instr(lower(message), lower(?3)) > 0
 				OR instr(lower(details), lower(?6)) > 0 OR user_name = ?3 COLLATE NOCASE
-			UNION SELECT seq FROM events WHERE org_id = ?1 AND src_ip = ?7 AND ts >= ?2
-			UNION SELECT seq FROM events WHERE org_id = ?1 AND dst_ip = ?7 AND ts >= ?2)
+			UNION SELECT seq FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND src_ip = ?7 AND ts >= ?2
+			UNION SELECT seq FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND dst_ip = ?7 AND ts >= ?2)
 			ORDER BY ts DESC LIMIT ?5`, orgID, ms(since), term, MaxScannedEvents, MaxMatchedEvents, inDetails, addrColumn(addr))
 		if err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
-		if events, err = scanEvents(rows, orgID); err != nil {
+		if events, err = s.eventIDs.scan(rows, orgID); err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
 		return nil

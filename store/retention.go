@@ -22,14 +22,15 @@ const pruneBatch = 200
 // An organization with its own retention (SetOrgRetention) is pruned by
 // it; the others by keep (0: for good).
 func (s *Store) PruneEvents(ctx context.Context, now time.Time, keep time.Duration) (int, error) {
-	return s.pruneFirstOrg(ctx, "events", now, keep, s.pruneOrgEvents)
+	return s.pruneFirstOrg(ctx, "events WHERE org = (SELECT num FROM org_numbers WHERE org_id = o.id)", now, keep, s.pruneOrgEvents)
 }
 
-// pruneFirstOrg runs prune for the organizations holding rows of table
-// (which has an (org_id, ts) index) older than cutoff, until one deletes
+// pruneFirstOrg runs prune for the organizations holding rows older than
+// cutoff (orgRows: a table with an index on its organization and ts, and
+// the condition of organization o.id's rows), until one deletes
 // something. The organizations are found by a read, so a pass with
 // nothing old takes no write lock.
-func (s *Store) pruneFirstOrg(ctx context.Context, table string, now time.Time, keep time.Duration,
+func (s *Store) pruneFirstOrg(ctx context.Context, orgRows string, now time.Time, keep time.Duration,
 	prune func(ctx context.Context, org string, cutoff time.Time) (int, error)) (int, error) {
 	type orgKeep struct {
 		id   string
@@ -37,7 +38,7 @@ func (s *Store) pruneFirstOrg(ctx context.Context, table string, now time.Time, 
 	}
 	orgs, err := queryAll(ctx, s.reads(), "orgs to prune", `SELECT id, keep FROM
 		(SELECT id, COALESCE(retention_ms, ?1) AS keep FROM orgs) o
-		WHERE keep > 0 AND EXISTS (SELECT 1 FROM `+table+` WHERE org_id = o.id AND ts < ?2 - o.keep) ORDER BY id`,
+		WHERE keep > 0 AND EXISTS (SELECT 1 FROM `+orgRows+` AND ts < ?2 - o.keep) ORDER BY id`,
 		[]any{keep.Milliseconds(), ms(now)}, func(rows *sql.Rows) (orgKeep, error) {
 			var o orgKeep
 			return o, rows.Scan(&o.id, &o.keep)
@@ -96,7 +97,7 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 		// Folded events only: what the fold has not counted is not in the
 		// counters to take it out of.
 		evs, err := queryAll(ctx, tx, "events to prune", `SELECT seq, ts, type, severity, source, asset, indicator, `+eventBytesSQL+` FROM events
-			WHERE org_id = ? AND ts < ? AND seq <= (SELECT events_seq FROM fold_state) LIMIT ?`, []any{org, ms(cutoff), pruneBatch},
+			WHERE org = `+orgNum+` AND ts < ? AND seq <= (SELECT events_seq FROM fold_state) LIMIT ?`, []any{org, ms(cutoff), pruneBatch},
 			func(rows *sql.Rows) (prunedEvent, error) {
 				var e prunedEvent
 				return e, rows.Scan(&e.seq, &e.ts, &e.typ, &e.sev, &e.source, &e.asset, &e.indicator, &e.bytes)
@@ -224,7 +225,7 @@ func (s *Store) forgetRecent(org string) {
 // PruneDNS deletes up to pruneBatch DNS queries older than cutoff, taking
 // them out of the hourly and blocked-domain counts in the same transaction.
 func (s *Store) PruneDNS(ctx context.Context, now time.Time, keep time.Duration) (int, error) {
-	return s.pruneFirstOrg(ctx, "dns_queries", now, keep, s.pruneOrgDNS)
+	return s.pruneFirstOrg(ctx, "dns_queries WHERE org_id = o.id", now, keep, s.pruneOrgDNS)
 }
 
 func (s *Store) pruneOrgDNS(ctx context.Context, org string, cutoff time.Time) (int, error) {

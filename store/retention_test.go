@@ -84,15 +84,15 @@ func TestPruneKeepsCountersExact(t *testing.T) {
 	foldAll(t, s)
 	// Every counter equals what the rows left say.
 	for _, c := range []struct{ name, counter, raw string }{
-		{"totals", `SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE org_id = ?1`, `SELECT COUNT(*) FROM events WHERE org_id = ?1`},
+		{"totals", `SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE org_id = ?1`, `SELECT COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1)`},
 		{"hourly", `SELECT COUNT(*) FROM (SELECT hour, type, severity, n FROM event_rollup WHERE org_id = ?1 EXCEPT
-			SELECT ts - ts % 3600000, type, severity, COUNT(*) FROM events WHERE org_id = ?1 GROUP BY 1, 2, 3)`, `SELECT 0`},
+			SELECT ts - ts % 3600000, type, severity, COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) GROUP BY 1, 2, 3)`, `SELECT 0`},
 		{"assets", `SELECT COUNT(*) FROM (SELECT day, asset, n FROM asset_rollup WHERE org_id = ?1 EXCEPT
-			SELECT ts - ts % 86400000, asset, COUNT(*) FROM events WHERE org_id = ?1 GROUP BY 1, 2)`, `SELECT 0`},
+			SELECT ts - ts % 86400000, asset, COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) GROUP BY 1, 2)`, `SELECT 0`},
 		{"indicators by day", `SELECT COUNT(*) FROM (SELECT day, indicator, n FROM indicator_rollup WHERE org_id = ?1 EXCEPT
-			SELECT ts - ts % 86400000, indicator, COUNT(*) FROM events WHERE org_id = ?1 AND indicator != '' GROUP BY 1, 2)`, `SELECT 0`},
+			SELECT ts - ts % 86400000, indicator, COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND indicator != '' GROUP BY 1, 2)`, `SELECT 0`},
 		{"indicators", `SELECT COUNT(*) FROM (SELECT indicator, n FROM threat_indicators WHERE org_id = ?1 EXCEPT
-			SELECT indicator, COUNT(*) FROM events WHERE org_id = ?1 AND indicator != '' GROUP BY 1)`, `SELECT 0`},
+			SELECT indicator, COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND indicator != '' GROUP BY 1)`, `SELECT 0`},
 		{"dns hourly", `SELECT COUNT(*) FROM (SELECT hour, category, n FROM dns_rollup WHERE org_id = ?1 EXCEPT
 			SELECT ts - ts % 3600000, category, COUNT(*) FROM dns_queries WHERE org_id = ?1 GROUP BY 1, 2)`, `SELECT 0`},
 		{"blocked domains", `SELECT COUNT(*) FROM (SELECT domain, n FROM dns_blocked_domains WHERE org_id = ?1 EXCEPT
@@ -109,7 +109,7 @@ func TestPruneKeepsCountersExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := one(`SELECT COUNT(*) FROM events WHERE org_id = 'org_a'`); int64(got.Total) != want {
+	if want := one(`SELECT COUNT(*) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = 'org_a')`); int64(got.Total) != want {
 		t.Fatalf("events since: %d, want %d", got.Total, want)
 	}
 }
@@ -228,8 +228,8 @@ func TestPruneByOrganizationRetention(t *testing.T) {
 	}
 	for org, want := range map[string]int{"org_a": 5, "org_b": 20, "org_c": 30} {
 		var n, originals int
-		s.reader.QueryRow(`SELECT COUNT(*), (SELECT COUNT(*) FROM event_originals o JOIN events e USING (seq) WHERE e.org_id = ?1)
-			FROM events WHERE org_id = ?1`, org).Scan(&n, &originals)
+		s.reader.QueryRow(`SELECT COUNT(*), (SELECT COUNT(*) FROM event_originals o JOIN events e USING (seq) WHERE e.org = (SELECT num FROM org_numbers WHERE org_id = ?1))
+			FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1)`, org).Scan(&n, &originals)
 		if n != want || originals != want {
 			t.Errorf("%s keeps %d events, %d originals; want %d", org, n, originals, want)
 		}
@@ -238,7 +238,7 @@ func TestPruneByOrganizationRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stored int64
-		s.reader.QueryRow(`SELECT COALESCE(SUM(`+eventBytesSQL+`), 0) FROM events WHERE org_id = ?`, org).Scan(&stored)
+		s.reader.QueryRow(`SELECT COALESCE(SUM(`+eventBytesSQL+`), 0) FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?)`, org).Scan(&stored)
 		if u.Bytes != stored {
 			t.Errorf("%s: usage %d, its events take %d", org, u.Bytes, stored)
 		}

@@ -26,6 +26,8 @@ import (
 type Store struct {
 	writer *sql.DB
 	reader *sql.DB
+	// eventIDs derives events' ids from their seq (eventid.go).
+	eventIDs eventIDs
 	// scans is the turn of the searches that read every event of their
 	// period (eventsearch.go): one at a time, so that no burst of them
 	// holds every reader the pages and the health check need.
@@ -119,6 +121,10 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		return nil, err
 	}
 	if err := renormalizeEmails(ctx, writer); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	if s.eventIDs, err = loadEventIDs(ctx, writer); err != nil {
 		writer.Close()
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.T
 	if ok {
 		// The events past the cursor the counts are exact for.
 		rows, err = s.reads().QueryContext(ctx, `SELECT type, severity, COUNT(*) FROM events NOT INDEXED
-			WHERE seq > ? AND org_id = ? AND ts >= ? GROUP BY type, severity`, cursor, orgID, hour)
+			WHERE seq > ? AND org = `+orgNum+` AND ts >= ? GROUP BY type, severity`, cursor, orgID, hour)
 	} else {
 		c = EventCounts{ByType: map[string]int{}}
 		rows, err = s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT type, severity, SUM(n) FROM (
