@@ -1181,3 +1181,27 @@ CREATE TABLE event_originals (
 ) STRICT;
 INSERT INTO event_originals (seq, original) SELECT seq, original FROM originals_v26 ORDER BY seq;
 DROP TABLE originals_v26;
+
+-- migration: 27
+-- Text search through an index instead of a scan: each event's words
+-- (event.IndexWords) in an FTS5 table without content, as tokens that
+-- carry the organization's number (store/eventtext.go); and the range of
+-- times of each block of 4,096 seqs, so that a search's newest page stops
+-- reading candidates once no older one can be newer. Events stored before
+-- are indexed when the server starts (event_text_backfill).
+CREATE VIRTUAL TABLE event_text USING fts5(words, content='', contentless_delete=1, detail=none,
+    tokenize="unicode61 tokenchars '_'");
+CREATE TRIGGER events_text_delete AFTER DELETE ON events BEGIN
+    DELETE FROM event_text WHERE rowid = OLD.seq;
+END;
+CREATE TABLE event_blocks (
+    block   INTEGER PRIMARY KEY,
+    min_ts  INTEGER NOT NULL,
+    max_ts  INTEGER NOT NULL
+) STRICT;
+INSERT INTO event_blocks (block, min_ts, max_ts) SELECT seq >> 12, MIN(ts), MAX(ts) FROM events GROUP BY 1;
+CREATE TABLE event_text_backfill (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    next_seq  INTEGER NOT NULL
+) STRICT;
+INSERT INTO event_text_backfill (id, next_seq) SELECT 1, MIN(seq) FROM events HAVING COUNT(*) > 0;

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 26
+-- Schema version (PRAGMA user_version): 27
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -297,6 +297,12 @@ CREATE TABLE email_claims (
 ) STRICT;
 CREATE INDEX email_claims_email ON email_claims (email, created_at);
 
+CREATE TABLE event_blocks (
+    block   INTEGER PRIMARY KEY,
+    min_ts  INTEGER NOT NULL,
+    max_ts  INTEGER NOT NULL
+) STRICT;
+
 CREATE TABLE event_counts (
     org_id    TEXT NOT NULL,
     type      TEXT NOT NULL,
@@ -333,6 +339,22 @@ CREATE TABLE event_sources (
     PRIMARY KEY (org_id, source)
 ) STRICT, WITHOUT ROWID;
 
+CREATE VIRTUAL TABLE event_text USING fts5(words, content='', contentless_delete=1, detail=none,
+    tokenize="unicode61 tokenchars '_'");
+
+CREATE TABLE event_text_backfill (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    next_seq  INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE 'event_text_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+
+CREATE TABLE 'event_text_data'(id INTEGER PRIMARY KEY, block BLOB);
+
+CREATE TABLE 'event_text_docsize'(id INTEGER PRIMARY KEY, sz BLOB, origin INTEGER);
+
+CREATE TABLE 'event_text_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
+
 CREATE TABLE "events" (
     seq           INTEGER PRIMARY KEY,
     org           INTEGER NOT NULL REFERENCES org_numbers(num) ON DELETE CASCADE,
@@ -365,6 +387,9 @@ CREATE INDEX events_org_severity_ts ON events (org, severity, ts);
 CREATE INDEX events_org_src_ip ON events (org, src_ip, ts) WHERE src_ip IS NOT NULL;
 CREATE INDEX events_org_ts ON events (org, ts);
 CREATE INDEX events_org_user ON events (org, user_name, ts) WHERE user_name IS NOT NULL;
+CREATE TRIGGER events_text_delete AFTER DELETE ON events BEGIN
+    DELETE FROM event_text WHERE rowid = OLD.seq;
+END;
 
 CREATE TABLE fold_state (
     id          INTEGER PRIMARY KEY CHECK (id = 1),

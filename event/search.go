@@ -2,6 +2,7 @@ package event
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 
 	"garrison/valid"
@@ -37,6 +38,12 @@ func ParseSearch(p *valid.Problems, q SearchQuery) Search {
 	s.DstIP = parsePrefix(p, "dst_ip", q.DstIP)
 	for _, f := range []struct{ name, value string }{{"asset", q.Asset}, {"user", q.User}, {"rule", q.Rule}, {"source", q.Source}, {"q", q.Q}} {
 		p.Check(len(f.value) <= maxSearchText && valid.Text(f.value), f.name, "must be at most 256 bytes of text")
+	}
+	if q.Q != "" {
+		words := QueryWords(q.Q)
+		p.Check(len(words) > 0, "q", "must hold a word (letters or digits), not only punctuation")
+		p.Check(!slices.ContainsFunc(words, func(w string) bool { return len(w) > maxWordBytes }), "q",
+			"must hold words of at most 128 bytes")
 	}
 	return s
 }

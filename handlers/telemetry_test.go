@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -156,14 +157,33 @@ func TestEventSearchAgainstBruteForce(t *testing.T) {
 		p := netip.MustParsePrefix(cidr)
 		return func(s string) bool { a, err := netip.ParseAddr(s); return err == nil && p.Contains(a) }
 	}
-	has := func(needle string) func(map[string]any) bool {
+	// has: every word of q is a word of the message, rule or indicator,
+	// or a part of one between joining punctuation (docs/api.md).
+	word := regexp.MustCompile("[^\\s\"'`,;()\\[\\]{}<>|!?*]+")
+	joining := regexp.MustCompile(`[./\\:\-_@=#&+%$~^]+`)
+	words := func(s string, parts bool) []string {
+		var out []string
+		for _, w := range word.FindAllString(strings.ToLower(s), -1) {
+			w = strings.Trim(w, `./\:-_@=#&+%$~^`)
+			out = append(out, w)
+			if parts {
+				out = append(out, joining.Split(w, -1)...)
+			}
+		}
+		return out
+	}
+	has := func(q string) func(map[string]any) bool {
 		return func(ev map[string]any) bool {
+			var held []string
 			for _, s := range []string{str(ev, "message"), field(ev, "rule"), str(ev, "indicator")} {
-				if strings.Contains(strings.ToLower(s), strings.ToLower(needle)) {
-					return true
+				held = append(held, words(s, true)...)
+			}
+			for _, w := range words(q, false) {
+				if !slices.Contains(held, w) {
+					return false
 				}
 			}
-			return false
+			return true
 		}
 	}
 	cases := []struct {
@@ -180,7 +200,14 @@ func TestEventSearchAgainstBruteForce(t *testing.T) {
 		{"source=zeek", func(ev map[string]any) bool { return str(ev, "source") == "zeek" }},
 		{"q=failed+PASSWORD", has("failed password")},
 		{"q=50%25", has("50%")},
-		{"q=_", has("_")},
+		{"q=24.151.103.17", has("24.151.103.17")},
+		{"q=103", has("103")},
+		{"q=failed&order=asc", has("failed")},
+		{"q=failed&sort=severity", has("failed")},
+		{"q=failed&from=2020-09-01T00:00:00Z&to=2026-11-21T10:00:00Z", func(ev map[string]any) bool {
+			ts, _ := time.Parse(time.RFC3339, str(ev, "timestamp"))
+			return has("failed")(ev) && !ts.Before(time.Date(2020, 9, 1, 0, 0, 0, 0, time.UTC)) && !ts.After(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
+		}},
 		{"source=syslog&user=root&severity=low", func(ev map[string]any) bool {
 			return str(ev, "source") == "syslog" && field(ev, "user") == "root" && str(ev, "severity") == "low"
 		}},
@@ -195,11 +222,22 @@ func TestEventSearchAgainstBruteForce(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
-			var want []string
+			var selected []map[string]any
 			for i := len(all) - 1; i >= 0; i-- { // the list is newest first: reversed export order, ties by arrival
 				if c.want(all[i]) {
-					want = append(want, str(all[i], "id"))
+					selected = append(selected, all[i])
 				}
+			}
+			if strings.Contains(c.query, "sort=severity") { // worst first, then as before
+				rank := map[string]int{"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+				slices.SortStableFunc(selected, func(a, b map[string]any) int { return rank[str(a, "severity")] - rank[str(b, "severity")] })
+			}
+			if strings.Contains(c.query, "order=asc") {
+				slices.Reverse(selected)
+			}
+			var want []string
+			for _, ev := range selected {
+				want = append(want, str(ev, "id"))
 			}
 			var got []string
 			total := -1
@@ -219,13 +257,15 @@ func TestEventSearchAgainstBruteForce(t *testing.T) {
 			if total != len(want) || !slices.Equal(got, want) {
 				t.Fatalf("total %d, %d ids; brute force %d (first got %v, want %v)", total, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
 			}
-			if n := len(exportAll(t, e, key, "&"+c.query)); n != len(want) {
+			filter := strings.NewReplacer("&order=asc", "", "&sort=severity", "").Replace(c.query)
+			if n := len(exportAll(t, e, key, "&"+filter)); n != len(want) {
 				t.Fatalf("export of the same filter: %d events, want %d", n, len(want))
 			}
 		})
 	}
 	for _, bad := range []struct{ query, field string }{
 		{"src_ip=10.0.0", "src_ip"}, {"dst_ip=10.0.0.0/33", "dst_ip"}, {"q=" + strings.Repeat("x", 257), "q"},
+		{"q=_", "q"}, {"q=" + strings.Repeat("x", 129), "q"},
 		{"user=a%00b", "user"}, {"source=" + strings.Repeat("s", 300), "source"},
 	} {
 		e.Do("GET", "/api/events?"+bad.query, key, nil).WantFields(t, bad.field)

@@ -80,7 +80,7 @@ func alertSearch(where string, args []any, q event.Search) (string, []any) {
 	}
 	q.Asset, q.Text = "", ""
 	if q.Any() {
-		clause, a := searchClause(q, "e.", []string{"e.alert_id = alerts.id", "e.org = (SELECT num FROM org_numbers WHERE org_id = alerts.org_id)"}, nil)
+		clause, a := searchClause(q, "", "e.", []string{"e.alert_id = alerts.id", "e.org = (SELECT num FROM org_numbers WHERE org_id = alerts.org_id)"}, nil)
 		where += " AND EXISTS (SELECT 1 FROM events e WHERE " + strings.Join(clause, " AND ") + ")"
 		args = append(args, a...)
 	}

@@ -19,7 +19,7 @@ var (
 	// ErrSearchTooLong: a search that reads every event of its period did
 	// not finish in searchTimeout (or waited that long for its turn).
 	ErrSearchTooLong = fault.New(fault.Unavailable, "This search reads every event of its period and took longer than "+
-		"10 seconds: narrow it with a time range (from, to), an address (src_ip, dst_ip) or a user")
+		"10 seconds: narrow it with a time range (from, to), words (q), an address (src_ip, dst_ip) or a user")
 	// ErrEmailTaken: another account already has the e-mail address.
 	ErrEmailTaken = fault.New(fault.Conflict, "This e-mail address already has a Garrison account")
 	// ErrInvalidToken: a reset, verification or invite token that is unknown,

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"garrison/event"
 )
 
 func TestEventIDs(t *testing.T) {
@@ -78,6 +80,11 @@ func TestEventIDsAcrossTheUpgrade(t *testing.T) {
 	old, err := s.Event(ctx, "org_a", "evt_01kold0000000000000000000a")
 	if err != nil || old.Message != "old" || old.Original != `{"as":"received"}` {
 		t.Fatalf("the old event: %+v, %v", old, err)
+	}
+	// Indexed when the store opened (event_text_backfill): found by its words.
+	if found, n, err := s.Events(ctx, "org_a", EventFilter{Search: event.Search{Text: "OLD"}, Page: Page{Limit: 5}}); err != nil || n != 1 ||
+		len(found) != 1 || found[0].ID != old.ID {
+		t.Fatalf("the old event by its words: %d %+v %v", n, found, err)
 	}
 	ids, err := s.Ingest(ctx, "org_a", lows(1, "ws-2", foldNow), nil)
 	if err != nil {

@@ -148,7 +148,7 @@ func (f EventFilter) where(orgID string, b bounds) (string, []any) {
 	if b.hi < openHigh {
 		clause, args = append(clause, "ts < ?"), append(args, b.hi)
 	}
-	clause, args = searchClause(f.Search, "", clause, args)
+	clause, args = searchClause(f.Search, orgID, "", clause, args)
 	return f.clause(clause, args)
 }
 

@@ -19,9 +19,9 @@ func likePattern(text string) string { return "%" + likeEscape.Replace(text) + "
 
 // searchClause adds a search's conditions on events (their columns as
 // named, with prefix: "" or "e."); addresses and users have their own
-// indexes, the other fields narrow a scan. Text is sought in the message,
-// rule and indicator, ignoring ASCII case.
-func searchClause(q event.Search, prefix string, clause []string, args []any) ([]string, []any) {
+// indexes, the other fields narrow a scan, and words are found through
+// event_text (eventtext.go), the organization's (orgID) tokens.
+func searchClause(q event.Search, orgID, prefix string, clause []string, args []any) ([]string, []any) {
 	addr := func(column string, p netip.Prefix) {
 		if !p.IsValid() {
 			return
@@ -41,9 +41,9 @@ func searchClause(q event.Search, prefix string, clause []string, args []any) ([
 		}
 	}
 	if q.Text != "" {
-		pattern := likePattern(q.Text)
-		clause = append(clause, `(`+prefix+`message LIKE ? ESCAPE '\' OR `+prefix+`rule LIKE ? ESCAPE '\' OR `+prefix+`indicator LIKE ? ESCAPE '\')`)
-		args = append(args, pattern, pattern, pattern)
+		clause = append(clause, prefix+`seq IN (SELECT rowid FROM event_text WHERE event_text MATCH
+			replace(?, '#', (SELECT num FROM org_numbers WHERE org_id = ?)))`)
+		args = append(args, textMatch(event.QueryWords(q.Text)), orgID)
 	}
 	return clause, args
 }
@@ -52,11 +52,11 @@ func searchClause(q event.Search, prefix string, clause []string, args []any) ([
 // its wait for its turn included.
 const searchTimeout = 10 * time.Second
 
-// scans reports whether a search reads every event of its period: text,
-// and names without an index of their own, when no address or user
-// narrows it through theirs.
+// scans reports whether a search reads every event of its period: names
+// without an index of their own, when no words, address or user narrow it
+// through theirs.
 func scans(q event.Search) bool {
-	return q.Text != "" || !(q.SrcIP.IsValid() || q.DstIP.IsValid() || q.User != "")
+	return !(q.Text != "" || q.SrcIP.IsValid() || q.DstIP.IsValid() || q.User != "")
 }
 
 // scanTurn waits for the turn of a scanning search, bounded by
@@ -100,6 +100,16 @@ func (s *Store) searchEvents(ctx context.Context, orgID string, f EventFilter) (
 }
 
 func (s *Store) searchPage(ctx context.Context, orgID string, f EventFilter) ([]event.Event, int, error) {
+	if f.Search.Text != "" {
+		var events []event.Event
+		var total int
+		err := s.read(ctx, func(tx querier) error {
+			var err error
+			events, total, err = s.textPage(ctx, tx, orgID, f)
+			return err
+		})
+		return events, total, err
+	}
 	where, args := f.where(orgID, f.bounds())
 	dir := "DESC"
 	if f.Ascending {

@@ -88,6 +88,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	var mem *orgAlertMemory
 	var p alertPlan
 	var lastSeq int64
+	var blocks []blockRange
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		if err := s.chargeUsage(ctx, tx, orgID, events, dns); err != nil {
@@ -100,6 +101,9 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 			return err
 		}
 		if lastSeq, err = insertEvents(ctx, tx, orgID, events, p.alertOf, now); err != nil {
+			return err
+		}
+		if blocks, err = writeBlocks(ctx, tx, lastSeq-int64(len(events))+1, events); err != nil {
 			return err
 		}
 		if err := writeAlerts(ctx, tx, orgID, p.alerts, lastSeq, now); err != nil {
@@ -124,6 +128,9 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	mem.commit(p.windows, opened, s.alerts.limit)
 	if len(opened) > 0 {
 		s.alertSignalled()
+	}
+	for _, b := range blocks {
+		s.blocks.add(b.block, b.lo, b.hi)
 	}
 	ids := make([]string, len(events))
 	if len(events) > 0 {
@@ -288,6 +295,12 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		return 0, fmt.Errorf("prepare event insert: %w", err)
 	}
 	defer stmt.Close()
+	text, err := tx.PrepareContext(ctx, `INSERT INTO event_text (rowid, words) VALUES (?, ?)`)
+	if err != nil {
+		return 0, fmt.Errorf("prepare event text insert: %w", err)
+	}
+	defer text.Close()
+	var words []byte
 	var originals *sql.Stmt
 	defer func() {
 		if originals != nil {
@@ -315,6 +328,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return 0, fmt.Errorf("insert event %d: %w", i, err)
+		}
+		if words = textOf(words[:0], org, e.Message, e.Fields.Rule, e.Indicator); len(words) > 0 {
+			if _, err := text.ExecContext(ctx, hw+int64(i)+1, string(words)); err != nil {
+				return 0, fmt.Errorf("index event %d's words: %w", i, err)
+			}
 		}
 		if e.Original == "" {
 			continue

@@ -28,6 +28,9 @@ type Store struct {
 	reader *sql.DB
 	// eventIDs derives events' ids from their seq (eventid.go).
 	eventIDs eventIDs
+	// blocks bounds the times of each block of seqs, for text search's
+	// pages (eventtext.go).
+	blocks timeBlocks
 	// scans is the turn of the searches that read every event of their
 	// period (eventsearch.go): one at a time, so that no burst of them
 	// holds every reader the pages and the health check need.
@@ -125,6 +128,14 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		return nil, err
 	}
 	if s.eventIDs, err = loadEventIDs(ctx, writer); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	if err := s.backfillText(ctx, writer); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	if err := s.blocks.load(ctx, writer); err != nil {
 		writer.Close()
 		return nil, err
 	}

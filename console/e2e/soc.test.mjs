@@ -545,7 +545,7 @@ test('hunting: search any field, a bad filter named beside it, pivot on a value,
   const { context, page, w } = await signedIn();
   await open(page, '/events');
   await page.getByLabel('Source IP').fill('203.0.113.0/24');
-  await page.getByLabel('Text').fill('FAILED');
+  await page.getByLabel('Words').fill('FAILED');
   await page.getByRole('button', { name: 'Search' }).click();
   await page.waitForFunction(() => new URLSearchParams(location.search).get('src_ip') === '203.0.113.0/24');
   await settle(page);

@@ -20,7 +20,7 @@ const types = ['threat_detected', 'blocked_connection', 'dns_anomaly', 'policy_v
 const sources = ['suricata', 'wazuh', 'zeek', 'windows', 'syslog', 'webhook:native'];
 // The search fields, as the API names them, with their labels.
 const searchFields = [
-  ['q', 'Text', 'in message, rule or indicator'],
+  ['q', 'Words', 'in message, rule or indicator'],
   ['src_ip', 'Source IP', '203.0.113.0/24'],
   ['dst_ip', 'Destination IP', '10.0.0.5'],
   ['asset', 'Asset', 'ws-07'],

@@ -1,0 +1,414 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"garrison/event"
+)
+
+// Text search reads an index instead of the events: event_text (FTS5,
+// without content, rowid = seq) holds each event's words (event.IndexWords)
+// as tokens of its organization, so a word's events are one doclist and
+// its count is exact without reading a row. The newest (or oldest) page
+// walks the candidates by seq and stops once no candidate left can come
+// before the page's last: event_blocks bounds the times of each block of
+// 4,096 seqs.
+
+// textBlockBits makes a block of 4,096 seqs.
+const textBlockBits = 12
+
+// textToken appends word as event_text holds it for organization org:
+// "o", the number, "_", then the word with every byte outside a-z and 0-9
+// written as _ and two hex digits. The tokenizer takes letters, digits
+// and _, so a token is read whole, and no organization's word is
+// another's.
+func textToken(b []byte, org int64, word string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, 'o')
+	b = strconv.AppendInt(b, org, 10)
+	b = append(b, '_')
+	for i := range len(word) {
+		c := word[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			b = append(b, c)
+			continue
+		}
+		b = append(b, '_', hex[c>>4], hex[c&15])
+	}
+	return b
+}
+
+// textOf is an event's row of event_text: its indexed words' tokens.
+func textOf(b []byte, org int64, message, rule, indicator string) []byte {
+	event.IndexWords(func(w string) {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = textToken(b, org, w)
+	}, message, rule, indicator)
+	return b
+}
+
+// textMatch is the FTS5 query of events holding every word, with # for
+// the organization's number (the statement puts it in: replace).
+func textMatch(words []string) string {
+	var b []byte
+	for i, w := range words {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		n := len(b)
+		b = textToken(append(b, '"'), 0, w)
+		b[n+2] = '#' // "o0_…: the number's one digit
+		b = append(b, '"')
+	}
+	return string(b)
+}
+
+// timeBlocks holds event_blocks in memory for the pages' stopping rule.
+// A block below the last one held is final (seqs are handed out in
+// order); the last and any newer are read from the table in the page's
+// own snapshot, so a bound is never narrower than what the snapshot holds.
+type timeBlocks struct {
+	mu       sync.RWMutex
+	min, max []int64 // by block; min > max for a block without events
+}
+
+func (t *timeBlocks) load(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, `SELECT block, min_ts, max_ts FROM event_blocks ORDER BY block`)
+	if err != nil {
+		if strings.Contains(err.Error(), "no such table") {
+			return nil // a test's schema of a few tables
+		}
+		return fmt.Errorf("read event blocks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b, lo, hi int64
+		if err := rows.Scan(&b, &lo, &hi); err != nil {
+			return fmt.Errorf("read event blocks: %w", err)
+		}
+		t.add(b, lo, hi)
+	}
+	return rows.Err()
+}
+
+// add widens block b's range.
+func (t *timeBlocks) add(b, lo, hi int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for int64(len(t.min)) <= b {
+		t.min, t.max = append(t.min, 1<<62), append(t.max, -1<<62)
+	}
+	t.min[b], t.max[b] = min(t.min[b], lo), max(t.max[b], hi)
+}
+
+// blockRange is one block's times.
+type blockRange struct{ block, lo, hi int64 }
+
+// bounds returns the times of the blocks: those held, with the last held
+// and newer ones as the snapshot q sees them.
+func (t *timeBlocks) bounds(ctx context.Context, q querier) ([]int64, []int64, error) {
+	t.mu.RLock()
+	lo, hi := slices.Clone(t.min), slices.Clone(t.max)
+	t.mu.RUnlock()
+	from := int64(max(len(lo)-1, 0))
+	rows, err := q.QueryContext(ctx, `SELECT block, min_ts, max_ts FROM event_blocks WHERE block >= ?`, from)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read event blocks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r blockRange
+		if err := rows.Scan(&r.block, &r.lo, &r.hi); err != nil {
+			return nil, nil, fmt.Errorf("read event blocks: %w", err)
+		}
+		for int64(len(lo)) <= r.block {
+			lo, hi = append(lo, 1<<62), append(hi, -1<<62)
+		}
+		lo[r.block], hi[r.block] = min(lo[r.block], r.lo), max(hi[r.block], r.hi)
+	}
+	return lo, hi, rows.Err()
+}
+
+// writeBlocks widens the blocks of a batch's events, seqs first … on.
+func writeBlocks(ctx context.Context, tx *sql.Tx, first int64, events []NewEvent) ([]blockRange, error) {
+	var out []blockRange
+	for i, e := range events {
+		b, ts := (first+int64(i))>>textBlockBits, ms(e.Timestamp)
+		if n := len(out); n > 0 && out[n-1].block == b {
+			out[n-1].lo, out[n-1].hi = min(out[n-1].lo, ts), max(out[n-1].hi, ts)
+			continue
+		}
+		out = append(out, blockRange{b, ts, ts})
+	}
+	for _, r := range out {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO event_blocks (block, min_ts, max_ts) VALUES (?, ?, ?)
+			ON CONFLICT (block) DO UPDATE SET min_ts = MIN(min_ts, excluded.min_ts), max_ts = MAX(max_ts, excluded.max_ts)`,
+			r.block, r.lo, r.hi); err != nil {
+			return nil, fmt.Errorf("event blocks: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// textChunk is how many candidates a page reads at a time.
+const textChunk = 256
+
+// textPage is a page of the events holding the search's words and passing
+// the rest of the filter, with its exact total, in the snapshot q.
+func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFilter) ([]event.Event, int, error) {
+	var org int64
+	if err := q.QueryRowContext(ctx, `SELECT num FROM org_numbers WHERE org_id = ?`, orgID).Scan(&org); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, 0, nil
+		}
+		return nil, 0, fmt.Errorf("organization's number: %w", err)
+	}
+	match := strings.ReplaceAll(textMatch(event.QueryWords(f.Search.Text)), "#", strconv.FormatInt(org, 10))
+	// The rest of the filter, checked on each candidate's row.
+	others := f
+	others.Search.Text = ""
+	where, args := others.where(orgID, f.bounds())
+	var total int
+	if len(f.Severities) == 0 && len(f.Types) == 0 && f.From == nil && f.To == nil && others.Search == (event.Search{}) {
+		// The words alone: the doclist's length is the total.
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM event_text WHERE event_text MATCH ?`, match).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count found events: %w", err)
+		}
+	} else if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE seq IN
+		(SELECT rowid FROM event_text WHERE event_text MATCH ?) AND `+where, append([]any{match}, args...)...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count found events: %w", err)
+	}
+	if total <= f.Page.Offset {
+		return nil, total, nil
+	}
+	if f.SortBySeverity {
+		dir := map[bool]string{true: "ASC", false: "DESC"}[f.Ascending]
+		rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq IN
+			(SELECT rowid FROM event_text WHERE event_text MATCH ?) AND `+where+`
+			ORDER BY severity `+dir+`, ts `+dir+`, seq `+dir+` LIMIT ? OFFSET ?`,
+			append(append([]any{match}, args...), f.Page.Limit, f.Page.Offset)...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("search events: %w", err)
+		}
+		events, err := s.eventIDs.scan(rows, orgID)
+		return events, total, err
+	}
+	seqs, err := s.textTop(ctx, q, match, where, args, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	events, err := s.eventsBySeq(ctx, q, orgID, seqs)
+	return events, total, err
+}
+
+// ranked is a candidate's place in a page's order.
+type ranked struct{ seq, ts int64 }
+
+// textTop returns the seqs of the page, in its order: the candidates are
+// read by seq, newest first for a newest-first page, keeping the best
+// offset+limit, until the blocks say no candidate left can beat the last
+// kept one.
+func (s *Store) textTop(ctx context.Context, q querier, match, where string, args []any, f EventFilter) ([]int64, error) {
+	lo, hi, err := s.blocks.bounds(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	k := f.Page.Offset + f.Page.Limit
+	before := func(a, b ranked) bool { // a comes before b in the page's order
+		if a.ts != b.ts {
+			return (a.ts > b.ts) != f.Ascending
+		}
+		return (a.seq > b.seq) != f.Ascending
+	}
+	// beyond is the best time any candidate past seq can have.
+	beyond := func(seq int64) int64 {
+		best := int64(-1 << 62)
+		if f.Ascending {
+			best = 1 << 62
+		}
+		b := seq >> textBlockBits
+		if f.Ascending {
+			for i := b; i < int64(len(lo)); i++ {
+				best = min(best, lo[i])
+			}
+			return best
+		}
+		for i := min(b, int64(len(hi))-1); i >= 0; i-- {
+			best = max(best, hi[i])
+		}
+		return best
+	}
+	query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid < ?
+		ORDER BY rowid DESC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r DESC`
+	cursor := int64(1 << 62)
+	if f.Ascending {
+		query = `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid > ?
+		ORDER BY rowid ASC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r ASC`
+		cursor = 0
+	}
+	var top []ranked
+	for {
+		rows, err := q.QueryContext(ctx, query, append([]any{match, cursor, textChunk}, args...)...)
+		if err != nil {
+			return nil, fmt.Errorf("search events: %w", err)
+		}
+		n := 0
+		for rows.Next() {
+			var seq int64
+			var ts sql.NullInt64
+			if err := rows.Scan(&seq, &ts); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("search events: %w", err)
+			}
+			n, cursor = n+1, seq
+			if ts.Valid {
+				top = append(top, ranked{seq, ts.Int64})
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("search events: %w", err)
+		}
+		slices.SortFunc(top, func(a, b ranked) int {
+			if before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		top = top[:min(len(top), k)]
+		if n < textChunk {
+			break
+		}
+		if len(top) == k {
+			// A candidate past the cursor with the last kept one's time
+			// comes after it (seq breaks the tie the same way).
+			last, bound := top[k-1].ts, beyond(cursor)
+			if (!f.Ascending && last >= bound) || (f.Ascending && last <= bound) {
+				break
+			}
+		}
+	}
+	out := make([]int64, 0, len(top))
+	for _, r := range top[min(f.Page.Offset, len(top)):] {
+		out = append(out, r.seq)
+	}
+	return out, nil
+}
+
+// eventsBySeq reads the events at seqs, in that order.
+func (s *Store) eventsBySeq(ctx context.Context, q querier, orgID string, seqs []int64) ([]event.Event, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	list := make([]byte, 0, 12*len(seqs))
+	list = append(list, '[')
+	for i, seq := range seqs {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = strconv.AppendInt(list, seq, 10)
+	}
+	list = append(list, ']')
+	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq IN (SELECT value FROM json_each(?))
+		AND org = `+orgNum, string(list), orgID)
+	if err != nil {
+		return nil, fmt.Errorf("search events: %w", err)
+	}
+	events, got, err := s.eventIDs.scanExtra(rows, orgID, nil)
+	if err != nil {
+		return nil, fmt.Errorf("search events: %w", err)
+	}
+	bySeq := make(map[int64]event.Event, len(events))
+	for i, e := range events {
+		bySeq[got[i]] = e
+	}
+	out := make([]event.Event, 0, len(seqs))
+	for _, seq := range seqs {
+		if e, ok := bySeq[seq]; ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// textBackfillBatch is how many earlier events a backfill transaction
+// indexes.
+const textBackfillBatch = 10_000
+
+// backfillText indexes the words of the events stored before the text
+// index (migration 27), a batch a transaction, resuming where a stop left
+// it. It runs once, when the store opens.
+func (s *Store) backfillText(ctx context.Context, db *sql.DB) error {
+	for {
+		var next int64
+		err := db.QueryRowContext(ctx, `SELECT next_seq FROM event_text_backfill WHERE id = 1`).Scan(&next)
+		if errors.Is(err, sql.ErrNoRows) || err != nil && strings.Contains(err.Error(), "no such table") {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("text index backfill: %w", err)
+		}
+		if err := backfillTextBatch(ctx, db, next); err != nil {
+			return fmt.Errorf("text index backfill from seq %d: %w", next, err)
+		}
+	}
+}
+
+func backfillTextBatch(ctx context.Context, db *sql.DB, next int64) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT seq, org, message, COALESCE(rule, ''), indicator FROM events
+		WHERE seq >= ? ORDER BY seq LIMIT ?`, next, textBackfillBatch)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		seq  int64
+		text []byte
+	}
+	var batch []row
+	for rows.Next() {
+		var r row
+		var org int64
+		var message, rule, indicator string
+		if err := rows.Scan(&r.seq, &org, &message, &rule, &indicator); err != nil {
+			rows.Close()
+			return err
+		}
+		r.text = textOf(nil, org, message, rule, indicator)
+		batch = append(batch, r)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO event_text (rowid, words) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	for _, r := range batch {
+		if _, err := insert.ExecContext(ctx, r.seq, string(r.text)); err != nil {
+			return err
+		}
+	}
+	if len(batch) < textBackfillBatch {
+		_, err = tx.ExecContext(ctx, `DELETE FROM event_text_backfill`)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE event_text_backfill SET next_seq = ?`, batch[len(batch)-1].seq+1)
+	}
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"garrison/event"
+)
+
+// Text search's pages, newest or oldest first at any offset, and its
+// totals equal a brute-force pass over the same events: enough of them to
+// span several blocks and chunks, most in time order and some late, in
+// two organizations sharing the words.
+func TestTextSearchAgainstBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ingests 12,000 events; skipped with -short")
+	}
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a", "org_b")
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(7, 9))
+	words := []string{"alpha", "beta.gamma", "delta", "x-ray", "42"}
+	type stored struct {
+		id, org string
+		ts      int64
+		seq     int
+		text    string
+		sev     event.Severity
+	}
+	var all []stored
+	start := foldNow.Add(-72 * time.Hour)
+	for batch := range 24 {
+		org := []string{"org_a", "org_b"}[batch%2]
+		var evs []NewEvent
+		for i := range 500 {
+			at := start.Add(time.Duration(batch*500+i) * 10 * time.Second)
+			if rng.IntN(20) == 0 { // a late arrival, up to a day old
+				at = at.Add(-time.Duration(rng.IntN(86400)) * time.Second)
+			}
+			msg := fmt.Sprintf("event %s and %s", words[rng.IntN(len(words))], words[rng.IntN(len(words))])
+			if batch == 0 && i == 7 { // in the first block, from a sensor whose clock runs days ahead
+				at, msg = at.Add(96*time.Hour), "event alpha and 42"
+			}
+			evs = append(evs, NewEvent{Type: event.TypePolicy, Severity: event.Severity(rng.IntN(3)), Timestamp: at.Truncate(time.Minute),
+				Source: "edr", Asset: "ws-1", Message: msg})
+		}
+		ids, err := s.Ingest(context.Background(), org, evs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range evs {
+			all = append(all, stored{ids[i], org, ms(e.Timestamp), len(all), e.Message, e.Severity})
+		}
+	}
+	holds := func(text, q string) bool {
+		for _, w := range strings.Fields(q) {
+			found := false
+			for _, h := range strings.Fields(text) {
+				found = found || h == w || slices.Contains(strings.FieldsFunc(h, func(r rune) bool { return r == '.' || r == '-' }), w)
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range []struct {
+		q        string
+		asc      bool
+		offset   int
+		severity []event.Severity
+	}{
+		{q: "alpha"}, {q: "alpha", asc: true}, {q: "gamma", offset: 700}, {q: "beta.gamma 42"},
+		{q: "x-ray", asc: true, offset: 1500}, {q: "ray alpha", severity: []event.Severity{event.Low}},
+		{q: "42", offset: 5000}, {q: "missing"},
+	} {
+		t.Run(fmt.Sprintf("%s asc=%v offset=%d", c.q, c.asc, c.offset), func(t *testing.T) {
+			var want []stored
+			for _, e := range all {
+				if e.org == "org_a" && holds(e.text, c.q) && (c.severity == nil || slices.Contains(c.severity, e.sev)) {
+					want = append(want, e)
+				}
+			}
+			slices.SortFunc(want, func(a, b stored) int {
+				if a.ts != b.ts {
+					return int(b.ts - a.ts)
+				}
+				return b.seq - a.seq
+			})
+			if c.asc {
+				slices.Reverse(want)
+			}
+			f := EventFilter{Search: event.Search{Text: c.q}, Ascending: c.asc, Severities: c.severity, Page: Page{Limit: 50, Offset: c.offset}}
+			got, total, err := s.Events(context.Background(), "org_a", f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := want[min(c.offset, len(want)):min(c.offset+50, len(want))]
+			if total != len(want) || len(got) != len(page) {
+				t.Fatalf("total %d, page %d; brute force %d, %d", total, len(got), len(want), len(page))
+			}
+			for i := range page {
+				if got[i].ID != page[i].id {
+					t.Fatalf("at %d: %s (%s), want %s (%s)", i, got[i].ID, got[i].Timestamp, page[i].id, fromMS(page[i].ts))
+				}
+			}
+		})
+	}
+	// Each organization's events are indexed under its own number, and
+	// leave the index with their rows, however deleted (here by the
+	// cascade of deleting the organization).
+	indexed := func(num string) int {
+		var n int
+		if err := s.writer.QueryRow(`SELECT COUNT(*) FROM event_text WHERE event_text MATCH ?`,
+			strings.ReplaceAll(textMatch([]string{"event"}), "#", num)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if a, b := indexed("1"), indexed("2"); a != 6000 || b != 6000 {
+		t.Fatalf("indexed: org_a %d, org_b %d", a, b)
+	}
+	if _, err := s.writer.Exec(`DELETE FROM orgs WHERE id = 'org_b'`); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := indexed("1"), indexed("2"); a != 6000 || b != 0 {
+		t.Fatalf("after deleting org_b, indexed: org_a %d, org_b %d", a, b)
+	}
+}
