@@ -339,7 +339,7 @@ CREATE TABLE event_sources (
     PRIMARY KEY (org_id, source)
 ) STRICT, WITHOUT ROWID;
 
-CREATE VIRTUAL TABLE event_text USING fts5(words, content='', contentless_delete=1, detail=none,
+CREATE VIRTUAL TABLE event_text USING fts5(words, content='', columnsize=0, detail=none,
     tokenize="unicode61 tokenchars '_'");
 
 CREATE TABLE event_text_backfill (
@@ -350,8 +350,6 @@ CREATE TABLE event_text_backfill (
 CREATE TABLE 'event_text_config'(k PRIMARY KEY, v) WITHOUT ROWID;
 
 CREATE TABLE 'event_text_data'(id INTEGER PRIMARY KEY, block BLOB);
-
-CREATE TABLE 'event_text_docsize'(id INTEGER PRIMARY KEY, sz BLOB, origin INTEGER);
 
 CREATE TABLE 'event_text_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 
@@ -383,13 +381,10 @@ CREATE TABLE "events" (
 CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
 CREATE UNIQUE INDEX events_legacy_id ON events (legacy_id) WHERE legacy_id IS NOT NULL;
 CREATE INDEX events_org_dst_ip ON events (org, dst_ip, ts) WHERE dst_ip IS NOT NULL;
-CREATE INDEX events_org_severity_ts ON events (org, severity, ts);
+CREATE INDEX events_org_severe_ts ON events (org, severity, ts) WHERE severity >= 3;
 CREATE INDEX events_org_src_ip ON events (org, src_ip, ts) WHERE src_ip IS NOT NULL;
 CREATE INDEX events_org_ts ON events (org, ts);
 CREATE INDEX events_org_user ON events (org, user_name, ts) WHERE user_name IS NOT NULL;
-CREATE TRIGGER events_text_delete AFTER DELETE ON events BEGIN
-    DELETE FROM event_text WHERE rowid = OLD.seq;
-END;
 
 CREATE TABLE fold_state (
     id          INTEGER PRIMARY KEY CHECK (id = 1),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,6 +150,11 @@ func (f EventFilter) where(orgID string, b bounds) (string, []any) {
 		clause, args = append(clause, "ts < ?"), append(args, b.hi)
 	}
 	clause, args = searchClause(f.Search, orgID, "", clause, args)
+	if len(f.Severities) > 0 && !slices.ContainsFunc(f.Severities, func(s event.Severity) bool { return s < event.High }) {
+		// Says so in the index's own terms: the partial index of high and
+		// critical events serves only a query that names its condition.
+		clause = append(clause, fmt.Sprintf("severity >= %d", event.High))
+	}
 	return f.clause(clause, args)
 }
 
@@ -228,10 +234,11 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 }
 
 // page is the query of one page. Ties on time go by arrival (seq), which
-// every index ends with, so no page needs a sort. A filter on several
-// severities, newest (or oldest) first, reads each severity's own index
-// range for one page's worth and merges them, instead of walking the
-// organization's events past every other severity.
+// every index ends with, so no page needs a sort. A page of several
+// severities, or sorted by severity, reads each severity's own range for
+// one page's worth (high and critical from their index, the others from
+// the time index, where they are common) and merges them, instead of
+// walking the organization's events past every other severity.
 func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string) (string, []any)) (string, []any) {
 	columns, args := eventColumns, []any(nil)
 	if extra != nil {
@@ -243,26 +250,31 @@ func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string
 		dir = "ASC"
 	}
 	order := "ts " + dir + ", seq " + dir
-	if f.SortBySeverity {
-		order = "severity " + dir + ", " + order
+	severities := f.Severities
+	if f.SortBySeverity && len(severities) == 0 {
+		severities = []event.Severity{event.Info, event.Low, event.Medium, event.High, event.Critical}
 	}
-	if len(f.Severities) < 2 || f.SortBySeverity {
+	if len(severities) < 2 {
 		where, a := f.where(orgID, b)
 		return `SELECT ` + columns + ` FROM events WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`,
 			append(append(args, a...), f.Page.Limit, f.Page.Offset)
 	}
 	var parts []string
-	for _, sev := range f.Severities {
+	for _, sev := range severities {
 		one := f
 		one.Severities = []event.Severity{sev}
 		where, a := one.where(orgID, b)
-		parts = append(parts, `SELECT * FROM (SELECT seq AS p_seq, ts AS p_ts FROM events WHERE `+where+
+		parts = append(parts, `SELECT * FROM (SELECT seq AS p_seq, ts AS p_ts, severity AS p_sev FROM events WHERE `+where+
 			` ORDER BY `+order+` LIMIT ?)`)
 		args = append(append(args, a...), f.Page.Limit+f.Page.Offset)
 	}
+	merged := "p_ts " + dir + ", p_seq " + dir
+	if f.SortBySeverity {
+		merged = "p_sev " + dir + ", " + merged
+	}
 	return `SELECT ` + columns + ` FROM (SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `)
-		ORDER BY p_ts ` + dir + `, p_seq ` + dir + ` LIMIT ? OFFSET ?) AS p JOIN events ON events.seq = p.p_seq
-		ORDER BY p.p_ts ` + dir + `, p.p_seq ` + dir, append(args, f.Page.Limit, f.Page.Offset)
+		ORDER BY ` + merged + ` LIMIT ? OFFSET ?) AS p JOIN events ON events.seq = p.p_seq
+		ORDER BY ` + strings.ReplaceAll(merged, "p_", "p.p_"), append(args, f.Page.Limit, f.Page.Offset)
 }
 
 // historyTotal is the expression of the number of the organization's events

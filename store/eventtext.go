@@ -21,6 +21,12 @@ import (
 // before the page's last: event_blocks bounds the times of each block of
 // 4,096 seqs.
 
+// The index keeps no copy of the words nor their count (13 bytes an
+// event), so a row leaves it by naming its words again (FTS5's 'delete'),
+// made from the event's row by textOf: whatever deletes events calls
+// unindexText first. A change to textOf or event.IndexWords is a change
+// of the index's format: it needs a migration that rebuilds event_text.
+
 // textBlockBits makes a block of 4,096 seqs.
 const textBlockBits = 12
 
@@ -411,4 +417,56 @@ func backfillTextBatch(ctx context.Context, db *sql.DB, next int64) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// eventWords is what an event's row of event_text is made of.
+type eventWords struct {
+	seq, org                 int64
+	message, rule, indicator string
+}
+
+// unindexText takes events out of the text index, before their rows go.
+func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords) error {
+	if len(events) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO event_text (event_text, rowid, words) VALUES ('delete', ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("unindex events' words: %w", err)
+	}
+	defer stmt.Close()
+	var words []byte
+	for _, e := range events {
+		if words = textOf(words[:0], e.org, e.message, e.rule, e.indicator); len(words) == 0 {
+			continue // indexed by no word, so not in the index
+		}
+		if _, err := stmt.ExecContext(ctx, e.seq, string(words)); err != nil {
+			return fmt.Errorf("unindex event %d's words: %w", e.seq, err)
+		}
+	}
+	return nil
+}
+
+// unindexOrgText takes every event of an organization being deleted out
+// of the text index, a batch at a time.
+func unindexOrgText(ctx context.Context, tx *sql.Tx, orgID string) error {
+	after := int64(0)
+	for {
+		batch, err := queryAll(ctx, tx, "events to unindex", `SELECT seq, org, message, COALESCE(rule, ''), indicator FROM events
+			WHERE org = `+orgNum+` AND seq > ? ORDER BY seq LIMIT ?`, []any{orgID, after, textBackfillBatch},
+			func(rows *sql.Rows) (eventWords, error) {
+				var e eventWords
+				return e, rows.Scan(&e.seq, &e.org, &e.message, &e.rule, &e.indicator)
+			})
+		if err != nil {
+			return err
+		}
+		if err := unindexText(ctx, tx, batch); err != nil {
+			return err
+		}
+		if len(batch) < textBackfillBatch {
+			return nil
+		}
+		after = batch[len(batch)-1].seq
+	}
 }

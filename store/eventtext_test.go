@@ -112,8 +112,7 @@ func TestTextSearchAgainstBruteForce(t *testing.T) {
 		})
 	}
 	// Each organization's events are indexed under its own number, and
-	// leave the index with their rows, however deleted (here by the
-	// cascade of deleting the organization).
+	// leave the index with their rows, pruned or with their organization.
 	indexed := func(num string) int {
 		var n int
 		if err := s.writer.QueryRow(`SELECT COUNT(*) FROM event_text WHERE event_text MATCH ?`,
@@ -125,10 +124,34 @@ func TestTextSearchAgainstBruteForce(t *testing.T) {
 	if a, b := indexed("1"), indexed("2"); a != 6000 || b != 6000 {
 		t.Fatalf("indexed: org_a %d, org_b %d", a, b)
 	}
-	if _, err := s.writer.Exec(`DELETE FROM orgs WHERE id = 'org_b'`); err != nil {
+	foldAll(t, s)
+	keep := foldNow.Sub(start.Add(24 * time.Hour))
+	for {
+		n, err := s.PruneEvents(context.Background(), foldNow, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	var left int
+	s.writer.QueryRow(`SELECT COUNT(*) FROM events WHERE org = 1`).Scan(&left)
+	if left == 6000 || left == 0 || indexed("1") != left {
+		t.Fatalf("after pruning, org_a keeps %d events, %d indexed", left, indexed("1"))
+	}
+	if _, err := s.DeleteOrg(context.Background(), "org_b"); err != nil {
 		t.Fatal(err)
 	}
-	if a, b := indexed("1"), indexed("2"); a != 6000 || b != 0 {
+	if a, b := indexed("1"), indexed("2"); a != left || b != 0 {
 		t.Fatalf("after deleting org_b, indexed: org_a %d, org_b %d", a, b)
+	}
+	// What is left of the index is what is left of the events: every
+	// token's count, checked through the index's own integrity check.
+	if _, err := s.writer.Exec(`INSERT INTO event_text (event_text, rank) VALUES ('integrity-check', 0)`); err != nil {
+		t.Fatalf("the index after deletes: %v", err)
+	}
+	if got, _, err := s.Events(context.Background(), "org_a", EventFilter{Search: event.Search{Text: "alpha"}, Page: Page{Limit: 1}}); err != nil || len(got) != 1 {
+		t.Fatalf("a search after the deletes: %v %v", got, err)
 	}
 }

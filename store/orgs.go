@@ -222,6 +222,9 @@ func (s *Store) DeleteOrg(ctx context.Context, orgID string) (Org, error) {
 		if err := rehome(ctx, tx, orgID, ""); err != nil {
 			return err
 		}
+		if err := unindexOrgText(ctx, tx, orgID); err != nil {
+			return err
+		}
 		for _, t := range orgTables {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE org_id = ?`, orgID); err != nil {
 				return fmt.Errorf("delete %s: %w", t, err)

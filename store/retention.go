@@ -86,8 +86,9 @@ func (s *Store) SetOrgRetention(ctx context.Context, orgID string, keep time.Dur
 }
 
 type prunedEvent struct {
-	seq, ts, bytes                int64
+	seq, ts, bytes, org           int64
 	typ, source, asset, indicator string
+	message, rule                 string
 	sev                           event.Severity
 }
 
@@ -96,11 +97,12 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		// Folded events only: what the fold has not counted is not in the
 		// counters to take it out of.
-		evs, err := queryAll(ctx, tx, "events to prune", `SELECT seq, ts, type, severity, source, asset, indicator, `+eventBytesSQL+` FROM events
+		evs, err := queryAll(ctx, tx, "events to prune", `SELECT seq, ts, type, severity, source, asset, indicator, `+eventBytesSQL+`,
+			org, message, COALESCE(rule, '') FROM events
 			WHERE org = `+orgNum+` AND ts < ? AND seq <= (SELECT events_seq FROM fold_state) LIMIT ?`, []any{org, ms(cutoff), pruneBatch},
 			func(rows *sql.Rows) (prunedEvent, error) {
 				var e prunedEvent
-				return e, rows.Scan(&e.seq, &e.ts, &e.typ, &e.sev, &e.source, &e.asset, &e.indicator, &e.bytes)
+				return e, rows.Scan(&e.seq, &e.ts, &e.typ, &e.sev, &e.source, &e.asset, &e.indicator, &e.bytes, &e.org, &e.message, &e.rule)
 			})
 		if err != nil || len(evs) == 0 {
 			return err
@@ -124,6 +126,13 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 				indicators[k{e.indicator, floorMS(e.ts, dayMS), 0}]++
 			}
 			sources[e.source]++
+		}
+		words := make([]eventWords, len(evs))
+		for i, e := range evs {
+			words[i] = eventWords{e.seq, e.org, e.message, e.rule, e.indicator}
+		}
+		if err := unindexText(ctx, tx, words); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq IN (`+placeholders(len(seqs))+`)`, seqs...); err != nil {
 			return fmt.Errorf("prune events: %w", err)

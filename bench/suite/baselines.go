@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -83,9 +86,11 @@ type limitEvent struct {
 var severityNames = []string{"info", "low", "medium", "high", "critical"}
 
 // newestQuery is Garrison's own order for its events page, which the
-// events_org_ts index serves without a sort (ts and then id descending).
-const newestQuery = `SELECT id, org_id, type, severity, ts, source, asset, message, indicator, details
-	FROM events WHERE org_id = ? ORDER BY ts DESC, id DESC LIMIT 50`
+// events_org_ts index serves without a sort (ts and then seq descending),
+// in Garrison's own layout: the organization by number, the id derived
+// from the seq (store/eventid.go).
+const newestQuery = `SELECT seq, type, severity, ts, source, asset, message, indicator, details
+	FROM events WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?) ORDER BY ts DESC, seq DESC LIMIT 50`
 
 // runLimit is the design-shaped server: verify a session JWT, read the 50
 // newest events of the caller's organization from a copy of Garrison's
@@ -114,9 +119,17 @@ func runLimit(args []string) int {
 	db.SetMaxIdleConns(readers)
 	ctx := context.Background()
 	if *org == "" {
-		if err := db.QueryRowContext(ctx, `SELECT org_id FROM events LIMIT 1`).Scan(org); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT n.org_id FROM events e JOIN org_numbers n ON n.num = e.org LIMIT 1`).Scan(org); err != nil {
 			return fail(fmt.Errorf("find the organization: %w", err))
 		}
+	}
+	var key []byte
+	if err := db.QueryRowContext(ctx, `SELECT key FROM event_id_key`).Scan(&key); err != nil {
+		return fail(fmt.Errorf("the event id key: %w", err))
+	}
+	ids, err := aes.NewCipher(key)
+	if err != nil {
+		return fail(err)
 	}
 	stmt, err := db.PrepareContext(ctx, newestQuery)
 	if err != nil {
@@ -139,7 +152,7 @@ func runLimit(args []string) int {
 			http.Error(w, `{"success":false}`, http.StatusUnauthorized)
 			return
 		}
-		events, err := newest(r.Context(), stmt, c.Org)
+		events, err := newest(r.Context(), stmt, ids, c.Org)
 		if err != nil {
 			http.Error(w, `{"success":false}`, http.StatusInternalServerError)
 			return
@@ -153,7 +166,7 @@ func runLimit(args []string) int {
 	return fail(err)
 }
 
-func newest(ctx context.Context, stmt *sql.Stmt, org string) ([]limitEvent, error) {
+func newest(ctx context.Context, stmt *sql.Stmt, ids cipher.Block, org string) ([]limitEvent, error) {
 	rows, err := stmt.QueryContext(ctx, org)
 	if err != nil {
 		return nil, err
@@ -162,11 +175,12 @@ func newest(ctx context.Context, stmt *sql.Stmt, org string) ([]limitEvent, erro
 	out := make([]limitEvent, 0, 50)
 	for rows.Next() {
 		var e limitEvent
-		var sev, ts int64
+		var seq, sev, ts int64
 		var details sql.NullString
-		if err := rows.Scan(&e.ID, &e.OrgID, &e.Type, &sev, &ts, &e.Source, &e.Asset, &e.Message, &e.Indicator, &details); err != nil {
+		if err := rows.Scan(&seq, &e.Type, &sev, &ts, &e.Source, &e.Asset, &e.Message, &e.Indicator, &details); err != nil {
 			return nil, err
 		}
+		e.ID, e.OrgID = eventID(ids, seq), org
 		if sev >= 0 && int(sev) < len(severityNames) {
 			e.Severity = severityNames[sev]
 		}
@@ -177,4 +191,22 @@ func newest(ctx context.Context, stmt *sql.Stmt, org string) ([]limitEvent, erro
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// eventID is the id Garrison derives from an event's seq: the seq and
+// eight zero bytes encrypted as one AES block, in base32.
+func eventID(ids cipher.Block, seq int64) string {
+	const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+	var plain, sealed [16]byte
+	binary.BigEndian.PutUint64(plain[:8], uint64(seq))
+	ids.Encrypt(sealed[:], plain[:])
+	hi, lo := binary.BigEndian.Uint64(sealed[:8]), binary.BigEndian.Uint64(sealed[8:])
+	var out [30]byte
+	copy(out[:], "evt_")
+	for i := 29; i >= 4; i-- {
+		out[i] = crockford[lo&31]
+		lo = lo>>5 | hi<<59
+		hi >>= 5
+	}
+	return string(out[:])
 }
