@@ -119,29 +119,57 @@ func (t *timeBlocks) add(b, lo, hi int64) {
 // blockRange is one block's times.
 type blockRange struct{ block, lo, hi int64 }
 
-// bounds returns the times of the blocks: those held, with the last held
-// and newer ones as the snapshot q sees them.
-func (t *timeBlocks) bounds(ctx context.Context, q querier) ([]int64, []int64, error) {
+// blockView is the blocks as a page's snapshot sees them: those held
+// below the last held one (final), and the rest as read in the snapshot.
+type blockView struct {
+	t     *timeBlocks
+	final int64 // blocks below it are read from t
+	tail  []blockRange
+}
+
+// view reads the blocks that may still change in the snapshot q.
+func (t *timeBlocks) view(ctx context.Context, q querier) (blockView, error) {
 	t.mu.RLock()
-	lo, hi := slices.Clone(t.min), slices.Clone(t.max)
+	final := int64(max(len(t.min)-1, 0))
 	t.mu.RUnlock()
-	from := int64(max(len(lo)-1, 0))
-	rows, err := q.QueryContext(ctx, `SELECT block, min_ts, max_ts FROM event_blocks WHERE block >= ?`, from)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read event blocks: %w", err)
+	tail, err := queryAll(ctx, q, "event blocks", `SELECT block, min_ts, max_ts FROM event_blocks WHERE block >= ?`, []any{final},
+		func(rows *sql.Rows) (blockRange, error) {
+			var r blockRange
+			return r, rows.Scan(&r.block, &r.lo, &r.hi)
+		})
+	return blockView{t: t, final: final, tail: tail}, err
+}
+
+// newestThrough is the newest time of an event in blocks 0 … b.
+func (v blockView) newestThrough(b int64) int64 {
+	best := int64(-1 << 62)
+	v.t.mu.RLock()
+	for i := range min(b+1, v.final) {
+		best = max(best, v.t.max[i])
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var r blockRange
-		if err := rows.Scan(&r.block, &r.lo, &r.hi); err != nil {
-			return nil, nil, fmt.Errorf("read event blocks: %w", err)
+	v.t.mu.RUnlock()
+	for _, r := range v.tail {
+		if r.block <= b {
+			best = max(best, r.hi)
 		}
-		for int64(len(lo)) <= r.block {
-			lo, hi = append(lo, 1<<62), append(hi, -1<<62)
-		}
-		lo[r.block], hi[r.block] = min(lo[r.block], r.lo), max(hi[r.block], r.hi)
 	}
-	return lo, hi, rows.Err()
+	return best
+}
+
+// oldestFrom is the oldest time of an event in blocks b and after.
+func (v blockView) oldestFrom(b int64) int64 {
+	best := int64(1 << 62)
+	v.t.mu.RLock()
+	for i := max(b, 0); i < v.final; i++ {
+		best = min(best, v.t.min[i])
+	}
+	v.t.mu.RUnlock()
+	for _, r := range v.tail {
+		if r.block >= b {
+			best = min(best, r.lo)
+		}
+	}
+	return best
 }
 
 // writeBlocks widens the blocks of a batch's events, seqs first … on.
@@ -165,8 +193,9 @@ func writeBlocks(ctx context.Context, tx *sql.Tx, first int64, events []NewEvent
 	return out, nil
 }
 
-// textChunk is how many candidates a page reads at a time.
-const textChunk = 256
+// textChunk is the most candidates a page reads at a time: it starts at a
+// page's worth, most often all it needs, and doubles.
+const textChunk = 1024
 
 // textPage is a page of the events holding the search's words and passing
 // the rest of the filter, with its exact total, in the snapshot q.
@@ -224,7 +253,7 @@ type ranked struct{ seq, ts int64 }
 // offset+limit, until the blocks say no candidate left can beat the last
 // kept one.
 func (s *Store) textTop(ctx context.Context, q querier, match, where string, args []any, f EventFilter) ([]int64, error) {
-	lo, hi, err := s.blocks.bounds(ctx, q)
+	blocks, err := s.blocks.view(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -237,21 +266,10 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 	}
 	// beyond is the best time any candidate past seq can have.
 	beyond := func(seq int64) int64 {
-		best := int64(-1 << 62)
 		if f.Ascending {
-			best = 1 << 62
+			return blocks.oldestFrom(seq >> textBlockBits)
 		}
-		b := seq >> textBlockBits
-		if f.Ascending {
-			for i := b; i < int64(len(lo)); i++ {
-				best = min(best, lo[i])
-			}
-			return best
-		}
-		for i := min(b, int64(len(hi))-1); i >= 0; i-- {
-			best = max(best, hi[i])
-		}
-		return best
+		return blocks.newestThrough(seq >> textBlockBits)
 	}
 	query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid < ?
 		ORDER BY rowid DESC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r DESC`
@@ -262,8 +280,8 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 		cursor = 0
 	}
 	var top []ranked
-	for {
-		rows, err := q.QueryContext(ctx, query, append([]any{match, cursor, textChunk}, args...)...)
+	for chunk := max(k+k/4, 16); ; chunk = min(2*chunk, textChunk) {
+		rows, err := q.QueryContext(ctx, query, append([]any{match, cursor, chunk}, args...)...)
 		if err != nil {
 			return nil, fmt.Errorf("search events: %w", err)
 		}
@@ -290,7 +308,7 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 			return 1
 		})
 		top = top[:min(len(top), k)]
-		if n < textChunk {
+		if n < chunk {
 			break
 		}
 		if len(top) == k {

@@ -46,6 +46,9 @@ func TestTextSearchAgainstBruteForce(t *testing.T) {
 			if batch == 0 && i == 7 { // in the first block, from a sensor whose clock runs days ahead
 				at, msg = at.Add(96*time.Hour), "event alpha and 42"
 			}
+			if batch == 10 && i == 7 { // a backlog days old
+				at, msg = start.Add(-48*time.Hour), "event alpha and 42"
+			}
 			evs = append(evs, NewEvent{Type: event.TypePolicy, Severity: event.Severity(rng.IntN(3)), Timestamp: at.Truncate(time.Minute),
 				Source: "edr", Asset: "ws-1", Message: msg})
 		}
@@ -153,5 +156,32 @@ func TestTextSearchAgainstBruteForce(t *testing.T) {
 	}
 	if got, _, err := s.Events(context.Background(), "org_a", EventFilter{Search: event.Search{Text: "alpha"}, Page: Page{Limit: 1}}); err != nil || len(got) != 1 {
 		t.Fatalf("a search after the deletes: %v %v", got, err)
+	}
+}
+
+// A page's bounds read the final blocks from memory and the newest as
+// its snapshot holds them: the newest time through a block, the oldest
+// from one on.
+func TestBlockView(t *testing.T) {
+	var held timeBlocks
+	for b, r := range [][2]int64{{10, 20}, {5, 50}, {30, 40}, {60, 70}} {
+		held.add(int64(b), r[0], r[1])
+	}
+	v := blockView{t: &held, final: 3, tail: []blockRange{{3, 55, 90}, {4, 1, 100}}}
+	for _, c := range []struct{ b, newest, oldest int64 }{
+		{0, 20, 1}, {1, 50, 1}, {2, 50, 1}, {3, 90, 1}, {4, 100, 1}, {5, 100, 1 << 62},
+	} {
+		if got := v.newestThrough(c.b); got != c.newest {
+			t.Errorf("newest through block %d: %d, want %d", c.b, got, c.newest)
+		}
+		if got := v.oldestFrom(c.b); got != c.oldest {
+			t.Errorf("oldest from block %d: %d, want %d", c.b, got, c.oldest)
+		}
+	}
+	v.tail = []blockRange{{3, 55, 90}}
+	for _, c := range []struct{ b, oldest int64 }{{0, 5}, {1, 5}, {2, 30}, {3, 55}} {
+		if got := v.oldestFrom(c.b); got != c.oldest {
+			t.Errorf("without block 4, oldest from block %d: %d, want %d", c.b, got, c.oldest)
+		}
 	}
 }
