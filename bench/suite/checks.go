@@ -125,6 +125,7 @@ func (r *results) evaluate() {
 	abs("memory", "idle RSS after seeding, settled", "MiB", r.Memory.IdleAfterSeedMiB, 40, true, true)
 	abs("memory", "peak RSS under load", "MiB", r.Memory.PeakUnderLoadMiB, 200, true, true)
 
+	r.scaleChecks()
 	r.Pass = !slices.ContainsFunc(r.Checks, func(c check) bool { return c.Verdict == "FAIL" })
 	if u := r.unsteady(); u != "" {
 		r.Notes = append(r.Notes, u)

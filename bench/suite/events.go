@@ -31,6 +31,7 @@ var (
 // 30 days would make every event a late arrival). Its seed makes runs
 // repeatable.
 type generator struct {
+	size int // events per batch
 	rng  *rand.Rand
 	now  time.Time
 	next time.Time     // where the next batch's slice starts
@@ -40,8 +41,13 @@ type generator struct {
 // newGenerator spreads events (in batches of batchSize) over the
 // span before now.
 func newGenerator(seed uint64, now time.Time, events int) *generator {
-	batches := max(1, events/batchSize)
-	return &generator{rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), now: now,
+	return newGeneratorOf(seed, now, events, batchSize)
+}
+
+// newGeneratorOf spreads events in batches of size over the span.
+func newGeneratorOf(seed uint64, now time.Time, events, size int) *generator {
+	batches := max(1, events/size)
+	return &generator{size: size, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), now: now,
 		next: now.Add(-spread), step: spread / time.Duration(batches)}
 }
 
@@ -129,11 +135,11 @@ func (g *generator) appendBatch(b []byte, n int) []byte {
 	return append(b, "]}"...)
 }
 
-// batches makes the bodies of n events in batches of batchSize.
+// batches makes the bodies of n events in the generator's batches.
 func (g *generator) batches(n int) [][]byte {
 	var out [][]byte
 	for n > 0 {
-		k := min(n, batchSize)
+		k := min(n, g.size)
 		out = append(out, g.appendBatch(make([]byte, 0, k*280), k))
 		n -= k
 	}

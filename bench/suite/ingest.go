@@ -155,7 +155,7 @@ func produce(ctx context.Context, g *generator, n int, report func(done int)) <-
 	go func() {
 		defer close(ch)
 		for done := 0; done < n; {
-			k := min(n-done, batchSize)
+			k := min(n-done, g.size)
 			select {
 			case ch <- batch{body: g.appendBatch(make([]byte, 0, k*280), k)}:
 			case <-ctx.Done():

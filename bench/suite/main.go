@@ -54,6 +54,7 @@ func main() {
 type options struct {
 	repo, only, extra, jsonPath, pocketbase, pgo string
 	events, connections, clients, clientEvents   int
+	scale                                        int
 	duration                                     time.Duration
 	keep, strict                                 bool
 }
@@ -62,6 +63,8 @@ func parseOptions() (options, error) {
 	var o options
 	flag.StringVar(&o.repo, "repo", ".", "repository root to build the server from")
 	flag.IntVar(&o.events, "events", 1_000_000, "events to seed into the organization")
+	flag.IntVar(&o.scale, "scale", 0, "the scale run: seed the organization to this many events with 1 sender in batches of 10,000, "+
+		"measuring ingest at 1,000,000 stored and at this many, instead of --events and the usual ingest phases")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long wrk loads each target, each round")
 	flag.IntVar(&o.connections, "connections", 64, "wrk connections")
 	flag.IntVar(&o.clients, "clients", 500, "client organizations the clients target makes under the organization")
@@ -88,6 +91,12 @@ func parseOptions() (options, error) {
 		return o, fmt.Errorf("--clients must be at least 1")
 	case o.clientEvents < o.clients:
 		return o, fmt.Errorf("--client-events must be at least --clients (%d), an event for each client", o.clients)
+	}
+	if o.scale > 0 {
+		if o.scale < 4*scaleBatch {
+			return o, fmt.Errorf("--scale must be at least %d", 4*scaleBatch)
+		}
+		o.events = o.scale
 	}
 	if _, err := parseOnly(o.only); err != nil {
 		return o, err

@@ -61,7 +61,12 @@ func measure(ctx context.Context, o options, tmp string) (*results, error) {
 	res.Memory.IdleAfterStartMiB = settledRSS(ctx, g)
 	fmt.Printf("idle RSS after start: %.1f MiB\n", res.Memory.IdleAfterStartMiB)
 
-	if err := ingestAll(ctx, o, g, smp, creds, res); err != nil {
+	if o.scale > 0 {
+		err = scaleIngest(ctx, o, g, smp, creds, res)
+	} else {
+		err = ingestAll(ctx, o, g, smp, creds, res)
+	}
+	if err != nil {
 		return nil, err
 	}
 	// After the ingest figures, which stay those of one organization's
@@ -83,6 +88,9 @@ func measure(ctx context.Context, o options, tmp string) (*results, error) {
 		return nil, err
 	}
 	res.ColdStart.SeededEvents = res.Storage.Events + 2*ingestPhaseSize(o.events)
+	if o.scale > 0 { // its measured phases are in the stored count
+		res.ColdStart.SeededEvents = res.Storage.Events
+	}
 	if res.Clients != nil {
 		res.ColdStart.SeededEvents += res.Clients.Events
 	}

@@ -56,6 +56,12 @@ type results struct {
 		BytesPerEvent float64 `json:"bytes_per_event"`
 	} `json:"storage_after_seed"`
 
+	// The scale run's two ingest phases, by name, when it ran (--scale).
+	Scale struct {
+		First string `json:"first_phase,omitempty"`
+		Last  string `json:"last_phase,omitempty"`
+	} `json:"scale"`
+
 	// The clients target's seeding and first reads, when it ran.
 	Clients *clientsResult `json:"clients,omitempty"`
 
@@ -263,7 +269,11 @@ func (r *results) infoFigures() [][2]string {
 			in.EventsPerSec, in.Events, in.Seconds, in.StoredBefore, in.SlowestPostMS, in.PeakRSSMiB, in.PeakWALMiB, note)
 	}
 	if r.Seed.Events > 0 {
-		add("seeding (2 senders)", "%.0f events/s (%d events in %.1f s)", r.Seed.EventsPerSec, r.Seed.Events, r.Seed.Seconds)
+		how := "seeding (2 senders)"
+		if r.Scale.Last != "" {
+			how = "seeding (1 sender, batches of 10,000)"
+		}
+		add(how, "%.0f events/s (%d events in %.1f s)", r.Seed.EventsPerSec, r.Seed.Events, r.Seed.Seconds)
 	}
 	add("background work after the last POST", "%.1f s (until the server was quiet)", r.Seed.FoldSeconds)
 	if c := r.Clients; c != nil {

@@ -260,3 +260,16 @@ func TestClientsGoals(t *testing.T) {
 		}
 	}
 }
+
+// The scale run measures at 1M stored and at N, or for a small N at half
+// of it, in whole batches of 10,000.
+func TestScalePoints(t *testing.T) {
+	for _, c := range []struct{ n, first, phase int }{
+		{10_000_000, 1_000_000, 200_000}, {2_000_000, 1_000_000, 200_000},
+		{1_200_000, 600_000, 120_000}, {120_000, 60_000, 10_000}, {40_000, 20_000, 10_000},
+	} {
+		if first, phase := scalePoints(c.n); first != c.first || phase != c.phase {
+			t.Errorf("scale %d: first at %d, phases of %d; want %d, %d", c.n, first, phase, c.first, c.phase)
+		}
+	}
+}
