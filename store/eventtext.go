@@ -237,7 +237,7 @@ func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFi
 		events, err := s.eventIDs.scan(rows, orgID)
 		return events, total, err
 	}
-	seqs, err := s.textTop(ctx, q, match, where, args, f)
+	seqs, err := s.textTop(ctx, q, match, where, args, f, total)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -251,8 +251,8 @@ type ranked struct{ seq, ts int64 }
 // textTop returns the seqs of the page, in its order: the candidates are
 // read by seq, newest first for a newest-first page, keeping the best
 // offset+limit, until the blocks say no candidate left can beat the last
-// kept one.
-func (s *Store) textTop(ctx context.Context, q querier, match, where string, args []any, f EventFilter) ([]int64, error) {
+// kept one. total (the candidates passing the filter) sizes the first read.
+func (s *Store) textTop(ctx context.Context, q querier, match, where string, args []any, f EventFilter, total int) ([]int64, error) {
 	blocks, err := s.blocks.view(ctx, q)
 	if err != nil {
 		return nil, err
@@ -271,35 +271,28 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 		}
 		return blocks.newestThrough(seq >> textBlockBits)
 	}
-	query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid < ?
-		ORDER BY rowid DESC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r DESC`
-	cursor := int64(1 << 62)
-	if f.Ascending {
-		query = `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid > ?
-		ORDER BY rowid ASC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r ASC`
-		cursor = 0
-	}
 	var top []ranked
-	for chunk := max(k+k/4, 16); ; chunk = min(2*chunk, textChunk) {
-		rows, err := q.QueryContext(ctx, query, append([]any{match, cursor, chunk}, args...)...)
+	// read adds the candidates a query returns, the rest of the filter
+	// applied (ts is NULL for one it refuses), and keeps the best k; it
+	// returns how many candidates it read and the last one's seq.
+	read := func(query string, qargs ...any) (int, int64, error) {
+		rows, err := q.QueryContext(ctx, query, append(qargs, args...)...)
 		if err != nil {
-			return nil, fmt.Errorf("search events: %w", err)
+			return 0, 0, fmt.Errorf("search events: %w", err)
 		}
-		n := 0
+		n, last := 0, int64(0)
 		for rows.Next() {
-			var seq int64
 			var ts sql.NullInt64
-			if err := rows.Scan(&seq, &ts); err != nil {
+			if err := rows.Scan(&last, &ts); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("search events: %w", err)
+				return 0, 0, fmt.Errorf("search events: %w", err)
 			}
-			n, cursor = n+1, seq
-			if ts.Valid {
-				top = append(top, ranked{seq, ts.Int64})
+			if n++; ts.Valid {
+				top = append(top, ranked{last, ts.Int64})
 			}
 		}
 		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("search events: %w", err)
+			return 0, 0, fmt.Errorf("search events: %w", err)
 		}
 		slices.SortFunc(top, func(a, b ranked) int {
 			if before(a, b) {
@@ -308,14 +301,51 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 			return 1
 		})
 		top = top[:min(len(top), k)]
-		if n < chunk {
-			break
+		return n, last, nil
+	}
+	// full says the page holds k candidates, none of which a candidate
+	// past seq can beat (one with the last kept one's time comes after it:
+	// seq breaks the tie the same way).
+	full := func(seq int64) bool {
+		if len(top) < k {
+			return false
 		}
-		if len(top) == k {
-			// A candidate past the cursor with the last kept one's time
-			// comes after it (seq breaks the tie the same way).
-			last, bound := top[k-1].ts, beyond(cursor)
-			if (!f.Ascending && last >= bound) || (f.Ascending && last <= bound) {
+		if f.Ascending {
+			return top[k-1].ts <= beyond(seq)
+		}
+		return top[k-1].ts >= beyond(seq)
+	}
+	if f.Ascending {
+		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid > ?
+			ORDER BY rowid ASC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r ASC`
+		cursor := int64(0)
+		for chunk := max(k+k/4, 16); ; chunk = min(2*chunk, textChunk) {
+			n, last, err := read(query, match, cursor, chunk)
+			if err != nil {
+				return nil, err
+			}
+			if cursor = last; n < chunk || full(cursor) {
+				break
+			}
+		}
+	} else {
+		// Newest first: FTS5 reads a doclist backwards only by loading all
+		// of it, so the candidates are read forwards, a span of seqs at a
+		// time from the newest span down, each span twice the last, the
+		// first sized for a page by the candidates' density.
+		var newest int64
+		if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&newest); err != nil {
+			return nil, fmt.Errorf("search events: %w", err)
+		}
+		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid >= ? AND rowid < ?)
+			AS c LEFT JOIN events e ON e.seq = c.r AND ` + where
+		span := max(1<<textBlockBits, newest/int64(max(total, 1))*int64(k+k/4))
+		for hi := newest + 1; hi > 1; span *= 2 {
+			lo := max(hi-span, 1)
+			if _, _, err := read(query, match, lo, hi); err != nil {
+				return nil, err
+			}
+			if hi = lo; full(lo - 1) {
 				break
 			}
 		}
