@@ -17,7 +17,7 @@ import (
 // startTargets starts the baselines --only asks for and returns every
 // target to load, in the order of targetNames.
 func startTargets(ctx context.Context, o options, g *garrison, creds credentials, limitDB, tmp string, res *results) ([]*loadResult, error) {
-	want, _ := parseOnly(o.only) // checked in parseOptions
+	want := wantTargets(o)
 	byName := map[string]target{}
 	for _, t := range garrisonTargets {
 		bearer := map[string]string{"none": "", "jwt": creds.JWT, "read key": creds.ReadKey}[t.auth]

@@ -6,6 +6,7 @@
 //	                     [--only health,hello,…] [--extra-flags "…"] [--keep]
 //	                     [--json bench/results/suite-….json] [--strict]
 //	                     [--repo .] [--pocketbase off] [--pgo default.pgo]
+//	                     [--scale 10000000]
 //
 // It builds the server, times its cold start, seeds events through the API
 // while sampling memory and WAL size (and, for the clients target, makes
@@ -16,7 +17,9 @@
 // hand-written "limit" server over a copy of the same database, and
 // PocketBase when it can be built) with wrk, twice (the second round in
 // reverse order). It prints a table of the figures against their goals
-// and writes them as JSON. Exit status: 0 when it ran (goals may have failed; --strict makes
+// and writes them as JSON. The scale run (--scale N, scale.go) seeds the
+// organization to N events instead and measures ingest at 1M and at N
+// stored, and where the bytes go on disk. Exit status: 0 when it ran (goals may have failed; --strict makes
 // a failed goal exit 1), 2 when it could not run.
 //
 // The subcommands `hello`, `headers` and `limit` are the baselines' own
@@ -64,7 +67,8 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.repo, "repo", ".", "repository root to build the server from")
 	flag.IntVar(&o.events, "events", 1_000_000, "events to seed into the organization")
 	flag.IntVar(&o.scale, "scale", 0, "the scale run: seed the organization to this many events with 1 sender in batches of 10,000, "+
-		"measuring ingest at 1,000,000 stored and at this many, instead of --events and the usual ingest phases")
+		"measuring ingest at 1,000,000 stored (at half of it when it is under 1,200,000) and at this many, and where the bytes go, "+
+		"instead of --events and the usual ingest phases; 0 is off")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long wrk loads each target, each round")
 	flag.IntVar(&o.connections, "connections", 64, "wrk connections")
 	flag.IntVar(&o.clients, "clients", 500, "client organizations the clients target makes under the organization")

@@ -20,7 +20,7 @@ const restarts = 3
 // measure runs the whole suite in tmp and returns what it measured.
 func measure(ctx context.Context, o options, tmp string) (*results, error) {
 	res := &results{Time: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		Config: config{Events: o.events, Duration: o.duration.String(), Connections: o.connections, Threads: 2,
+		Config: config{Events: o.events, Scale: o.scale, Duration: o.duration.String(), Connections: o.connections, Threads: 2,
 			Only: o.only, ExtraFlags: o.extra}}
 	res.Commit = commitOf(o.repo)
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
@@ -71,7 +71,7 @@ func measure(ctx context.Context, o options, tmp string) (*results, error) {
 	}
 	// After the ingest figures, which stay those of one organization's
 	// feed; the clients' events are in the cold starts and loads below.
-	if want, _ := parseOnly(o.only); want["clients"] {
+	if wantTargets(o)["clients"] {
 		if err := seedClients(ctx, o, g, smp, creds, res); err != nil {
 			return nil, err
 		}
@@ -86,6 +86,9 @@ func measure(ctx context.Context, o options, tmp string) (*results, error) {
 	limitDB := filepath.Join(tmp, "limit", "garrison.db")
 	if err := copyDB(g.dbPath(), limitDB); err != nil {
 		return nil, err
+	}
+	if o.scale > 0 {
+		storageBreakdown(ctx, limitDB, res)
 	}
 	res.ColdStart.SeededEvents = res.Storage.Events + 2*ingestPhaseSize(o.events)
 	if o.scale > 0 { // its measured phases are in the stored count

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"garrison/bench/internal/dbstat"
 )
 
 // results is everything one run measured; it is written as JSON.
@@ -56,11 +58,12 @@ type results struct {
 		BytesPerEvent float64 `json:"bytes_per_event"`
 	} `json:"storage_after_seed"`
 
-	// The scale run's two ingest phases, by name, when it ran (--scale).
-	Scale struct {
-		First string `json:"first_phase,omitempty"`
-		Last  string `json:"last_phase,omitempty"`
-	} `json:"scale"`
+	// The scale run's two ingest phases, when it ran (--scale).
+	Scale scaleResult `json:"scale"`
+
+	// Where the bytes go, table by table and index by index (dbstat on a
+	// copy of the stopped server's database), in the scale run.
+	StorageBreakdown *dbstat.Report `json:"storage_breakdown,omitempty"`
 
 	// The clients target's seeding and first reads, when it ran.
 	Clients *clientsResult `json:"clients,omitempty"`
@@ -73,6 +76,7 @@ type results struct {
 
 type config struct {
 	Events       int    `json:"events"`
+	Scale        int    `json:"scale,omitempty"`         // --scale, the scale run
 	Clients      int    `json:"clients,omitempty"`       // made when the clients target ran
 	ClientEvents int    `json:"client_events,omitempty"` // seeded among them, besides events
 	Duration     string `json:"duration"`
@@ -196,6 +200,11 @@ func (r *results) printTables(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t\t-\n", f[0], f[1])
 	}
 	tw.Flush()
+	if b := r.StorageBreakdown; b != nil {
+		fmt.Fprintf(w, "\nwhere the bytes go (dbstat on a copy of the stopped server's database, %d events, %.1f MiB):\n",
+			b.Events, float64(b.FileBytes)/(1<<20))
+		b.Write(w, 0.5)
+	}
 	for _, c := range r.Checks {
 		if c.Note != "" && c.Verdict != "SKIP" {
 			fmt.Fprintf(w, "note: %s (%s): %s\n", c.Target, c.What, c.Note)

@@ -117,12 +117,15 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 
 // progress returns a function the producer calls per batch handed out; it
 // prints a line every 100,000 events.
-func progress(began time.Time, total int) func(done int) {
-	next := 100_000
+func progress(began time.Time, total int) func(done int) { return progressEvery(began, total, 100_000) }
+
+// progressEvery is progress with a line every that many events.
+func progressEvery(began time.Time, total, every int) func(done int) {
+	next := every
 	return func(done int) {
 		if done >= next && done < total {
 			fmt.Printf("  %d of %d (%.0f events/s)\n", done, total, float64(done)/time.Since(began).Seconds())
-			next += 100_000
+			next += every
 		}
 	}
 }

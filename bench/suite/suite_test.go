@@ -261,15 +261,72 @@ func TestClientsGoals(t *testing.T) {
 	}
 }
 
-// The scale run measures at 1M stored and at N, or for a small N at half
-// of it, in whole batches of 10,000.
+// The scale run measures at 1M stored and at N, or, when N is under 1M
+// and a phase, at half of it in phases of a tenth, in whole batches of
+// 10,000.
 func TestScalePoints(t *testing.T) {
-	for _, c := range []struct{ n, first, phase int }{
-		{10_000_000, 1_000_000, 200_000}, {2_000_000, 1_000_000, 200_000},
-		{1_200_000, 600_000, 120_000}, {120_000, 60_000, 10_000}, {40_000, 20_000, 10_000},
+	for _, c := range []struct {
+		n, first, phase int
+		half            bool
+	}{
+		{10_000_000, 1_000_000, 200_000, false}, {2_000_000, 1_000_000, 200_000, false},
+		{1_200_000, 1_000_000, 200_000, false}, {1_190_000, 590_000, 110_000, true},
+		{120_000, 60_000, 10_000, true}, {40_000, 20_000, 10_000, true},
 	} {
-		if first, phase := scalePoints(c.n); first != c.first || phase != c.phase {
-			t.Errorf("scale %d: first at %d, phases of %d; want %d, %d", c.n, first, phase, c.first, c.phase)
+		first, phase, half := scalePoints(c.n)
+		if first != c.first || phase != c.phase || half != c.half {
+			t.Errorf("scale %d: first at %d, phases of %d, half %v; want %d, %d, %v", c.n, first, phase, half, c.first, c.phase, c.half)
+		}
+	}
+}
+
+// The scale run's checks: the ingest ratio against 0.80 and the bytes a
+// stored event against 300, SKIP when not measured; the usual run has none.
+func TestScaleChecks(t *testing.T) {
+	for _, c := range []struct {
+		firstRate, lastRate, bytes float64
+		stored                     int
+		ratio, size                string
+	}{
+		{15000, 12000, 300, 10_200_000, "PASS", "PASS"}, // exactly at both goals
+		{15000, 11900, 301, 10_200_000, "FAIL", "FAIL"},
+		{0, 12000, 250, 10_200_000, "SKIP", "PASS"}, // the first phase did not run
+		{15000, 16000, 0, 0, "PASS", "SKIP"},        // nothing stored recorded
+	} {
+		r := &results{}
+		r.Scale.First, r.Scale.Last = scaleName(1_000_000), scaleName(10_000_000)
+		r.Ingest = []ingestResult{{Phase: r.Scale.First, EventsPerSec: c.firstRate}, {Phase: r.Scale.Last, EventsPerSec: c.lastRate}}
+		r.Storage.Events, r.Storage.BytesPerEvent = c.stored, c.bytes
+		r.scaleChecks()
+		if len(r.Checks) != 2 || r.Checks[0].Verdict != c.ratio || r.Checks[1].Verdict != c.size {
+			t.Errorf("%+v: checks %+v, want ratio %s and bytes %s", c, r.Checks, c.ratio, c.size)
+		}
+	}
+	r := &results{}
+	r.scaleChecks()
+	if len(r.Checks) != 0 {
+		t.Errorf("a run without --scale has scale checks: %+v", r.Checks)
+	}
+}
+
+// The scale run loads the clients and PocketBase only when --only names
+// them; the usual run's empty --only is every target.
+func TestWantTargets(t *testing.T) {
+	for _, c := range []struct {
+		o       options
+		clients bool
+		pb      bool
+		events  bool
+	}{
+		{options{}, true, true, true},
+		{options{scale: 10_000_000}, false, false, true},
+		{options{scale: 10_000_000, only: "events,limit"}, false, false, true},
+		{options{scale: 10_000_000, only: "events,clients,pb-total"}, true, true, true},
+		{options{only: "clients"}, true, false, false},
+	} {
+		w := wantTargets(c.o)
+		if w["clients"] != c.clients || w["pb-total"] != c.pb || w["events"] != c.events {
+			t.Errorf("%+v: %v", c.o, w)
 		}
 	}
 }

@@ -41,6 +41,23 @@ var garrisonTargets = []struct{ name, path, auth string }{
 	{"security-score", "/api/dashboard/security-score", "read key"},
 }
 
+// scaleOptIn are the targets the scale run loads only when --only names
+// them: the clients' seeding and PocketBase's import of every event would
+// add their own long phases to a run about the organization's feed.
+var scaleOptIn = []string{"clients", "pb-total", "pb-skiptotal"}
+
+// wantTargets is the targets to load: --only, whose empty value means
+// every target, and in the scale run every target but scaleOptIn.
+func wantTargets(o options) map[string]bool {
+	want, _ := parseOnly(o.only) // checked in parseOptions
+	if o.scale > 0 && o.only == "" {
+		for _, n := range scaleOptIn {
+			delete(want, n)
+		}
+	}
+	return want
+}
+
 // parseOnly reads --only: empty means every target.
 func parseOnly(s string) (map[string]bool, error) {
 	want := map[string]bool{}
