@@ -222,7 +222,7 @@ func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFi
 		(SELECT rowid FROM event_text WHERE event_text MATCH ?) AND `+where, append([]any{match}, args...)...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count found events: %w", err)
 	}
-	if total <= f.Page.Offset {
+	if total <= f.Page.Offset || f.Page.Limit <= 0 { // a count alone reads no page
 		return nil, total, nil
 	}
 	if f.SortBySeverity {
@@ -452,6 +452,9 @@ func backfillTextBatch(ctx context.Context, db *sql.DB, next int64) error {
 	}
 	defer insert.Close()
 	for _, r := range batch {
+		if len(r.text) == 0 {
+			continue // indexed by no word, as ingest leaves it
+		}
 		if _, err := insert.ExecContext(ctx, r.seq, string(r.text)); err != nil {
 			return err
 		}

@@ -76,11 +76,12 @@ func TestTextSearchAgainstBruteForce(t *testing.T) {
 		q        string
 		asc      bool
 		offset   int
+		limit    int // 50 when 0; -1 for none, a count alone
 		severity []event.Severity
 	}{
 		{q: "alpha"}, {q: "alpha", asc: true}, {q: "gamma", offset: 700}, {q: "beta.gamma 42"},
 		{q: "x-ray", asc: true, offset: 1500}, {q: "ray alpha", severity: []event.Severity{event.Low}},
-		{q: "42", offset: 5000}, {q: "missing"},
+		{q: "42", offset: 5000}, {q: "missing"}, {q: "alpha", limit: -1},
 	} {
 		t.Run(fmt.Sprintf("%s asc=%v offset=%d", c.q, c.asc, c.offset), func(t *testing.T) {
 			var want []stored
@@ -98,12 +99,13 @@ func TestTextSearchAgainstBruteForce(t *testing.T) {
 			if c.asc {
 				slices.Reverse(want)
 			}
-			f := EventFilter{Search: event.Search{Text: c.q}, Ascending: c.asc, Severities: c.severity, Page: Page{Limit: 50, Offset: c.offset}}
+			limit := map[int]int{0: 50, -1: 0}[c.limit]
+			f := EventFilter{Search: event.Search{Text: c.q}, Ascending: c.asc, Severities: c.severity, Page: Page{Limit: limit, Offset: c.offset}}
 			got, total, err := s.Events(context.Background(), "org_a", f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			page := want[min(c.offset, len(want)):min(c.offset+50, len(want))]
+			page := want[min(c.offset, len(want)):min(c.offset+limit, len(want))]
 			if total != len(want) || len(got) != len(page) {
 				t.Fatalf("total %d, page %d; brute force %d, %d", total, len(got), len(want), len(page))
 			}
