@@ -1120,10 +1120,7 @@ CREATE TABLE event_originals (
 -- of this database (store/eventid.go) instead of stored with a unique
 -- index, so only events stored before keep theirs (legacy_id); and the
 -- burst-window index goes, a window's events being read from the time
--- index; only high and critical events keep an index by severity (the
--- others are a third of the events each: the time index finds a page of
--- them in a few rows). event_originals is rebuilt with the table it
--- references.
+-- index. event_originals is rebuilt with the table it references.
 CREATE TABLE org_numbers (
     num     INTEGER PRIMARY KEY AUTOINCREMENT,
     org_id  TEXT NOT NULL UNIQUE REFERENCES orgs(id) ON DELETE CASCADE
@@ -1172,7 +1169,7 @@ INSERT INTO events_v26 (seq, org, ts, type, severity, source, asset, message, in
 DROP TABLE events;
 ALTER TABLE events_v26 RENAME TO events;
 CREATE INDEX events_org_ts ON events (org, ts);
-CREATE INDEX events_org_severe_ts ON events (org, severity, ts) WHERE severity >= 3;
+CREATE INDEX events_org_severity_ts ON events (org, severity, ts);
 CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
 CREATE UNIQUE INDEX events_legacy_id ON events (legacy_id) WHERE legacy_id IS NOT NULL;
 CREATE INDEX events_org_src_ip ON events (org, src_ip, ts) WHERE src_ip IS NOT NULL;

@@ -381,7 +381,7 @@ CREATE TABLE "events" (
 CREATE INDEX events_alert ON events (alert_id) WHERE alert_id IS NOT NULL;
 CREATE UNIQUE INDEX events_legacy_id ON events (legacy_id) WHERE legacy_id IS NOT NULL;
 CREATE INDEX events_org_dst_ip ON events (org, dst_ip, ts) WHERE dst_ip IS NOT NULL;
-CREATE INDEX events_org_severe_ts ON events (org, severity, ts) WHERE severity >= 3;
+CREATE INDEX events_org_severity_ts ON events (org, severity, ts);
 CREATE INDEX events_org_src_ip ON events (org, src_ip, ts) WHERE src_ip IS NOT NULL;
 CREATE INDEX events_org_ts ON events (org, ts);
 CREATE INDEX events_org_user ON events (org, user_name, ts) WHERE user_name IS NOT NULL;

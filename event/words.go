@@ -9,7 +9,7 @@ import (
 // A text search (Search.Text) finds words, not any run of characters:
 // that is what an index can answer at millions of events. A word is what
 // lies between spaces and the punctuation that surrounds names in prose
-// (quotes, brackets, commas …), in lower case. A word holding punctuation
+// (quotes, brackets, commas …), with ASCII letters in lower case. A word holding punctuation
 // that joins the parts of a name (a dotted signature, a host, a path, an
 // address, key=value) is also indexed by each of its parts, so
 // "Trojan.Generic.42 on ws-1.corp" is found by trojan.generic.42, by
@@ -61,7 +61,7 @@ func IndexWords(add func(string), texts ...string) {
 		return n < maxWordsIndexed
 	}
 	for _, text := range texts {
-		for _, w := range strings.FieldsFunc(strings.ToLower(text), isSpaceOrEnclosing) {
+		for _, w := range strings.FieldsFunc(lowerASCII(text), isSpaceOrEnclosing) {
 			w = strings.TrimFunc(w, isJoining)
 			if !emit(w) {
 				return
@@ -82,10 +82,34 @@ func IndexWords(add func(string), texts ...string) {
 // text's words as IndexWords splits them, not their parts.
 func QueryWords(text string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), isSpaceOrEnclosing) {
+	for _, w := range strings.FieldsFunc(lowerASCII(text), isSpaceOrEnclosing) {
 		if w = strings.TrimFunc(w, isJoining); w != "" {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// lowerASCII folds A-Z only. The index removes a row by naming its words
+// again: folding by Unicode's tables would change with a Go release that
+// brings a newer Unicode, and an event stored before it could no longer
+// be taken out of the index.
+func lowerASCII(s string) string {
+	hasUpper := false
+	for i := range len(s) {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			hasUpper = true
+			break
+		}
+	}
+	if !hasUpper {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

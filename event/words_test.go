@@ -18,7 +18,7 @@ func TestIndexWords(t *testing.T) {
 		{[]string{`C:\Windows\System32\mimikatz.exe (PID 4)`, "", "2001:db8::1"},
 			`c:\windows\system32\mimikatz.exe c windows system32 mimikatz exe pid 4 2001:db8::1 2001 db8 1`},
 		{[]string{"disk 50% full, user=admin; again: disk"}, "disk 50 full user=admin user admin again"},
-		{[]string{"ÉCHEC de connexion — ÉCHEC"}, "échec de connexion —"},
+		{[]string{"ÉCHEC de connexion — ÉCHEC"}, "Échec de connexion —"},
 		{[]string{"... --- ,,,", ""}, ""},
 	} {
 		var got []string

@@ -130,9 +130,11 @@ func (o *orgAlertMemory) window(ctx context.Context, q *sql.Stmt, orgID string, 
 }
 
 // recountWindow is window's query, on the time index: a window is ten
-// minutes of the organization's events.
+// minutes of the organization's events. Activity never alerts: its keys
+// are never asked for.
 var recountWindow = `SELECT asset, type, COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events INDEXED BY events_org_ts
 	WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND ts >= ?2 AND ts < ?3 AND severity < ?4
+		AND type <> '` + event.TypeActivity + `'
 	GROUP BY asset, type`
 
 // burstWindowOf is the SQL of the burst window holding the timestamp

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -150,11 +149,6 @@ func (f EventFilter) where(orgID string, b bounds) (string, []any) {
 		clause, args = append(clause, "ts < ?"), append(args, b.hi)
 	}
 	clause, args = searchClause(f.Search, orgID, "", clause, args)
-	if len(f.Severities) > 0 && !slices.ContainsFunc(f.Severities, func(s event.Severity) bool { return s < event.High }) {
-		// Says so in the index's own terms: the partial index of high and
-		// critical events serves only a query that names its condition.
-		clause = append(clause, fmt.Sprintf("severity >= %d", event.High))
-	}
 	return f.clause(clause, args)
 }
 
@@ -235,10 +229,9 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 
 // page is the query of one page. Ties on time go by arrival (seq), which
 // every index ends with, so no page needs a sort. A page of several
-// severities, or sorted by severity, reads each severity's own range for
-// one page's worth (high and critical from their index, the others from
-// the time index, where they are common) and merges them, instead of
-// walking the organization's events past every other severity.
+// severities, or sorted by severity, reads each severity's own index range
+// for one page's worth and merges them, instead of walking the
+// organization's events past every other severity.
 func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string) (string, []any)) (string, []any) {
 	columns, args := eventColumns, []any(nil)
 	if extra != nil {

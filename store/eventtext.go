@@ -472,7 +472,7 @@ func backfillTextBatch(ctx context.Context, db *sql.DB, next int64) error {
 
 // eventWords is what an event's row of event_text is made of.
 type eventWords struct {
-	seq, org                 int64
+	seq, org, ts             int64
 	message, rule, indicator string
 }
 
@@ -501,13 +501,16 @@ func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords) error {
 // unindexOrgText takes every event of an organization being deleted out
 // of the text index, a batch at a time.
 func unindexOrgText(ctx context.Context, tx *sql.Tx, orgID string) error {
-	after := int64(0)
+	afterTS, after := int64(openLow), int64(-1)
 	for {
-		batch, err := queryAll(ctx, tx, "events to unindex", `SELECT seq, org, message, COALESCE(rule, ''), indicator FROM events
-			WHERE org = `+orgNum+` AND seq > ? ORDER BY seq LIMIT ?`, []any{orgID, after, textBackfillBatch},
+		// Keyset on the time index's own order: each batch starts where the
+		// last ended, so the organization is read once.
+		batch, err := queryAll(ctx, tx, "events to unindex", `SELECT seq, org, message, COALESCE(rule, ''), indicator, ts FROM events
+			INDEXED BY events_org_ts WHERE org = `+orgNum+` AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`,
+			[]any{orgID, afterTS, after, textBackfillBatch},
 			func(rows *sql.Rows) (eventWords, error) {
 				var e eventWords
-				return e, rows.Scan(&e.seq, &e.org, &e.message, &e.rule, &e.indicator)
+				return e, rows.Scan(&e.seq, &e.org, &e.message, &e.rule, &e.indicator, &e.ts)
 			})
 		if err != nil {
 			return err
@@ -518,6 +521,6 @@ func unindexOrgText(ctx context.Context, tx *sql.Tx, orgID string) error {
 		if len(batch) < textBackfillBatch {
 			return nil
 		}
-		after = batch[len(batch)-1].seq
+		afterTS, after = batch[len(batch)-1].ts, batch[len(batch)-1].seq
 	}
 }

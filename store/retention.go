@@ -129,7 +129,7 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 		}
 		words := make([]eventWords, len(evs))
 		for i, e := range evs {
-			words[i] = eventWords{e.seq, e.org, e.message, e.rule, e.indicator}
+			words[i] = eventWords{seq: e.seq, org: e.org, message: e.message, rule: e.rule, indicator: e.indicator}
 		}
 		if err := unindexText(ctx, tx, words); err != nil {
 			return err
