@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -89,30 +87,14 @@ func scaleIngest(ctx context.Context, o options, g *garrison, smp *sampler, cred
 	}
 	phase := func(name string) error {
 		bodies := queue(gen.batches(size)) // made before the clock starts
-		settle(ctx, g.proc.pid(), 5*time.Minute)
-		smp.watch(g.proc.pid(), "ingest, "+name)
-		m0, _ := readMachineCPU()
-		su0, ss0, _ := procCPU(g.proc.pid())
-		self0, _, _ := procCPU(os.Getpid())
-		began := time.Now()
-		retries, slowest, err := sendAll(ctx, g.cl, url, creds.WriteKey, bodies, 1)
-		secs := time.Since(began).Seconds()
+		r, err := measurePhase(ctx, g, smp, url, creds.WriteKey, name, 1, bodies, size, stored)
 		if err != nil {
-			return fmt.Errorf("ingest %s: %w", name, err)
+			return err
 		}
-		m1, _ := readMachineCPU()
-		su1, ss1, _ := procCPU(g.proc.pid())
-		self1, _, _ := procCPU(os.Getpid())
-		serverCores, otherCores := cpuShares(m0, m1, su1-su0, ss1-ss0,
-			time.Duration(self1-self0)*time.Second/ticksPerSecond, runtime.NumCPU())
-		pk := smp.get("ingest, " + name)
-		r := ingestResult{Phase: name, Senders: 1, Events: size, StoredBefore: stored, Seconds: secs,
-			EventsPerSec: float64(size) / secs, Retries503: retries, PeakRSSMiB: pk.RSSMiB, PeakWALMiB: pk.WALMiB,
-			SlowestPostMS: ms(slowest), ServerCores: serverCores, OtherCores: otherCores}
 		res.Ingest = append(res.Ingest, r)
 		stored += size
 		fmt.Printf("ingest %-26s %7.0f events/s (%d events in batches of %d, %.2f s, peak RSS %.0f MiB, WAL %.1f MiB; server %.2f cores, others %.2f)\n",
-			name+":", r.EventsPerSec, size, scaleBatch, secs, pk.RSSMiB, pk.WALMiB, serverCores, otherCores)
+			name+":", r.EventsPerSec, size, scaleBatch, r.Seconds, r.PeakRSSMiB, r.PeakWALMiB, r.ServerCores, r.OtherCores)
 		return nil
 	}
 	if err := seedTo(first); err != nil {
@@ -137,17 +119,7 @@ func scaleIngest(ctx context.Context, o options, g *garrison, smp *sampler, cred
 	}
 	fmt.Printf("ingest at %d stored ÷ at %d stored: %.2f× (%.0f ÷ %.0f events/s)\n",
 		sc.LastStored, sc.FirstStored, sc.Ratio, sc.LastEventsPerSec, sc.FirstEventsPerSec)
-	done := time.Now()
-	smp.watch(g.proc.pid(), "idle, seeded")
-	busyUntil, err := settle(ctx, g.proc.pid(), 10*time.Minute)
-	if err != nil {
-		res.Notes = append(res.Notes, "after seeding the server "+err.Error())
-	}
-	res.Seed.FoldSeconds = max(0, busyUntil.Sub(done).Seconds())
-	res.Memory.IdleAfterSeedMiB = settledRSS(ctx, g)
-	db, wal := g.dbBytes()
-	res.Storage.Events, res.Storage.DBBytes, res.Storage.WALBytes = stored, db, wal
-	res.Storage.BytesPerEvent = float64(db+wal) / float64(stored)
+	recordSeeded(ctx, g, smp, res, stored)
 	fmt.Printf("stored %d events; quiet %.1f s after the last POST; %.0f bytes/event on disk\n",
 		stored, res.Seed.FoldSeconds, res.Storage.BytesPerEvent)
 	return ctx.Err()

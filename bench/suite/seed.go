@@ -32,30 +32,14 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 			url = g.base() + feed.path
 			bodies = feedBatches(gen, feed, size)
 		}
-		settle(ctx, g.proc.pid(), 5*time.Minute)
-		smp.watch(g.proc.pid(), "ingest, "+name)
-		m0, _ := readMachineCPU()
-		su0, ss0, _ := procCPU(g.proc.pid())
-		self0, _, _ := procCPU(os.Getpid())
-		began := time.Now()
-		retries, slowest, err := sendAll(ctx, g.cl, url, creds.WriteKey, bodies, senders)
-		secs := time.Since(began).Seconds()
+		r, err := measurePhase(ctx, g, smp, url, creds.WriteKey, name, senders, bodies, size, stored)
 		if err != nil {
-			return fmt.Errorf("ingest %s: %w", name, err)
+			return err
 		}
-		m1, _ := readMachineCPU()
-		su1, ss1, _ := procCPU(g.proc.pid())
-		self1, _, _ := procCPU(os.Getpid())
-		serverCores, otherCores := cpuShares(m0, m1, su1-su0, ss1-ss0,
-			time.Duration(self1-self0)*time.Second/ticksPerSecond, runtime.NumCPU())
-		pk := smp.get("ingest, " + name)
-		r := ingestResult{Phase: name, Senders: senders, Events: size, StoredBefore: stored, Seconds: secs,
-			EventsPerSec: float64(size) / secs, Retries503: retries, PeakRSSMiB: pk.RSSMiB, PeakWALMiB: pk.WALMiB,
-			SlowestPostMS: ms(slowest), ServerCores: serverCores, OtherCores: otherCores}
 		res.Ingest = append(res.Ingest, r)
 		stored += size
 		fmt.Printf("ingest %-18s %7.0f events/s (%d events, %.2f s, peak RSS %.0f MiB, WAL %.1f MiB; server %.2f cores, others %.2f)\n",
-			name+":", r.EventsPerSec, size, secs, pk.RSSMiB, pk.WALMiB, serverCores, otherCores)
+			name+":", r.EventsPerSec, size, r.Seconds, r.PeakRSSMiB, r.PeakWALMiB, r.ServerCores, r.OtherCores)
 		return nil
 	}
 	if err := phase("empty, 1 sender", 1, nil); err != nil {
@@ -79,19 +63,7 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 		stored += rest
 		fmt.Printf("seeded %d events in %.1f s (%.0f events/s)\n", rest, res.Seed.Seconds, res.Seed.EventsPerSec)
 	}
-	// The fold and checkpoints go on after the last POST; how long is worth
-	// knowing, and the idle and storage figures must wait for them.
-	done := time.Now()
-	smp.watch(g.proc.pid(), "idle, seeded")
-	busyUntil, err := settle(ctx, g.proc.pid(), 10*time.Minute)
-	if err != nil {
-		res.Notes = append(res.Notes, "after seeding the server "+err.Error())
-	}
-	res.Seed.FoldSeconds = max(0, busyUntil.Sub(done).Seconds())
-	res.Memory.IdleAfterSeedMiB = settledRSS(ctx, g)
-	db, wal := g.dbBytes()
-	res.Storage.Events, res.Storage.DBBytes, res.Storage.WALBytes = stored, db, wal
-	res.Storage.BytesPerEvent = float64(db+wal) / float64(stored)
+	recordSeeded(ctx, g, smp, res, stored)
 	anon, _ := procStatusKB(g.proc.pid(), "RssAnon")
 	file, _ := procStatusKB(g.proc.pid(), "RssFile")
 	fmt.Printf("stored %d events; quiet %.1f s after the last POST; idle RSS %.1f MiB (anonymous %.1f, the binary and other files %.1f); %.0f bytes/event on disk\n",
@@ -141,4 +113,49 @@ func feedBatches(g *generator, f *telemetryFeed, n int) <-chan batch {
 	}
 	close(ch)
 	return ch
+}
+
+// measurePhase sends a phase's bodies once the server is quiet, so the
+// previous phase's background work does not slow it, and measures it: the
+// rate, the server's peak RSS and WAL, and the cores it and other
+// programs used.
+func measurePhase(ctx context.Context, g *garrison, smp *sampler, url, key, name string, senders int, bodies <-chan batch,
+	size, stored int) (ingestResult, error) {
+	settle(ctx, g.proc.pid(), 5*time.Minute)
+	smp.watch(g.proc.pid(), "ingest, "+name)
+	m0, _ := readMachineCPU()
+	su0, ss0, _ := procCPU(g.proc.pid())
+	self0, _, _ := procCPU(os.Getpid())
+	began := time.Now()
+	retries, slowest, err := sendAll(ctx, g.cl, url, key, bodies, senders)
+	secs := time.Since(began).Seconds()
+	if err != nil {
+		return ingestResult{}, fmt.Errorf("ingest %s: %w", name, err)
+	}
+	m1, _ := readMachineCPU()
+	su1, ss1, _ := procCPU(g.proc.pid())
+	self1, _, _ := procCPU(os.Getpid())
+	serverCores, otherCores := cpuShares(m0, m1, su1-su0, ss1-ss0,
+		time.Duration(self1-self0)*time.Second/ticksPerSecond, runtime.NumCPU())
+	pk := smp.get("ingest, " + name)
+	return ingestResult{Phase: name, Senders: senders, Events: size, StoredBefore: stored, Seconds: secs,
+		EventsPerSec: float64(size) / secs, Retries503: retries, PeakRSSMiB: pk.RSSMiB, PeakWALMiB: pk.WALMiB,
+		SlowestPostMS: ms(slowest), ServerCores: serverCores, OtherCores: otherCores}, nil
+}
+
+// recordSeeded waits for the background work that follows the last POST
+// (the fold, checkpoints), says how long it took, and records the idle
+// memory and the storage per stored event.
+func recordSeeded(ctx context.Context, g *garrison, smp *sampler, res *results, stored int) {
+	done := time.Now()
+	smp.watch(g.proc.pid(), "idle, seeded")
+	busyUntil, err := settle(ctx, g.proc.pid(), 10*time.Minute)
+	if err != nil {
+		res.Notes = append(res.Notes, "after seeding the server "+err.Error())
+	}
+	res.Seed.FoldSeconds = max(0, busyUntil.Sub(done).Seconds())
+	res.Memory.IdleAfterSeedMiB = settledRSS(ctx, g)
+	db, wal := g.dbBytes()
+	res.Storage.Events, res.Storage.DBBytes, res.Storage.WALBytes = stored, db, wal
+	res.Storage.BytesPerEvent = float64(db+wal) / float64(stored)
 }
