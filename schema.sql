@@ -1205,3 +1205,14 @@ CREATE TABLE event_text_backfill (
     next_seq  INTEGER NOT NULL
 ) STRICT;
 INSERT INTO event_text_backfill (id, next_seq) SELECT 1, MIN(seq) FROM events HAVING COUNT(*) > 0;
+
+-- migration: 28
+-- How many times words have left the text index (retention, a deleted
+-- organization), counted in the deleting transaction: a search's total
+-- kept from an earlier snapshot stays exact while this is unchanged, as
+-- events only ever join with higher seqs (store/textcount.go).
+CREATE TABLE event_text_deletes (
+    id  INTEGER PRIMARY KEY CHECK (id = 1),
+    n   INTEGER NOT NULL
+) STRICT;
+INSERT INTO event_text_deletes (id, n) VALUES (1, 0);

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 27
+-- Schema version (PRAGMA user_version): 28
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -350,6 +350,11 @@ CREATE TABLE event_text_backfill (
 CREATE TABLE 'event_text_config'(k PRIMARY KEY, v) WITHOUT ROWID;
 
 CREATE TABLE 'event_text_data'(id INTEGER PRIMARY KEY, block BLOB);
+
+CREATE TABLE event_text_deletes (
+    id  INTEGER PRIMARY KEY CHECK (id = 1),
+    n   INTEGER NOT NULL
+) STRICT;
 
 CREATE TABLE 'event_text_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 

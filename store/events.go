@@ -247,9 +247,16 @@ func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string
 	if f.SortBySeverity && len(severities) == 0 {
 		severities = []event.Severity{event.Info, event.Low, event.Medium, event.High, event.Critical}
 	}
+	// The index is named: the one whose order is the page's. Left to
+	// statistics that a new index lacked, SQLite sorted ten million events
+	// of the severity index for a page of the newest 50.
 	if len(severities) < 2 {
+		index := "events_org_ts"
+		if len(severities) == 1 {
+			index = "events_org_severity_ts"
+		}
 		where, a := f.where(orgID, b)
-		return `SELECT ` + columns + ` FROM events WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`,
+		return `SELECT ` + columns + ` FROM events INDEXED BY ` + index + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`,
 			append(append(args, a...), f.Page.Limit, f.Page.Offset)
 	}
 	var parts []string
@@ -257,7 +264,7 @@ func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string
 		one := f
 		one.Severities = []event.Severity{sev}
 		where, a := one.where(orgID, b)
-		parts = append(parts, `SELECT * FROM (SELECT seq AS p_seq, ts AS p_ts, severity AS p_sev FROM events WHERE `+where+
+		parts = append(parts, `SELECT * FROM (SELECT seq AS p_seq, ts AS p_ts, severity AS p_sev FROM events INDEXED BY events_org_severity_ts WHERE `+where+
 			` ORDER BY `+order+` LIMIT ?)`)
 		args = append(append(args, a...), f.Page.Limit+f.Page.Offset)
 	}

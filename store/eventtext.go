@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,8 +201,11 @@ const textChunk = 1024
 // textPage is a page of the events holding the search's words and passing
 // the rest of the filter, with its exact total, in the snapshot q.
 func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFilter) ([]event.Event, int, error) {
-	var org int64
-	if err := q.QueryRowContext(ctx, `SELECT num FROM org_numbers WHERE org_id = ?`, orgID).Scan(&org); err != nil {
+	// The organization's number, and the snapshot's newest seq and
+	// deletes count for the total's reuse and the newest page's reads.
+	var org, newest, deletes int64
+	if err := q.QueryRowContext(ctx, `SELECT num, (SELECT COALESCE(MAX(seq), 0) FROM events),
+		(SELECT n FROM event_text_deletes) FROM org_numbers WHERE org_id = ?`, orgID).Scan(&org, &newest, &deletes); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, 0, nil
 		}
@@ -213,10 +217,12 @@ func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFi
 	others.Search.Text = ""
 	where, args := others.where(orgID, f.bounds())
 	var total int
-	if len(f.Severities) == 0 && len(f.Types) == 0 && f.From == nil && f.To == nil && others.Search == (event.Search{}) {
+	var err error
+	wordsAlone := len(f.Severities) == 0 && len(f.Types) == 0 && f.From == nil && f.To == nil && others.Search == (event.Search{})
+	if wordsAlone {
 		// The words alone: the doclist's length is the total.
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM event_text WHERE event_text MATCH ?`, match).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("count found events: %w", err)
+		if total, err = s.textTotal(ctx, q, match, newest, deletes); err != nil {
+			return nil, 0, err
 		}
 	} else if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE seq IN
 		(SELECT rowid FROM event_text WHERE event_text MATCH ?) AND `+where, append([]any{match}, args...)...).Scan(&total); err != nil {
@@ -237,12 +243,61 @@ func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFi
 		events, err := s.eventIDs.scan(rows, orgID)
 		return events, total, err
 	}
-	seqs, err := s.textTop(ctx, q, match, where, args, f, total)
+	start := textStart{cursor: newest + 1}
+	var inHand map[int64]event.Event
+	if wordsAlone && !f.Ascending && f.Page.Offset == 0 {
+		// The newest candidates' rows are read whole at once: they are
+		// most often the first page.
+		var err error
+		if inHand, start, err = s.textNewestRows(ctx, q, orgID, match, textFirstChunk(f.Page), newest); err != nil {
+			return nil, 0, err
+		}
+	}
+	seqs, err := s.textTop(ctx, q, match, where, args, f, start)
 	if err != nil {
 		return nil, 0, err
 	}
-	events, err := s.eventsBySeq(ctx, q, orgID, seqs)
+	events, err := s.eventsBySeq(ctx, q, orgID, seqs, inHand)
 	return events, total, err
+}
+
+// textFirstChunk is how many candidates a page reads first: a page's
+// worth and a quarter, for the candidates that do not make it.
+func textFirstChunk(p Page) int {
+	k := p.Offset + p.Limit
+	return max(k+k/4, 16)
+}
+
+// textStart is where a page's reading of candidates starts: below seq
+// cursor, with the candidates read before (done when they were all).
+type textStart struct {
+	cursor int64
+	seed   []ranked
+	done   bool
+}
+
+// textNewestRows reads the rows of the chunk newest candidates below
+// seq newest+1, for a search of words alone (every candidate is a row of
+// the page's filter).
+func (s *Store) textNewestRows(ctx context.Context, q querier, orgID, match string, chunk int, newest int64) (map[int64]event.Event, textStart, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM (SELECT rowid AS r FROM event_text
+		WHERE event_text MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) AS c
+		JOIN events ON events.seq = c.r AND events.org = `+orgNum+` ORDER BY c.r DESC`, match, newest, chunk, orgID)
+	if err != nil {
+		return nil, textStart{}, fmt.Errorf("search events: %w", err)
+	}
+	events, seqs, err := s.eventIDs.scanExtra(rows, orgID, nil)
+	if err != nil {
+		return nil, textStart{}, fmt.Errorf("search events: %w", err)
+	}
+	start := textStart{cursor: newest + 1, done: len(seqs) < chunk}
+	inHand := make(map[int64]event.Event, len(seqs))
+	for i, seq := range seqs {
+		inHand[seq] = events[i]
+		start.seed = append(start.seed, ranked{seq, ms(events[i].Timestamp)})
+		start.cursor = seq
+	}
+	return inHand, start, nil
 }
 
 // ranked is a candidate's place in a page's order.
@@ -251,8 +306,8 @@ type ranked struct{ seq, ts int64 }
 // textTop returns the seqs of the page, in its order: the candidates are
 // read by seq, newest first for a newest-first page, keeping the best
 // offset+limit, until the blocks say no candidate left can beat the last
-// kept one. total (the candidates passing the filter) sizes the first read.
-func (s *Store) textTop(ctx context.Context, q querier, match, where string, args []any, f EventFilter, total int) ([]int64, error) {
+// kept one. A newest-first page starts from start.
+func (s *Store) textTop(ctx context.Context, q querier, match, where string, args []any, f EventFilter, start textStart) ([]int64, error) {
 	blocks, err := s.blocks.view(ctx, q)
 	if err != nil {
 		return nil, err
@@ -272,6 +327,16 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 		return blocks.newestThrough(seq >> textBlockBits)
 	}
 	var top []ranked
+	// keep sorts top in the page's order and keeps the best k.
+	keep := func() {
+		slices.SortFunc(top, func(a, b ranked) int {
+			if before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		top = top[:min(len(top), k)]
+	}
 	// read adds the candidates a query returns, the rest of the filter
 	// applied (ts is NULL for one it refuses), and keeps the best k; it
 	// returns how many candidates it read and the last one's seq.
@@ -294,13 +359,7 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 		if err := rows.Close(); err != nil {
 			return 0, 0, fmt.Errorf("search events: %w", err)
 		}
-		slices.SortFunc(top, func(a, b ranked) int {
-			if before(a, b) {
-				return -1
-			}
-			return 1
-		})
-		top = top[:min(len(top), k)]
+		keep()
 		return n, last, nil
 	}
 	// full says the page holds k candidates, none of which a candidate
@@ -319,7 +378,7 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid > ?
 			ORDER BY rowid ASC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r ASC`
 		cursor := int64(0)
-		for chunk := max(k+k/4, 16); ; chunk = min(2*chunk, textChunk) {
+		for chunk := textFirstChunk(f.Page); ; chunk = min(2*chunk, textChunk) {
 			n, last, err := read(query, match, cursor, chunk)
 			if err != nil {
 				return nil, err
@@ -329,23 +388,24 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 			}
 		}
 	} else {
-		// Newest first: FTS5 reads a doclist backwards only by loading all
-		// of it, so the candidates are read forwards, a span of seqs at a
-		// time from the newest span down, each span twice the last, the
-		// first sized for a page by the candidates' density.
-		var newest int64
-		if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&newest); err != nil {
-			return nil, fmt.Errorf("search events: %w", err)
+		// Newest first: the candidates backwards from the newest seq, in
+		// chunks, each below the last one read.
+		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid < ?
+			ORDER BY rowid DESC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r DESC`
+		cursor, chunk := start.cursor, textFirstChunk(f.Page)
+		if start.seed != nil || start.done { // the first chunk was read whole
+			top = append(top, start.seed...)
+			keep()
+			if chunk = min(2*chunk, textChunk); start.done || full(cursor-1) {
+				chunk = 0
+			}
 		}
-		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid >= ? AND rowid < ?)
-			AS c LEFT JOIN events e ON e.seq = c.r AND ` + where
-		span := max(1<<textBlockBits, newest/int64(max(total, 1))*int64(k+k/4))
-		for hi := newest + 1; hi > 1; span *= 2 {
-			lo := max(hi-span, 1)
-			if _, _, err := read(query, match, lo, hi); err != nil {
+		for ; chunk > 0; chunk = min(2*chunk, textChunk) {
+			n, last, err := read(query, match, cursor, chunk)
+			if err != nil {
 				return nil, err
 			}
-			if hi = lo; full(lo - 1) {
+			if cursor = last; n < chunk || full(cursor-1) {
 				break
 			}
 		}
@@ -357,20 +417,24 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 	return out, nil
 }
 
-// eventsBySeq reads the events at seqs, in that order.
-func (s *Store) eventsBySeq(ctx context.Context, q querier, orgID string, seqs []int64) ([]event.Event, error) {
-	if len(seqs) == 0 {
-		return nil, nil
-	}
+// eventsBySeq reads the events at seqs, in that order, but for those in
+// hand already.
+func (s *Store) eventsBySeq(ctx context.Context, q querier, orgID string, seqs []int64, inHand map[int64]event.Event) ([]event.Event, error) {
 	list := make([]byte, 0, 12*len(seqs))
 	list = append(list, '[')
-	for i, seq := range seqs {
-		if i > 0 {
+	for _, seq := range seqs {
+		if _, ok := inHand[seq]; ok {
+			continue
+		}
+		if len(list) > 1 {
 			list = append(list, ',')
 		}
 		list = strconv.AppendInt(list, seq, 10)
 	}
 	list = append(list, ']')
+	if len(list) == 2 {
+		return inOrder(seqs, inHand), nil
+	}
 	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq IN (SELECT value FROM json_each(?))
 		AND org = `+orgNum, string(list), orgID)
 	if err != nil {
@@ -380,17 +444,23 @@ func (s *Store) eventsBySeq(ctx context.Context, q querier, orgID string, seqs [
 	if err != nil {
 		return nil, fmt.Errorf("search events: %w", err)
 	}
-	bySeq := make(map[int64]event.Event, len(events))
+	bySeq := make(map[int64]event.Event, len(seqs))
+	maps.Copy(bySeq, inHand)
 	for i, e := range events {
 		bySeq[got[i]] = e
 	}
+	return inOrder(seqs, bySeq), nil
+}
+
+// inOrder is the events of seqs found in bySeq, in the order of seqs.
+func inOrder(seqs []int64, bySeq map[int64]event.Event) []event.Event {
 	out := make([]event.Event, 0, len(seqs))
 	for _, seq := range seqs {
 		if e, ok := bySeq[seq]; ok {
 			out = append(out, e)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // textBackfillBatch is how many earlier events a backfill transaction
@@ -486,6 +556,10 @@ func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords) error {
 		return fmt.Errorf("unindex events' words: %w", err)
 	}
 	defer stmt.Close()
+	// Totals kept from before this transaction no longer hold (textCounts).
+	if _, err := tx.ExecContext(ctx, `UPDATE event_text_deletes SET n = n + 1`); err != nil {
+		return fmt.Errorf("count the text index's deletes: %w", err)
+	}
 	var words []byte
 	for _, e := range events {
 		if words = textOf(words[:0], e.org, e.message, e.rule, e.indicator); len(words) == 0 {

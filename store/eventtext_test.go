@@ -187,3 +187,72 @@ func TestBlockView(t *testing.T) {
 		}
 	}
 }
+
+// A text search's total is kept and brought up to date with the events
+// since, and counted again after words leave the index: each equals a
+// count of the events holding the word, and the kept total is the one
+// the next search starts from.
+func TestTextTotalsKeptExact(t *testing.T) {
+	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a")
+	defer s.Close()
+	ctx := context.Background()
+	start := foldNow.Add(-72 * time.Hour)
+	stored := 0
+	ingest := func(n int, at time.Time) {
+		t.Helper()
+		var evs []NewEvent
+		for i := range n {
+			msg := "quiet"
+			if i%3 == 0 {
+				msg = "beacon to 203.0.113.9"
+			}
+			evs = append(evs, NewEvent{Type: event.TypePolicy, Severity: event.Low, Timestamp: at.Add(time.Duration(i) * time.Second),
+				Source: "edr", Asset: "ws-1", Message: msg})
+		}
+		if _, err := s.Ingest(ctx, "org_a", evs, nil); err != nil {
+			t.Fatal(err)
+		}
+		stored += n
+	}
+	want := func() int {
+		var n int
+		if err := s.writer.QueryRow(`SELECT COUNT(*) FROM events WHERE message LIKE 'beacon%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	kept := func() textCount {
+		s.textCounts.mu.Lock()
+		defer s.textCounts.mu.Unlock()
+		for _, c := range s.textCounts.kept {
+			return c
+		}
+		return textCount{n: -1}
+	}
+	search := func(step string) {
+		t.Helper()
+		_, total, err := s.Events(ctx, "org_a", EventFilter{Search: event.Search{Text: "beacon"}, Page: Page{Limit: 10}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want(); total != w || kept().n != w || kept().through != int64(stored) {
+			t.Fatalf("%s: total %d, kept %+v; %d events hold the word, %d stored", step, total, kept(), w, stored)
+		}
+	}
+	ingest(3000, start)
+	search("first count")
+	ingest(900, start.Add(48*time.Hour))
+	search("kept total and the events since")
+	search("kept total alone")
+	foldAll(t, s)
+	if n, err := s.PruneEvents(ctx, foldNow, foldNow.Sub(start.Add(time.Hour))); err != nil || n == 0 {
+		t.Fatalf("prune: %d, %v", n, err)
+	}
+	if c := kept(); c.deletes != 0 {
+		t.Fatalf("kept before the prune: %+v", c)
+	}
+	_, total, err := s.Events(ctx, "org_a", EventFilter{Search: event.Search{Text: "beacon"}, Page: Page{Limit: 10}})
+	if w := want(); err != nil || total != w || kept().deletes != 1 || kept().n != w {
+		t.Fatalf("after the prune: total %d, kept %+v, err %v; %d events hold the word", total, kept(), err, w)
+	}
+}

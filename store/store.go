@@ -31,6 +31,8 @@ type Store struct {
 	// blocks bounds the times of each block of seqs, for text search's
 	// pages (eventtext.go).
 	blocks timeBlocks
+	// textCounts keeps text searches' totals (textcount.go).
+	textCounts textCounts
 	// scans is the turn of the searches that read every event of their
 	// period (eventsearch.go): one at a time, so that no burst of them
 	// holds every reader the pages and the health check need.
