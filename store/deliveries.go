@@ -270,21 +270,42 @@ func (s *Store) NotifyRecipients(ctx context.Context, channelOrg, alertOrg strin
 // DueEscalations returns the escalations due by now whose alert is still
 // open and unacknowledged, and drops the others.
 func (s *Store) DueEscalations(ctx context.Context, now time.Time, limit int) ([]Escalation, error) {
-	if err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM alert_escalations WHERE next_at <= ? AND alert_id IN
-			(SELECT id FROM alerts WHERE status != 'open' OR acknowledged_at IS NOT NULL)`, ms(now))
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("drop settled escalations: %w", err)
+	// The due ones are found by their time first, and only those whose
+	// alert is settled are dropped: the dispatcher asks after every alert
+	// an ingest opens, and a settled-alerts-first plan read every alert
+	// (100,000 at a million events) each time.
+	settled, err := queryAll(ctx, s.reads(), "settled escalations", `SELECT e.alert_id, e.rule_id
+		FROM alert_escalations e INDEXED BY alert_escalations_due JOIN alerts a ON a.id = e.alert_id
+		WHERE e.next_at <= ? AND (a.status != 'open' OR a.acknowledged_at IS NOT NULL)`, []any{ms(now)},
+		func(rows *sql.Rows) ([2]string, error) {
+			var k [2]string
+			return k, rows.Scan(&k[0], &k[1])
+		})
+	if err != nil {
+		return nil, err
 	}
-	return queryAll(ctx, s.reads(), "due escalations", `SELECT alert_id, rule_id, sent, next_at FROM alert_escalations
-		WHERE next_at <= ? ORDER BY next_at LIMIT ?`, []any{ms(now), limit}, func(rows *sql.Rows) (Escalation, error) {
-		var e Escalation
-		var next int64
-		err := rows.Scan(&e.AlertID, &e.RuleID, &e.Sent, &next)
-		e.NextAt = fromMS(next)
-		return e, err
-	})
+	if len(settled) > 0 {
+		if err := s.write(ctx, func(tx *sql.Tx) error {
+			for _, k := range settled {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM alert_escalations WHERE alert_id = ? AND rule_id = ?`, k[0], k[1]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("drop settled escalations: %w", err)
+		}
+	}
+	return queryAll(ctx, s.reads(), "due escalations", `SELECT e.alert_id, e.rule_id, e.sent, e.next_at
+		FROM alert_escalations e INDEXED BY alert_escalations_due JOIN alerts a ON a.id = e.alert_id
+		WHERE e.next_at <= ? AND a.status = 'open' AND a.acknowledged_at IS NULL ORDER BY e.next_at LIMIT ?`,
+		[]any{ms(now), limit}, func(rows *sql.Rows) (Escalation, error) {
+			var e Escalation
+			var next int64
+			err := rows.Scan(&e.AlertID, &e.RuleID, &e.Sent, &next)
+			e.NextAt = fromMS(next)
+			return e, err
+		})
 }
 
 // Escalate queues an escalation's messages and moves it on: its next time,
