@@ -1216,3 +1216,8 @@ CREATE TABLE event_text_deletes (
     n   INTEGER NOT NULL
 ) STRICT;
 INSERT INTO event_text_deletes (id, n) VALUES (1, 0);
+
+-- migration: 29
+-- A page of events reads its burst windows' alerts by window start, once
+-- for the page (store/windowalerts.go), instead of a lookup per row.
+CREATE INDEX alert_windows_org_window ON alert_windows (org_id, window);
