@@ -1221,3 +1221,10 @@ INSERT INTO event_text_deletes (id, n) VALUES (1, 0);
 -- A page of events reads its burst windows' alerts by window start, once
 -- for the page (store/windowalerts.go), instead of a lookup per row.
 CREATE INDEX alert_windows_org_window ON alert_windows (org_id, window);
+
+-- migration: 30
+-- The open alerts Garrison raises about itself, which the watchdog and the
+-- dispatcher look up every minute among every organization's alerts
+-- (store/systemalerts.go repeats the condition).
+CREATE INDEX alerts_open_system ON alerts (category)
+    WHERE status = 'open' AND category IN ('sensor_silent', 'credential_expired', 'notification_failing');

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 29
+-- Schema version (PRAGMA user_version): 30
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -131,6 +131,8 @@ WHEN OLD.status != NEW.status OR OLD.severity != NEW.severity BEGIN
         ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
 END;
 CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
+CREATE INDEX alerts_open_system ON alerts (category)
+    WHERE status = 'open' AND category IN ('sensor_silent', 'credential_expired', 'notification_failing');
 CREATE INDEX alerts_org_assignee ON alerts (org_id, assignee, last_seen) WHERE assignee IS NOT NULL;
 CREATE INDEX alerts_org_created ON alerts (org_id, created_at);
 CREATE INDEX alerts_org_open_critical ON alerts (org_id, created_at) WHERE status = 'open' AND severity = 4;
