@@ -1228,3 +1228,9 @@ CREATE INDEX alert_windows_org_window ON alert_windows (org_id, window);
 -- (store/systemalerts.go repeats the condition).
 CREATE INDEX alerts_open_system ON alerts (category)
     WHERE status = 'open' AND category IN ('sensor_silent', 'credential_expired', 'notification_failing');
+
+-- migration: 31
+-- An event's burst alert is looked up row by row again (store/events.go):
+-- a window start alone names hundreds of windows when a burst hits every
+-- asset at once, so the index of migration 29 read more than it saved.
+DROP INDEX alert_windows_org_window;

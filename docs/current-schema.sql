@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 30
+-- Schema version (PRAGMA user_version): 31
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -95,7 +95,6 @@ CREATE TABLE alert_windows (
     PRIMARY KEY (org_id, asset, type, window)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX alert_windows_alert ON alert_windows (alert_id);
-CREATE INDEX alert_windows_org_window ON alert_windows (org_id, window);
 
 CREATE TABLE alerts (
     id                  TEXT PRIMARY KEY,

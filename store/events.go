@@ -25,15 +25,19 @@ type EventFilter struct {
 
 // eventColumns reads an event as eventIDs.scan takes it (not its
 // organization: every query is of one organization's events), its id as
-// the seq it derives from and the id stored before ids were derived. An
-// event's alert is its own alert_id; for an earlier lower-severity event of
-// a burst window, the scan adds the burst alert that took the window in
-// (windowAlerts).
-const eventColumns = `seq, legacy_id, type, severity, ts, source, asset, message, indicator, details,
-	COALESCE(alert_id, ''), received_at, src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action`
+// the seq it derives from and the id stored before ids were derived. An event's alert is its
+// own alert_id or, for an earlier lower-severity event of a burst window,
+// the burst alert that took the window in (alert_windows), looked up only
+// for those.
+var eventColumns = fmt.Sprintf(`seq, legacy_id, type, severity, ts, source, asset, message, indicator, details,
+	COALESCE(alert_id, CASE WHEN severity < %[2]d THEN (SELECT w.alert_id FROM alert_windows w
+		WHERE w.org_id = (SELECT org_id FROM org_numbers WHERE num = events.org) AND w.asset = events.asset AND w.type = events.type
+		AND w.window = %[1]s AND events.seq <= w.upto_seq) END, ''), received_at,
+	src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action`,
+	burstWindowOf("events.ts"), event.High)
 
-func (k eventIDs) scan(ctx context.Context, q querier, rows *sql.Rows, orgID string) ([]event.Event, error) {
-	return k.scanTotal(ctx, q, rows, orgID, nil)
+func (k eventIDs) scan(rows *sql.Rows, orgID string) ([]event.Event, error) {
+	return k.scanTotal(rows, orgID, nil)
 }
 
 // scanTotal scans events, and, when total is not nil, the column after
@@ -41,13 +45,13 @@ func (k eventIDs) scan(ctx context.Context, q querier, rows *sql.Rows, orgID str
 // are scanned into an any, database/sql's fast path: into an int64 it
 // takes reflection, and into an int type of another size (Severity, the
 // total) a round trip through a string, for every row of the page.
-func (k eventIDs) scanTotal(ctx context.Context, q querier, rows *sql.Rows, orgID string, total *int) ([]event.Event, error) {
+func (k eventIDs) scanTotal(rows *sql.Rows, orgID string, total *int) ([]event.Event, error) {
 	if total == nil {
-		events, _, err := k.scanExtra(ctx, q, rows, orgID, nil)
+		events, _, err := k.scanExtra(rows, orgID, nil)
 		return events, err
 	}
 	first := true
-	events, _, err := k.scanExtra(ctx, q, rows, orgID, func(n int64) {
+	events, _, err := k.scanExtra(rows, orgID, func(n int64) {
 		if first {
 			*total, first = int(n), false
 		}
@@ -56,10 +60,8 @@ func (k eventIDs) scanTotal(ctx context.Context, q querier, rows *sql.Rows, orgI
 }
 
 // scanExtra scans events, with their seqs, and when extra is not nil an
-// integer column after them, handed to extra row by row; then it reads
-// the burst alerts of the events' windows through q, in the same snapshot
-// when q is a transaction.
-func (k eventIDs) scanExtra(ctx context.Context, q querier, rows *sql.Rows, orgID string, extra func(int64)) ([]event.Event, []int64, error) {
+// integer column after them, handed to extra row by row.
+func (k eventIDs) scanExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]event.Event, []int64, error) {
 	defer rows.Close()
 	var out []event.Event
 	var seqs []int64
@@ -105,13 +107,7 @@ func (k eventIDs) scanExtra(ctx context.Context, q querier, rows *sql.Rows, orgI
 		out = append(out, e)
 		seqs = append(seqs, qv)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
-	}
-	if err := rows.Close(); err != nil {
-		return nil, nil, err
-	}
-	return out, seqs, windowAlerts(ctx, q, orgID, out, seqs)
+	return out, seqs, rows.Err()
 }
 
 // eventColumnCount is the number of eventColumns.
@@ -196,7 +192,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 		if err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
 		}
-		if events, err = s.eventIDs.scanTotal(ctx, s.reads(), rows, orgID, &total); err != nil {
+		if events, err = s.eventIDs.scanTotal(rows, orgID, &total); err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
 		}
 		if len(events) > 0 {
@@ -219,7 +215,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 		if err != nil {
 			return fmt.Errorf("list events: %w", err)
 		}
-		if events, err = s.eventIDs.scan(ctx, tx, rows, orgID); err != nil {
+		if events, err = s.eventIDs.scan(rows, orgID); err != nil {
 			return fmt.Errorf("list events: %w", err)
 		}
 		total, err = countEvents(ctx, tx, orgID, f, b)
@@ -358,5 +354,5 @@ func alertEvents(ctx context.Context, q querier, ids eventIDs, orgID, alertID st
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}
-	return ids.scan(ctx, q, rows, orgID)
+	return ids.scan(rows, orgID)
 }

@@ -127,7 +127,7 @@ func (s *Store) searchPage(ctx context.Context, orgID string, f EventFilter) ([]
 		if err != nil {
 			return fmt.Errorf("search events: %w", err)
 		}
-		if events, err = s.eventIDs.scan(ctx, tx, rows, orgID); err != nil {
+		if events, err = s.eventIDs.scan(rows, orgID); err != nil {
 			return fmt.Errorf("search events: %w", err)
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE `+where, args...).Scan(&total); err != nil {
@@ -153,7 +153,7 @@ func (s *Store) Event(ctx context.Context, orgID, id string) (event.Event, error
 		if err != nil {
 			return fmt.Errorf("event: %w", err)
 		}
-		found, seqs, err := s.eventIDs.scanExtra(ctx, tx, rows, orgID, nil)
+		found, seqs, err := s.eventIDs.scanExtra(rows, orgID, nil)
 		if err != nil {
 			return fmt.Errorf("event: %w", err)
 		}
@@ -204,7 +204,7 @@ func (s *Store) EachEvent(ctx context.Context, orgID string, f EventFilter, fn f
 			if err != nil {
 				return fmt.Errorf("export events: %w", err)
 			}
-			batch, seqs, err = s.eventIDs.scanExtra(ctx, tx, rows, orgID, nil)
+			batch, seqs, err = s.eventIDs.scanExtra(rows, orgID, nil)
 			return err
 		})
 		release()

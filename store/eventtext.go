@@ -240,7 +240,7 @@ func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFi
 		if err != nil {
 			return nil, 0, fmt.Errorf("search events: %w", err)
 		}
-		events, err := s.eventIDs.scan(ctx, q, rows, orgID)
+		events, err := s.eventIDs.scan(rows, orgID)
 		return events, total, err
 	}
 	start := textStart{cursor: newest + 1}
@@ -286,7 +286,7 @@ func (s *Store) textNewestRows(ctx context.Context, q querier, orgID, match stri
 	if err != nil {
 		return nil, textStart{}, fmt.Errorf("search events: %w", err)
 	}
-	events, seqs, err := s.eventIDs.scanExtra(ctx, q, rows, orgID, nil)
+	events, seqs, err := s.eventIDs.scanExtra(rows, orgID, nil)
 	if err != nil {
 		return nil, textStart{}, fmt.Errorf("search events: %w", err)
 	}
@@ -440,7 +440,7 @@ func (s *Store) eventsBySeq(ctx context.Context, q querier, orgID string, seqs [
 	if err != nil {
 		return nil, fmt.Errorf("search events: %w", err)
 	}
-	events, got, err := s.eventIDs.scanExtra(ctx, q, rows, orgID, nil)
+	events, got, err := s.eventIDs.scanExtra(rows, orgID, nil)
 	if err != nil {
 		return nil, fmt.Errorf("search events: %w", err)
 	}

@@ -8,8 +8,7 @@ import (
 
 // TestBurstLookupsUseTheTimeIndex: both lookups of a burst window read
 // the organization's ten minutes through the time index, and an alert's
-// own events come from the alert index, never a walk of the organization;
-// a page's windows are sought by their start.
+// own events come from the alert index, never a walk of the organization.
 func TestBurstLookupsUseTheTimeIndex(t *testing.T) {
 	s := openFolding(t, filepath.Join(t.TempDir(), "g.db"), "org_a")
 	defer s.Close()
@@ -19,7 +18,6 @@ func TestBurstLookupsUseTheTimeIndex(t *testing.T) {
 	}{
 		{"burst recount", recountWindow, []string{"events_org_ts (org=? AND ts>? AND ts<?)"}},
 		{"alert events", alertEventsQuery, []string{"events_alert (alert_id=?)", "events_org_ts (org=? AND ts>? AND ts<?)"}},
-		{"a page's burst windows", windowAlertsQuery, []string{"alert_windows_org_window (org_id=? AND window=?)"}},
 	} {
 		rows, err := s.reader.Query("EXPLAIN QUERY PLAN "+c.query, "org_a", "host", 0, 600000, "threat_detected", 3)
 		if err != nil {

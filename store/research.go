@@ -51,7 +51,7 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 		if err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
-		if events, err = s.eventIDs.scan(ctx, tx, rows, orgID); err != nil {
+		if events, err = s.eventIDs.scan(rows, orgID); err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
 		return nil
