@@ -1218,8 +1218,8 @@ CREATE TABLE event_text_deletes (
 INSERT INTO event_text_deletes (id, n) VALUES (1, 0);
 
 -- migration: 29
--- A page of events reads its burst windows' alerts by window start, once
--- for the page (store/windowalerts.go), instead of a lookup per row.
+-- A page of events read its burst windows' alerts by window start, once
+-- for the page, instead of a lookup per row; undone by migration 31.
 CREATE INDEX alert_windows_org_window ON alert_windows (org_id, window);
 
 -- migration: 30
