@@ -1234,3 +1234,15 @@ CREATE INDEX alerts_open_system ON alerts (category)
 -- a window start alone names hundreds of windows when a burst hits every
 -- asset at once, so the index of migration 29 read more than it saved.
 DROP INDEX alert_windows_org_window;
+
+-- migration: 32
+-- A burst alert's earlier events carry its id themselves, marked when the
+-- window crosses the threshold (store/ingest.go), instead of a lookup of
+-- the window per row on every page of events; the windows taken in so far
+-- are marked here.
+UPDATE events SET alert_id = w.alert_id
+    FROM alert_windows w JOIN org_numbers n ON n.org_id = w.org_id
+    WHERE events.org = n.num AND events.ts >= w.window AND events.ts < w.window + 600000
+        AND events.asset = w.asset AND events.type = w.type AND events.severity < 3
+        AND events.alert_id IS NULL AND events.seq <= w.upto_seq;
+DROP TABLE alert_windows;

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 31
+-- Schema version (PRAGMA user_version): 32
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -84,17 +84,6 @@ CREATE TABLE alert_suppressions (
     hits        INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX alert_suppressions_org ON alert_suppressions (org_id, expires_at);
-
-CREATE TABLE alert_windows (
-    org_id    TEXT NOT NULL,
-    asset     TEXT NOT NULL,
-    type      TEXT NOT NULL,
-    window    INTEGER NOT NULL,
-    alert_id  TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
-    upto_seq  INTEGER NOT NULL,
-    PRIMARY KEY (org_id, asset, type, window)
-) STRICT, WITHOUT ROWID;
-CREATE INDEX alert_windows_alert ON alert_windows (alert_id);
 
 CREATE TABLE alerts (
     id                  TEXT PRIMARY KEY,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"garrison/alerting"
@@ -53,6 +55,10 @@ func (w *windowStat) add(o windowStat) {
 
 type orgAlertMemory struct {
 	windows map[burstKey]windowStat
+	// waiting holds the seqs of a window's events while it is below the
+	// burst threshold: the events a crossing takes into its alert, found
+	// without reading the window (at most BurstThreshold-1 per window).
+	waiting map[burstKey][]int64
 	open    map[string]string // fingerprint → open alert id, "" for none
 	// A window starting at or before startTS may hold events stored before
 	// this process held the organization; one below evictedBelow was dropped
@@ -84,7 +90,7 @@ func (m *alertMemory) org(ctx context.Context, tx *sql.Tx, orgID string) (*orgAl
 	if newest.Valid {
 		start = newest.Int64
 	}
-	o := &orgAlertMemory{windows: map[burstKey]windowStat{}, open: map[string]string{}, startTS: start, evictedBelow: -1 << 63, newestWindow: -1 << 63}
+	o := &orgAlertMemory{windows: map[burstKey]windowStat{}, waiting: map[burstKey][]int64{}, open: map[string]string{}, startTS: start, evictedBelow: -1 << 63, newestWindow: -1 << 63}
 	if m.orgs == nil {
 		m.orgs = map[string]*orgAlertMemory{}
 	}
@@ -92,47 +98,73 @@ func (m *alertMemory) org(ctx context.Context, tx *sql.Tx, orgID string) (*orgAl
 	return o, nil
 }
 
-// window returns a burst window's events so far, from memory or, when they
-// may not all be there, from the events: the whole window is recounted at
-// once, every asset and type of it, so a restart costs one read of each
-// window it touches.
-func (o *orgAlertMemory) window(ctx context.Context, q *sql.Stmt, orgID string, k burstKey) (windowStat, error) {
+// window returns a burst window's events so far, and the seqs of them
+// while it is below the threshold, from memory or, when they may not all
+// be there, from the events: the whole window is recounted at once, every
+// asset and type of it, so a restart costs one read of each window it
+// touches.
+func (o *orgAlertMemory) window(ctx context.Context, q *sql.Stmt, orgID string, k burstKey) (windowStat, []int64, error) {
 	if w, ok := o.windows[k]; ok || (k.window > o.startTS && k.window >= o.evictedBelow) || o.recounted[k.window] {
-		return w, nil
+		return w, o.waiting[k], nil
 	}
 	end := k.window + int64(alerting.BurstWindow.Milliseconds())
-	rows, err := q.QueryContext(ctx, orgID, k.window, end, event.High)
+	rows, err := q.QueryContext(ctx, orgID, k.window, end, event.High, alerting.BurstThreshold)
 	if err != nil {
-		return windowStat{}, fmt.Errorf("recount burst window: %w", err)
+		return windowStat{}, nil, fmt.Errorf("recount burst window: %w", err)
 	}
 	defer rows.Close()
 	found := map[burstKey]windowStat{}
+	waiting := map[burstKey][]int64{}
 	for rows.Next() {
 		var w windowStat
+		var seqs sql.NullString
 		key := burstKey{window: k.window}
-		if err := rows.Scan(&key.asset, &key.typ, &w.n, &w.first, &w.last, &w.sev); err != nil {
-			return windowStat{}, fmt.Errorf("recount burst window: %w", err)
+		if err := rows.Scan(&key.asset, &key.typ, &w.n, &w.first, &w.last, &w.sev, &seqs); err != nil {
+			return windowStat{}, nil, fmt.Errorf("recount burst window: %w", err)
 		}
 		found[key] = w
+		if seqs.Valid {
+			if waiting[key], err = parseSeqs(seqs.String); err != nil {
+				return windowStat{}, nil, fmt.Errorf("recount burst window: %w", err)
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return windowStat{}, fmt.Errorf("recount burst window: %w", err)
+		return windowStat{}, nil, fmt.Errorf("recount burst window: %w", err)
 	}
 	// What is committed: safe to keep even if this ingest fails.
 	for key, w := range found {
 		o.windows[key] = w
 	}
+	for key, seqs := range waiting {
+		o.waiting[key] = seqs
+	}
 	if o.recounted == nil {
 		o.recounted = map[int64]bool{}
 	}
 	o.recounted[k.window] = true
-	return o.windows[k], nil
+	return o.windows[k], o.waiting[k], nil
+}
+
+// parseSeqs reads group_concat's comma-separated seqs.
+func parseSeqs(list string) ([]int64, error) {
+	var seqs []int64
+	for part := range strings.SplitSeq(list, ",") {
+		seq, err := strconv.ParseInt(part, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("event seq %q: %w", part, err)
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, nil
 }
 
 // recountWindow is window's query, on the time index: a window is ten
 // minutes of the organization's events. Activity never alerts: its keys
-// are never asked for.
-var recountWindow = `SELECT asset, type, COUNT(*), MIN(ts), MAX(ts), MAX(severity) FROM events INDEXED BY events_org_ts
+// are never asked for. The seqs come only for a window below the
+// threshold (?5).
+var recountWindow = `SELECT asset, type, COUNT(*), MIN(ts), MAX(ts), MAX(severity),
+		CASE WHEN COUNT(*) < ?5 THEN group_concat(seq) END FROM events INDEXED BY events_org_ts
 	WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND ts >= ?2 AND ts < ?3 AND severity < ?4
 		AND type <> '` + event.TypeActivity + `'
 	GROUP BY asset, type`
@@ -143,19 +175,27 @@ func burstWindowOf(ts string) string {
 	return fmt.Sprintf("%[1]s - (%[1]s %% %[2]d + %[2]d) %% %[2]d", ts, alerting.BurstWindow.Milliseconds())
 }
 
-// commit records what a committed ingest added.
-func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, open map[string]string, limit int) {
+// commit records what a committed ingest added: each window's new
+// events, and their seqs (added, in the window's order) while the window
+// stays below the threshold.
+func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, added map[burstKey][]int64, open map[string]string, limit int) {
 	for k, add := range windows {
 		w := o.windows[k]
 		w.add(add)
 		o.windows[k] = w
 		o.newestWindow = max(o.newestWindow, k.window)
+		if alerting.BurstReached(w.n) {
+			delete(o.waiting, k)
+		} else {
+			o.waiting[k] = append(o.waiting[k], added[k]...)
+		}
 	}
 	for fp, id := range open {
 		o.open[fp] = id
 	}
 	if len(o.windows) > limit {
 		clear(o.windows)
+		clear(o.waiting)
 		clear(o.recounted)
 		o.evictedBelow = o.newestWindow + 1
 	}

@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 
 	"garrison/event"
 )
@@ -34,20 +36,6 @@ func textColumn(s string) any {
 	return s
 }
 
-// addrFrom reads an address column: nil is none.
-func addrFrom(v any) (netip.Addr, error) {
-	switch v := v.(type) {
-	case nil:
-		return netip.Addr{}, nil
-	case []byte:
-		if len(v) != 16 {
-			return netip.Addr{}, fmt.Errorf("address of %d bytes", len(v))
-		}
-		return netip.AddrFrom16([16]byte(v)).Unmap(), nil
-	}
-	return netip.Addr{}, fmt.Errorf("address column holds %T", v)
-}
-
 // prefixRange is the first and last address of a prefix as stored.
 func prefixRange(p netip.Prefix) (lo, hi []byte) {
 	p = p.Masked()
@@ -64,26 +52,76 @@ func prefixRange(p netip.Prefix) (lo, hi []byte) {
 	return l[:], h[:]
 }
 
-// scanFields reads the address and port columns of an event.
-func scanFields(f *event.Fields, src, dst, sport, dport any) error {
-	var err error
-	if f.SrcIP, err = addrFrom(src); err != nil {
-		return fmt.Errorf("src_ip: %w", err)
+// packedNames are the columns an event leaves NULL unless it has them:
+// the id stored before ids were derived and the normalised fields, in
+// the order unpackColumns reads them.
+var packedNames = []string{"legacy_id", "src_ip", "dst_ip", "src_port", "dst_port", "user_name", "process", "command_line", "host", "rule", "action"}
+
+// packedColumns is the SQL of one column holding every packedNames column
+// of a row, NULL when all of them are: each one as "-" for NULL or as its
+// length in bytes, ":" and its bytes (an address's 16 raw bytes, a port's
+// digits).
+var packedColumns = func() string {
+	var all, each []string
+	for _, c := range packedNames {
+		each = append(each, "COALESCE(octet_length("+c+") || ':' || "+c+", '-')")
 	}
-	if f.DstIP, err = addrFrom(dst); err != nil {
-		return fmt.Errorf("dst_ip: %w", err)
+	all = append(all, packedNames...)
+	return "CASE WHEN COALESCE(" + strings.Join(all, ", ") + ") IS NOT NULL THEN " + strings.Join(each, " || ") + " END"
+}()
+
+// unpackColumns reads packedColumns into f, returning the legacy id.
+func unpackColumns(packed string, f *event.Fields) (legacyID string, err error) {
+	rest := packed
+	next := func(name string) (string, bool, error) {
+		if strings.HasPrefix(rest, "-") {
+			rest = rest[1:]
+			return "", false, nil
+		}
+		colon := strings.IndexByte(rest, ':')
+		n, err := strconv.Atoi(rest[:max(colon, 0)])
+		if colon < 0 || err != nil || n < 0 || n > len(rest)-colon-1 {
+			return "", false, fmt.Errorf("packed columns: %s: bad length at %d", name, len(packed)-len(rest))
+		}
+		v := rest[colon+1 : colon+1+n]
+		rest = rest[colon+1+n:]
+		return v, true, nil
 	}
-	for _, c := range []struct {
-		v  any
-		to *uint16
-	}{{sport, &f.SrcPort}, {dport, &f.DstPort}} {
-		switch v := c.v.(type) {
-		case nil:
-		case int64:
-			*c.to = uint16(v)
-		default:
-			return fmt.Errorf("port column holds %T", v)
+	values := make([]string, len(packedNames))
+	for i, name := range packedNames {
+		v, ok, err := next(name)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			continue
+		}
+		values[i] = v
+		switch name {
+		case "src_ip", "dst_ip":
+			if len(v) != 16 {
+				return "", fmt.Errorf("packed columns: %s of %d bytes", name, len(v))
+			}
+		case "src_port", "dst_port":
+			if p, err := strconv.ParseUint(v, 10, 16); err != nil || p == 0 {
+				return "", fmt.Errorf("packed columns: %s %q", name, v)
+			}
 		}
 	}
-	return nil
+	if rest != "" {
+		return "", fmt.Errorf("packed columns: %d bytes left over", len(rest))
+	}
+	addr := func(v string) netip.Addr {
+		if v == "" {
+			return netip.Addr{}
+		}
+		return netip.AddrFrom16([16]byte([]byte(v))).Unmap()
+	}
+	port := func(v string) uint16 {
+		p, _ := strconv.ParseUint(v, 10, 16) // checked above
+		return uint16(p)
+	}
+	*f = event.Fields{SrcIP: addr(values[1]), DstIP: addr(values[2]), SrcPort: port(values[3]), DstPort: port(values[4]),
+		User: values[5], Process: values[6], CommandLine: values[7], Host: values[8], Rule: values[9], Action: values[10]}
+	return values[0], nil
 }

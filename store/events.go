@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"garrison/alerting"
-
 	"garrison/event"
 )
 
@@ -25,16 +23,12 @@ type EventFilter struct {
 
 // eventColumns reads an event as eventIDs.scan takes it (not its
 // organization: every query is of one organization's events), its id as
-// the seq it derives from and the id stored before ids were derived. An event's alert is its
-// own alert_id or, for an earlier lower-severity event of a burst window,
-// the burst alert that took the window in (alert_windows), looked up only
-// for those.
-var eventColumns = fmt.Sprintf(`seq, legacy_id, type, severity, ts, source, asset, message, indicator, details,
-	COALESCE(alert_id, CASE WHEN severity < %[2]d THEN (SELECT w.alert_id FROM alert_windows w
-		WHERE w.org_id = (SELECT org_id FROM org_numbers WHERE num = events.org) AND w.asset = events.asset AND w.type = events.type
-		AND w.window = %[1]s AND events.seq <= w.upto_seq) END, ''), received_at,
-	src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action`,
-	burstWindowOf("events.ts"), event.High)
+// the seq it derives from. The columns most events leave NULL (the id
+// stored before ids were derived, the normalised fields) come as one
+// packed column (eventfields.go): a page of native events reads twelve
+// columns, not twenty-two, and each column read costs a call into SQLite.
+var eventColumns = `seq, type, severity, ts, source, asset, message, indicator, details, COALESCE(alert_id, ''), received_at, ` +
+	packedColumns
 
 func (k eventIDs) scan(rows *sql.Rows, orgID string) ([]event.Event, error) {
 	return k.scanTotal(rows, orgID, nil)
@@ -63,23 +57,24 @@ func (k eventIDs) scanTotal(rows *sql.Rows, orgID string, total *int) ([]event.E
 // integer column after them, handed to extra row by row.
 func (k eventIDs) scanExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]event.Event, []int64, error) {
 	defer rows.Close()
-	var out []event.Event
-	var seqs []int64
-	var seq, sev, ts, received, n, src, dst, sport, dport any
-	var legacyID, user, process, command, host, rule, action sql.NullString
+	// A page's worth up front: an event is large, and growing the slice
+	// from nothing copied them over and over.
+	out := make([]event.Event, 0, 64)
+	seqs := make([]int64, 0, 64)
+	var seq, sev, ts, received, n any
+	var packed sql.NullString
 	dest := make([]any, eventColumnCount, eventColumnCount+1)
 	for rows.Next() {
 		e := event.Event{OrgID: orgID}
-		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5], dest[6] = &seq, &legacyID, &e.Type, &sev, &ts, &e.Source, &e.Asset
-		dest[7], dest[8], dest[9], dest[10], dest[11] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received
-		dest[12], dest[13], dest[14], dest[15], dest[16], dest[17] = &src, &dst, &sport, &dport, &user, &process
-		dest[18], dest[19], dest[20], dest[21] = &command, &host, &rule, &action
+		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &seq, &e.Type, &sev, &ts, &e.Source, &e.Asset
+		dest[6], dest[7], dest[8], dest[9], dest[10], dest[11] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received, &packed
 		if extra != nil {
 			dest = append(dest[:eventColumnCount], &n)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, nil, err
 		}
+		var err error
 		qv, ok0 := seq.(int64)
 		sv, ok1 := sev.(int64)
 		tv, ok2 := ts.(int64)
@@ -87,16 +82,15 @@ func (k eventIDs) scanExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]
 		if !ok0 || !ok1 || !ok2 || !ok3 {
 			return nil, nil, fmt.Errorf("event: seq %T, severity %T, ts %T, received_at %T: not integers", seq, sev, ts, received)
 		}
-		e.ID = legacyID.String
-		if !legacyID.Valid {
+		if packed.Valid {
+			if e.ID, err = unpackColumns(packed.String, &e.Fields); err != nil {
+				return nil, nil, fmt.Errorf("event %d: %w", qv, err)
+			}
+		}
+		if e.ID == "" {
 			e.ID = k.of(qv)
 		}
 		e.Severity, e.Timestamp, e.ReceivedAt = event.Severity(sv), fromMS(tv), fromMS(rv)
-		if err := scanFields(&e.Fields, src, dst, sport, dport); err != nil {
-			return nil, nil, fmt.Errorf("event %s: %w", e.ID, err)
-		}
-		e.Fields.User, e.Fields.Process, e.Fields.CommandLine = user.String, process.String, command.String
-		e.Fields.Host, e.Fields.Rule, e.Fields.Action = host.String, rule.String, action.String
 		if extra != nil {
 			t, ok := n.(int64)
 			if !ok {
@@ -111,7 +105,7 @@ func (k eventIDs) scanExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]
 }
 
 // eventColumnCount is the number of eventColumns.
-const eventColumnCount = 22
+const eventColumnCount = 12
 
 // orgNum is the number the events table knows an organization by
 // (org_numbers), from the organization's id as the statement's argument.
@@ -331,26 +325,17 @@ func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b
 	return whole + head + tail, nil
 }
 
-// AlertEvents returns the newest events behind an alert: its own, and the
-// earlier events of the burst windows it took in.
+// AlertEvents returns the newest events behind an alert: its own, among
+// them the earlier events of the burst windows it took in.
 func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]event.Event, error) {
 	return alertEvents(ctx, s.reader, s.eventIDs, orgID, alertID, limit)
 }
 
-// alertEventsQuery reads an alert's events: its own, and a burst window's
-// lower-severity events from the time index's range of the window.
 var alertEventsQuery = `SELECT ` + eventColumns + ` FROM events INDEXED BY events_alert WHERE alert_id = ?1
-		AND org = (SELECT num FROM org_numbers WHERE org_id = ?2)
-	UNION ALL
-	SELECT ` + eventColumns + ` FROM events WHERE seq IN (SELECT e.seq FROM alert_windows w
-		JOIN events e INDEXED BY events_org_ts ON e.org = (SELECT num FROM org_numbers WHERE org_id = ?2)
-			AND e.ts >= w.window AND e.ts < w.window + ?4
-		WHERE w.alert_id = ?1 AND w.org_id = ?2 AND e.asset = w.asset AND e.type = w.type AND e.severity < ?5
-			AND e.alert_id IS NULL AND e.seq <= w.upto_seq)
-	ORDER BY ts DESC LIMIT ?3`
+	AND org = (SELECT num FROM org_numbers WHERE org_id = ?2) ORDER BY ts DESC LIMIT ?3`
 
 func alertEvents(ctx context.Context, q querier, ids eventIDs, orgID, alertID string, limit int) ([]event.Event, error) {
-	rows, err := q.QueryContext(ctx, alertEventsQuery, alertID, orgID, limit, alerting.BurstWindow.Milliseconds(), event.High)
+	rows, err := q.QueryContext(ctx, alertEventsQuery, alertID, orgID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}

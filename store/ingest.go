@@ -58,9 +58,10 @@ type alertDelta struct {
 	spec        alerting.Spec
 	count       int64 // events of this batch that join it
 	first, last int64
-	// Burst windows crossing the threshold now bring their earlier events.
-	taken   windowStat
-	windows []burstKey
+	// Burst windows crossing the threshold now bring their earlier events:
+	// their sum, and their seqs to mark as the alert's.
+	taken     windowStat
+	takenSeqs []int64
 }
 
 type burstKey struct {
@@ -125,7 +126,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 			opened[fp] = d.id
 		}
 	}
-	mem.commit(p.windows, opened, s.alerts.limit)
+	mem.commit(p.windows, p.memberSeqs(lastSeq-int64(len(events))+1), opened, s.alerts.limit)
 	if len(opened) > 0 {
 		s.alertSignalled()
 	}
@@ -150,8 +151,21 @@ type alertPlan struct {
 	alertOf []*alertDelta
 	alerts  map[string]*alertDelta
 	windows map[burstKey]windowStat
+	members map[burstKey][]int // the batch's events of each window, by index
 	// suppressed counts, per suppression, the events it kept from alerting.
 	suppressed map[string]int64
+}
+
+// memberSeqs returns the seqs of each window's events of the batch, whose
+// first event took the seq first.
+func (p alertPlan) memberSeqs(first int64) map[burstKey][]int64 {
+	seqs := make(map[burstKey][]int64, len(p.members))
+	for k, members := range p.members {
+		for _, i := range members {
+			seqs[k] = append(seqs[k], first+int64(i))
+		}
+	}
+	return seqs
 }
 
 // planAlerts decides, for each event, the alert it raises or joins: high and
@@ -159,6 +173,8 @@ type alertPlan struct {
 // threshold.
 func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID string, events []NewEvent, now time.Time) (alertPlan, error) {
 	p := alertPlan{alertOf: make([]*alertDelta, len(events)), alerts: map[string]*alertDelta{}, windows: map[burstKey]windowStat{}}
+	bursts := map[burstKey][]int{} // lower-severity events per window
+	p.members = bursts
 	findOpen, err := tx.PrepareContext(ctx, `SELECT id FROM alerts WHERE org_id = ? AND fingerprint = ? AND status = 'open'`)
 	if err != nil {
 		return p, fmt.Errorf("prepare alert lookup: %w", err)
@@ -195,7 +211,6 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 		return p, err
 	}
 	p.suppressed = map[string]int64{}
-	bursts := map[burstKey][]int{} // lower-severity events per window
 events:
 	for i, e := range events {
 		ae := alerting.Event{Type: e.Type, Severity: e.Severity, Asset: e.Asset, Message: e.Message, Indicator: e.Indicator, Category: e.Category}
@@ -229,7 +244,7 @@ events:
 	}
 	defer recount.Close()
 	for k, members := range bursts {
-		before, err := mem.window(ctx, recount, orgID, k)
+		before, beforeSeqs, err := mem.window(ctx, recount, orgID, k)
 		if err != nil {
 			return p, err
 		}
@@ -259,7 +274,7 @@ events:
 		}
 		if takeEarlier {
 			d.taken.add(before)
-			d.windows = append(d.windows, k)
+			d.takenSeqs = append(d.takenSeqs, beforeSeqs...)
 		}
 	}
 	return p, nil
@@ -351,10 +366,10 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 
 // writeAlerts inserts the alerts the batch raises and adds the batch's
 // events to the alerts they join (crossing burst windows bring their
-// earlier events too), marking each counted through lastSeq: an alert's
-// counters never wait for the fold.
+// earlier events too, marked as the alert's here), marking each counted
+// through lastSeq: an alert's counters never wait for the fold.
 func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[string]*alertDelta, lastSeq int64, now time.Time) error {
-	var updates, inserts, windows, signals [][]any
+	var updates, inserts, taken, signals [][]any
 	for _, d := range alerts {
 		count, first, last, sev := d.count+d.taken.n, d.first, d.last, d.spec.Severity
 		if d.taken.n > 0 {
@@ -367,8 +382,8 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 		} else {
 			updates = append(updates, []any{count, sev, first, last, ms(now), lastSeq, d.id})
 		}
-		for _, w := range d.windows {
-			windows = append(windows, []any{orgID, w.asset, w.typ, w.window, d.id, lastSeq})
+		for _, seq := range d.takenSeqs {
+			taken = append(taken, []any{d.id, seq})
 		}
 	}
 	return execAll(ctx, tx,
@@ -377,8 +392,7 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 		batch{"insert alert", `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
 			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at, counted_through)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`, inserts},
-		batch{"burst window", `INSERT INTO alert_windows (org_id, asset, type, window, alert_id, upto_seq)
-			VALUES (?, ?, ?, ?, ?, ?)`, windows},
+		batch{"burst window's earlier event", `UPDATE events SET alert_id = ? WHERE seq = ? AND alert_id IS NULL`, taken},
 		batch{"alert signal", signalInsert, signals},
 	)
 }

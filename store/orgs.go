@@ -202,7 +202,7 @@ func (s *Store) FirstOrgID(ctx context.Context, except []string) (string, error)
 // foreign key to it (rollups and counters the fold keeps); every other
 // table follows orgs through ON DELETE CASCADE.
 var orgTables = []string{"event_rollup", "asset_rollup", "indicator_rollup", "threat_indicators", "threat_assets", "event_sources", "alert_counts",
-	"dns_rollup", "dns_blocked_domains", "alert_windows", "event_counts"}
+	"dns_rollup", "dns_blocked_domains", "event_counts"}
 
 // DeleteOrg removes an organization and everything it owns in one
 // transaction; its sessions and keys stop working at once.
