@@ -21,15 +21,6 @@ type EventFilter struct {
 	Search         event.Search
 }
 
-// eventColumns reads an event as eventIDs.scan takes it (not its
-// organization: every query is of one organization's events), its id as
-// the seq it derives from. The columns most events leave NULL (the id
-// stored before ids were derived, the normalised fields) come as one
-// packed column (eventfields.go): a page of native events reads twelve
-// columns, not twenty-two, and each column read costs a call into SQLite.
-var eventColumns = `seq, type, severity, ts, source, asset, message, indicator, details, COALESCE(alert_id, ''), received_at, ` +
-	packedColumns
-
 func (k eventIDs) scan(rows *sql.Rows, orgID string) ([]event.Event, error) {
 	return k.scanTotal(rows, orgID, nil)
 }
@@ -61,36 +52,32 @@ func (k eventIDs) scanExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]
 	// from nothing copied them over and over.
 	out := make([]event.Event, 0, 64)
 	seqs := make([]int64, 0, 64)
-	var seq, sev, ts, received, n any
-	var packed sql.NullString
-	dest := make([]any, eventColumnCount, eventColumnCount+1)
+	// The integers are scanned into an any, database/sql's fast path: into
+	// an int64 it takes reflection.
+	var seqValue, n any
+	var packed string
+	dest := []any{&seqValue, &packed, &n}[:eventColumnCount]
+	if extra != nil {
+		dest = dest[:eventColumnCount+1]
+	}
 	for rows.Next() {
-		e := event.Event{OrgID: orgID}
-		dest[0], dest[1], dest[2], dest[3], dest[4], dest[5] = &seq, &e.Type, &sev, &ts, &e.Source, &e.Asset
-		dest[6], dest[7], dest[8], dest[9], dest[10], dest[11] = &e.Message, &e.Indicator, &e.Details, &e.AlertID, &received, &packed
-		if extra != nil {
-			dest = append(dest[:eventColumnCount], &n)
-		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, nil, err
 		}
-		var err error
-		qv, ok0 := seq.(int64)
-		sv, ok1 := sev.(int64)
-		tv, ok2 := ts.(int64)
-		rv, ok3 := received.(int64)
-		if !ok0 || !ok1 || !ok2 || !ok3 {
-			return nil, nil, fmt.Errorf("event: seq %T, severity %T, ts %T, received_at %T: not integers", seq, sev, ts, received)
+		seq, ok := seqValue.(int64)
+		if !ok {
+			return nil, nil, fmt.Errorf("event: seq %T, not an integer", seqValue)
 		}
-		if packed.Valid {
-			if e.ID, err = unpackColumns(packed.String, &e.Fields); err != nil {
-				return nil, nil, fmt.Errorf("event %d: %w", qv, err)
-			}
+		out = append(out, event.Event{OrgID: orgID})
+		e := &out[len(out)-1]
+		legacyID, err := unpackEvent(packed, e)
+		if err != nil {
+			return nil, nil, fmt.Errorf("event %d: %w", seq, err)
 		}
+		e.ID = legacyID
 		if e.ID == "" {
-			e.ID = k.of(qv)
+			e.ID = k.of(seq)
 		}
-		e.Severity, e.Timestamp, e.ReceivedAt = event.Severity(sv), fromMS(tv), fromMS(rv)
 		if extra != nil {
 			t, ok := n.(int64)
 			if !ok {
@@ -98,14 +85,10 @@ func (k eventIDs) scanExtra(rows *sql.Rows, orgID string, extra func(int64)) ([]
 			}
 			extra(t)
 		}
-		out = append(out, e)
-		seqs = append(seqs, qv)
+		seqs = append(seqs, seq)
 	}
 	return out, seqs, rows.Err()
 }
-
-// eventColumnCount is the number of eventColumns.
-const eventColumnCount = 12
 
 // orgNum is the number the events table knows an organization by
 // (org_numbers), from the organization's id as the statement's argument.
