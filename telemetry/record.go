@@ -50,6 +50,18 @@ type Record struct {
 	// DNS is set instead of an event for a DNS query (a Zeek dns record):
 	// it goes to the DNS telemetry, as Suricata's do.
 	DNS *DNSQuery
+	// Raw is the record's own fields as its source named them, for
+	// detection rules; never stored (nil for formats rules do not read).
+	Raw *Raw
+}
+
+// Raw is a record's own fields by their source's names: a Windows event's
+// EventData, with its channel, provider and event id.
+type Raw struct {
+	Channel  string
+	Provider string
+	EventID  int
+	Fields   map[string]string
 }
 
 // DNSQuery is one DNS lookup.

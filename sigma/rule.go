@@ -1,0 +1,224 @@
+package sigma
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Logsource is the kind of log a rule reads.
+type Logsource struct {
+	Product  string `json:"product,omitempty"`
+	Category string `json:"category,omitempty"`
+	Service  string `json:"service,omitempty"`
+}
+
+// Levels are a rule's levels, least severe first.
+var Levels = []string{"informational", "low", "medium", "high", "critical"}
+
+// Rule is one compiled rule and what it says about itself.
+type Rule struct {
+	ID             string
+	Title          string
+	Status         string
+	Description    string
+	Author         string
+	Date           string
+	Modified       string
+	Level          string
+	References     []string
+	Tags           []string
+	FalsePositives []string
+	Logsource      Logsource
+
+	searches map[string]matcher
+	names    []string // the searches in the order the rule gives them
+	cond     condition
+}
+
+// Event is an event as a rule reads it: its fields by Sigma name.
+type Event map[string]string
+
+// Match reports whether the event matches the rule's detection. Which
+// events a rule is asked about (its logsource) is the caller's choice.
+func (r *Rule) Match(e Event) bool { return r.cond.eval(r, e) }
+
+// Error is why a rule is refused, with the line of the rule's text it
+// concerns (0 when it concerns the whole rule).
+type Error struct {
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+func errAt(n *yaml.Node, format string, args ...any) *Error {
+	return &Error{Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// yamlError turns the YAML parser's error into an Error with its line.
+func yamlError(err error) *Error {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{Line: line, Msg: "not valid YAML: " + m[2]}
+	}
+	return &Error{Msg: "not valid YAML: " + msg}
+}
+
+// MaxRuleBytes bounds a rule's text.
+const MaxRuleBytes = 256 << 10
+
+// Parse reads and compiles one rule.
+func Parse(src []byte) (*Rule, error) {
+	if len(src) > MaxRuleBytes {
+		return nil, &Error{Msg: fmt.Sprintf("a rule is at most %d KiB", MaxRuleBytes>>10)}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, yamlError(err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, &Error{Msg: "the rule is empty"}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, errAt(root, "a rule is a mapping of keys (title, logsource, detection …)")
+	}
+	r := &Rule{}
+	var detection, logsource *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, value := root.Content[i], root.Content[i+1]
+		var err error
+		switch key.Value {
+		case "title":
+			r.Title, err = text(value, "title")
+		case "id":
+			r.ID, err = text(value, "id")
+		case "status":
+			r.Status, err = text(value, "status")
+		case "description":
+			r.Description, err = text(value, "description")
+		case "author":
+			r.Author, err = text(value, "author")
+		case "date":
+			r.Date, err = text(value, "date")
+		case "modified":
+			r.Modified, err = text(value, "modified")
+		case "level":
+			r.Level, err = text(value, "level")
+			if err == nil && !validLevel(r.Level) {
+				err = errAt(value, "level must be one of %s", strings.Join(Levels, ", "))
+			}
+		case "references":
+			r.References, err = texts(value, "references")
+		case "tags":
+			r.Tags, err = texts(value, "tags")
+		case "falsepositives":
+			r.FalsePositives, err = texts(value, "falsepositives")
+		case "logsource":
+			logsource = value
+		case "detection":
+			detection = value
+		case "correlation":
+			err = errAt(key, "correlation rules are not supported")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case r.Title == "":
+		return nil, &Error{Line: root.Line, Msg: "the rule has no title"}
+	case logsource == nil:
+		return nil, &Error{Line: root.Line, Msg: "the rule has no logsource"}
+	case detection == nil:
+		return nil, &Error{Line: root.Line, Msg: "the rule has no detection"}
+	}
+	if err := r.readLogsource(logsource); err != nil {
+		return nil, err
+	}
+	if err := r.compileDetection(detection); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func validLevel(l string) bool {
+	for _, v := range Levels {
+		if l == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Rule) readLogsource(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return errAt(n, "logsource is a mapping of product, category and service")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, value := n.Content[i], n.Content[i+1]
+		var err error
+		switch key.Value {
+		case "product":
+			r.Logsource.Product, err = text(value, "logsource product")
+		case "category":
+			r.Logsource.Category, err = text(value, "logsource category")
+		case "service":
+			r.Logsource.Service, err = text(value, "logsource service")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if r.Logsource == (Logsource{}) {
+		return errAt(n, "logsource names no product, category or service")
+	}
+	return nil
+}
+
+// text reads a scalar as text.
+func text(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", errAt(n, "%s must be text", what)
+	}
+	return n.Value, nil
+}
+
+// texts reads a list of scalars, or one scalar as a list of one.
+func texts(n *yaml.Node, what string) ([]string, error) {
+	if n.Kind == yaml.ScalarNode {
+		if n.Tag == "!!null" {
+			return nil, nil
+		}
+		return []string{n.Value}, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, errAt(n, "%s must be a list", what)
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		s, err := text(c, what)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
