@@ -1,11 +1,13 @@
 package detection
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,8 +37,7 @@ type regressionEvent struct {
 
 // loadRules compiles every rule file under dir, by id, and the reasons of
 // those refused.
-func loadRules(t *testing.T, dir string) (map[string]*sigma.Rule, map[string]string) {
-	t.Helper()
+func loadRules(dir string) (map[string]*sigma.Rule, map[string]string, error) {
 	rules, refused := map[string]*sigma.Rule{}, map[string]string{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yml") {
@@ -54,14 +55,10 @@ func loadRules(t *testing.T, dir string) (map[string]*sigma.Rule, map[string]str
 		rules[r.ID] = r
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rules, refused
+	return rules, refused, err
 }
 
-func loadRegression(t *testing.T, dir string) []regressionCase {
-	t.Helper()
+func loadRegression(dir string) ([]regressionCase, error) {
 	var cases []regressionCase
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.Name() != "info.yml" {
@@ -75,7 +72,7 @@ func loadRegression(t *testing.T, dir string) []regressionCase {
 			RuleMetadata []struct{ ID string } `yaml:"rule_metadata"`
 		}
 		if err := yaml.Unmarshal(src, &info); err != nil || len(info.RuleMetadata) != 1 {
-			t.Fatalf("%s: %v (%d rules named)", path, err, len(info.RuleMetadata))
+			return fmt.Errorf("%s: %v (%d rules named)", path, err, len(info.RuleMetadata))
 		}
 		c := regressionCase{dir: filepath.Dir(path), ruleID: info.RuleMetadata[0].ID}
 		files, _ := filepath.Glob(filepath.Join(c.dir, "*.json"))
@@ -86,7 +83,7 @@ func loadRegression(t *testing.T, dir string) []regressionCase {
 			}
 			res, err := telemetry.Parse(telemetry.FormatWindows, body, time.Now())
 			if err != nil || len(res.Problems) > 0 {
-				t.Fatalf("%s: %v %+v", f, err, res.Problems)
+				return fmt.Errorf("%s: %v %+v", f, err, res.Problems)
 			}
 			for _, r := range res.Records {
 				fields, sources := Input(r.Raw)
@@ -96,64 +93,151 @@ func loadRegression(t *testing.T, dir string) []regressionCase {
 		cases = append(cases, c)
 		return nil
 	})
+	return cases, err
+}
+
+// regressionData loads SigmaHQ's rules and Windows regression events
+// once for every test and benchmark of the package, or skips saying why.
+var regressionData = sync.OnceValues(func() (*regressionSet, error) {
+	rules, refused, err := loadRules(filepath.Join(sigmaData, "rules"))
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("read the rules: %w", err)
 	}
-	return cases
+	cases, err := loadRegression(filepath.Join(sigmaData, "regression", "windows"))
+	if err != nil {
+		return nil, fmt.Errorf("read the regression events: %w", err)
+	}
+	var all []*sigma.Rule
+	for _, r := range rules {
+		all = append(all, r)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	return &regressionSet{rules: rules, refused: refused, cases: cases, engine: NewEngine(all)}, nil
+})
+
+type regressionSet struct {
+	rules   map[string]*sigma.Rule
+	refused map[string]string
+	cases   []regressionCase
+	engine  *Engine
+}
+
+func needRegression(tb testing.TB) *regressionSet {
+	tb.Helper()
+	if _, err := os.Stat(sigmaData); err != nil {
+		tb.Skipf("SKIP: SigmaHQ's rules and regression events are read from %s at run time, and it is not here: %v", sigmaData, err)
+	}
+	set, err := regressionData()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return set
 }
 
 // TestSigmaRegression: every real event of SigmaHQ's regression data fires
-// the rule its folder names, and no other folder's event fires that rule.
+// the rule its folder names, and no other folder's event fires that rule,
+// through the indexed engine with every compiled rule loaded.
 func TestSigmaRegression(t *testing.T) {
-	if _, err := os.Stat(sigmaData); err != nil {
-		t.Skipf("SKIP: SigmaHQ's rules and regression events are read from %s at run time, and it is not here: %v", sigmaData, err)
+	set := needRegression(t)
+	t.Logf("%d rules compiled, %d refused", len(set.rules), len(set.refused))
+	if len(set.cases) < 190 {
+		t.Fatalf("%d regression folders read, want the 192 Windows ones", len(set.cases))
 	}
-	rules, refused := loadRules(t, filepath.Join(sigmaData, "rules"))
-	t.Logf("%d rules compiled, %d refused", len(rules), len(refused))
-	cases := loadRegression(t, filepath.Join(sigmaData, "regression", "windows"))
-	if len(cases) < 190 {
-		t.Fatalf("%d regression folders read, want the 192 Windows ones", len(cases))
-	}
+	fired := map[string]map[string]bool{} // rule id → folders with an event firing it
 	events := 0
-	for _, c := range cases {
-		events += len(c.events)
+	for _, c := range set.cases {
+		for _, e := range c.events {
+			events++
+			for _, r := range set.engine.Match(e.fields, e.sources, nil) {
+				if fired[r.ID] == nil {
+					fired[r.ID] = map[string]bool{}
+				}
+				fired[r.ID][c.dir] = true
+			}
+		}
 	}
-	t.Logf("%d regression folders, %d events", len(cases), events)
-	for _, c := range cases {
+	t.Logf("%d regression folders, %d events", len(set.cases), events)
+	for _, c := range set.cases {
 		name := strings.TrimPrefix(c.dir, filepath.Join(sigmaData, "regression")+"/")
 		t.Run(name, func(t *testing.T) {
-			r, ok := rules[c.ruleID]
+			r, ok := set.rules[c.ruleID]
 			if !ok {
-				t.Fatalf("rule %s is not among the compiled rules (refused: %v)", c.ruleID, refusedOf(refused, c.ruleID))
+				t.Fatalf("rule %s is not among the compiled rules (refused: %v)", c.ruleID, refusedOf(set.refused, c.ruleID))
 			}
 			if len(c.events) == 0 {
 				t.Fatal("the folder holds no event")
 			}
-			fired := 0
-			for _, e := range c.events {
-				if reads(r.Logsource, e.sources) && r.Match(e.fields) {
-					fired++
-				}
-			}
-			if fired == 0 {
+			if !fired[r.ID][c.dir] {
 				t.Errorf("none of its %d events fires %q (%v)", len(c.events), r.Title, r.Logsource)
 			}
 			var crossed []string
-			for _, other := range cases {
-				if other.ruleID == c.ruleID {
-					continue
-				}
-				for _, e := range other.events {
-					if reads(r.Logsource, e.sources) && r.Match(e.fields) {
-						crossed = append(crossed, filepath.Base(other.dir))
-						break
-					}
+			for dir := range fired[r.ID] {
+				if dir != c.dir {
+					crossed = append(crossed, filepath.Base(dir))
 				}
 			}
 			sort.Strings(crossed)
 			if want := overlaps[r.Title]; strings.Join(crossed, " ") != strings.Join(want, " ") {
 				t.Errorf("fired by the events of %v, want only its own and those of %v", crossed, want)
 			}
+		})
+	}
+}
+
+// TestEngineMatchesEach: the indexed engine fires exactly the rules the
+// straightforward evaluator does, on every regression event, and skips
+// most rules doing so.
+func TestEngineMatchesEach(t *testing.T) {
+	set := needRegression(t)
+	ids := func(rs []*sigma.Rule) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		sort.Strings(out)
+		return strings.Join(out, " ")
+	}
+	matches := 0
+	for _, c := range set.cases {
+		for _, e := range c.events {
+			indexed, each := set.engine.Match(e.fields, e.sources, nil), set.engine.MatchEach(e.fields, e.sources, nil)
+			if ids(indexed) != ids(each) {
+				t.Errorf("%s: indexed fires %s, each rule tried fires %s", e.file, ids(indexed), ids(each))
+			}
+			matches += len(each)
+		}
+	}
+	if matches < 192 {
+		t.Fatalf("%d matches in all: the comparison proves little", matches)
+	}
+}
+
+// BenchmarkEngine runs the regression events, over and over, through the
+// indexed engine and through the straightforward evaluator, with every
+// compiled rule loaded: events per second on one core.
+//
+//	go test -run XXX -bench Engine -benchtime 1000000x ./detection
+func BenchmarkEngine(b *testing.B) {
+	set := needRegression(b)
+	var events []regressionEvent
+	for _, c := range set.cases {
+		events = append(events, c.events...)
+	}
+	for _, mode := range []string{"indexed", "each"} {
+		b.Run(mode, func(b *testing.B) {
+			match := set.engine.Match
+			if mode == "each" {
+				match = set.engine.MatchEach
+			}
+			var out []*sigma.Rule
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				e := events[i%len(events)]
+				out = match(e.fields, e.sources, out[:0])
+				i++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
 }

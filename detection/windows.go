@@ -120,14 +120,19 @@ func windowsEvent(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
 	case service == "powershell-classic" && raw.EventID == 600:
 		category("ps_classic_provider_start")
 	}
+	// A rule may leave the product out: it reads the same events.
+	for _, src := range sources[1:] {
+		src.Product = ""
+		sources = append(sources, src)
+	}
 	return e, sources
 }
 
 // reads reports whether a rule of logsource want reads an event of the
-// log sources have: every part the rule names must be one of them.
+// log sources have.
 func reads(want sigma.Logsource, have []sigma.Logsource) bool {
 	for _, h := range have {
-		if (want.Product == "" || want.Product == h.Product) && want.Category == h.Category && want.Service == h.Service {
+		if h == want {
 			return true
 		}
 	}

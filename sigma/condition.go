@@ -10,16 +10,16 @@ import (
 
 // condition is a compiled condition expression.
 type condition interface {
-	eval(r *Rule, e Event) bool
+	eval(r *Rule, e *Prepared) bool
 }
 
 type searchCond struct{ m matcher }
 
-func (c searchCond) eval(_ *Rule, e Event) bool { return c.m.match(e) }
+func (c searchCond) eval(_ *Rule, e *Prepared) bool { return c.m.match(e) }
 
 type andCond []condition
 
-func (c andCond) eval(r *Rule, e Event) bool {
+func (c andCond) eval(r *Rule, e *Prepared) bool {
 	for _, x := range c {
 		if !x.eval(r, e) {
 			return false
@@ -30,7 +30,7 @@ func (c andCond) eval(r *Rule, e Event) bool {
 
 type orCond []condition
 
-func (c orCond) eval(r *Rule, e Event) bool {
+func (c orCond) eval(r *Rule, e *Prepared) bool {
 	for _, x := range c {
 		if x.eval(r, e) {
 			return true
@@ -41,7 +41,7 @@ func (c orCond) eval(r *Rule, e Event) bool {
 
 type notCond struct{ c condition }
 
-func (c notCond) eval(r *Rule, e Event) bool { return !c.c.eval(r, e) }
+func (c notCond) eval(r *Rule, e *Prepared) bool { return !c.c.eval(r, e) }
 
 // ofCond is "N of pattern" (at least n) or "all of pattern" (n 0).
 type ofCond struct {
@@ -49,7 +49,7 @@ type ofCond struct {
 	ms []matcher
 }
 
-func (c ofCond) eval(_ *Rule, e Event) bool {
+func (c ofCond) eval(_ *Rule, e *Prepared) bool {
 	hits := 0
 	for _, m := range c.ms {
 		if m.match(e) {

@@ -1,20 +1,18 @@
 package sigma
 
 import (
-	"strings"
-
 	"go.yaml.in/yaml/v3"
 )
 
 // matcher is one compiled search of a rule's detection.
 type matcher interface {
-	match(e Event) bool
+	match(e *Prepared) bool
 }
 
 // allOf is a map of field conditions: all must hold.
 type allOf []fieldMatcher
 
-func (a allOf) match(e Event) bool {
+func (a allOf) match(e *Prepared) bool {
 	for i := range a {
 		if !a[i].match(e) {
 			return false
@@ -26,7 +24,7 @@ func (a allOf) match(e Event) bool {
 // anyOf is a list of maps: one must hold.
 type anyOf []matcher
 
-func (a anyOf) match(e Event) bool {
+func (a anyOf) match(e *Prepared) bool {
 	for _, m := range a {
 		if m.match(e) {
 			return true
@@ -38,9 +36,9 @@ func (a anyOf) match(e Event) bool {
 // keywords is a list of plain values: one must appear in some field.
 type keywords []*pattern
 
-func (k keywords) match(e Event) bool {
-	for _, v := range e {
-		lower := strings.ToLower(v)
+func (k keywords) match(e *Prepared) bool {
+	for field := range e.event {
+		v, lower, _ := e.get(field)
 		for _, p := range k {
 			if p.matchLower(v, lower) {
 				return true

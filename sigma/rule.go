@@ -43,9 +43,45 @@ type Rule struct {
 // Event is an event as a rule reads it: its fields by Sigma name.
 type Event map[string]string
 
+// Prepared is an event made ready for many rules: a value's lower case,
+// which most matching compares, is computed once, when first asked for.
+// Not safe for concurrent use.
+type Prepared struct {
+	event Event
+	lower map[string]string
+}
+
+// Prepare readies an event for matching.
+func Prepare(e Event) *Prepared { return &Prepared{event: e} }
+
+// Lower returns a field's value in lower case, and whether it is there.
+func (p *Prepared) Lower(field string) (string, bool) {
+	_, lower, ok := p.get(field)
+	return lower, ok
+}
+
+func (p *Prepared) get(field string) (v, lower string, ok bool) {
+	v, ok = p.event[field]
+	if !ok || !needsLower(v) {
+		return v, v, ok
+	}
+	if l, done := p.lower[field]; done {
+		return v, l, true
+	}
+	lower = strings.ToLower(v)
+	if p.lower == nil {
+		p.lower = make(map[string]string, len(p.event))
+	}
+	p.lower[field] = lower
+	return v, lower, true
+}
+
 // Match reports whether the event matches the rule's detection. Which
 // events a rule is asked about (its logsource) is the caller's choice.
-func (r *Rule) Match(e Event) bool { return r.cond.eval(r, e) }
+func (r *Rule) Match(e Event) bool { return r.MatchPrepared(Prepare(e)) }
+
+// MatchPrepared is Match of an event prepared once for many rules.
+func (r *Rule) MatchPrepared(p *Prepared) bool { return r.cond.eval(r, p) }
 
 // Error is why a rule is refused, with the line of the rule's text it
 // concerns (0 when it concerns the whole rule).

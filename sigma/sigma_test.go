@@ -40,6 +40,7 @@ func TestMatch(t *testing.T) {
 		{"re|i", "  sel:\n    CommandLine|re|i: 'ENC'\n  condition: sel", Event{"CommandLine": "enc"}, true},
 		{"windash", "  sel:\n    CommandLine|contains|windash: ' -decode '\n  condition: sel", Event{"CommandLine": "certutil /decode a b"}, true},
 		{"windash en dash", "  sel:\n    CommandLine|contains|windash: ' -decode '\n  condition: sel", Event{"CommandLine": "certutil \u2013decode a b"}, true},
+		{"windash under all: any variant of each value", "  sel:\n    CommandLine|contains|all|windash:\n      - ' -a '\n      - ' -b '\n  condition: sel", Event{"CommandLine": "x /a -b "}, true},
 		{"windash leaves a-b", "  sel:\n    CommandLine|contains|windash: 'a-b'\n  condition: sel", Event{"CommandLine": "a/b"}, false},
 		{"base64offset", "  sel:\n    CommandLine|base64offset|contains: 'http://'\n  condition: sel", Event{"CommandLine": "powershell -enc " + "IGh0dHA6Ly9ldmls"}, true},
 		{"base64", "  sel:\n    CommandLine|base64|contains: 'whoami'\n  condition: sel", Event{"CommandLine": "x d2hvYW1p y"}, true},

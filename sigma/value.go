@@ -17,7 +17,7 @@ import (
 // and lower the same in lower case; present is whether the event has the
 // field at all.
 type valueMatcher interface {
-	matchValue(v, lower string, present bool, e Event) bool
+	matchValue(v, lower string, present bool, e *Prepared) bool
 }
 
 // fieldMatcher is one key of a search map: a field, and values of which
@@ -29,14 +29,10 @@ type fieldMatcher struct {
 	exists int // with |exists: 1 the field must be there, -1 it must not; 0 otherwise
 }
 
-func (f *fieldMatcher) match(e Event) bool {
-	v, present := e[f.field]
+func (f *fieldMatcher) match(e *Prepared) bool {
+	v, lower, present := e.get(f.field)
 	if f.exists != 0 {
 		return present == (f.exists > 0)
-	}
-	lower := v
-	if present && needsLower(v) {
-		lower = strings.ToLower(v)
 	}
 	for _, m := range f.values {
 		if m.matchValue(v, lower, present, e) != f.all {
@@ -56,26 +52,38 @@ func needsLower(v string) bool {
 	return false
 }
 
+// anyValue is the variants one value became: any of them matches.
+type anyValue []valueMatcher
+
+func (a anyValue) matchValue(v, lower string, present bool, e *Prepared) bool {
+	for _, m := range a {
+		if m.matchValue(v, lower, present, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // nullValue matches a field that is absent or empty.
 type nullValue struct{}
 
-func (nullValue) matchValue(v, _ string, present bool, _ Event) bool { return !present || v == "" }
+func (nullValue) matchValue(v, _ string, present bool, _ *Prepared) bool { return !present || v == "" }
 
-func (p *pattern) matchValue(v, lower string, present bool, _ Event) bool {
+func (p *pattern) matchValue(v, lower string, present bool, _ *Prepared) bool {
 	return present && p.matchLower(v, lower)
 }
 
 // regexValue is a |re value: unanchored and case-sensitive unless |i.
 type regexValue struct{ re *regexp.Regexp }
 
-func (r regexValue) matchValue(v, _ string, present bool, _ Event) bool {
+func (r regexValue) matchValue(v, _ string, present bool, _ *Prepared) bool {
 	return present && r.re.MatchString(v)
 }
 
 // cidrValue is a |cidr value: the field is an address inside it.
 type cidrValue struct{ prefix netip.Prefix }
 
-func (c cidrValue) matchValue(v, _ string, present bool, _ Event) bool {
+func (c cidrValue) matchValue(v, _ string, present bool, _ *Prepared) bool {
 	if !present {
 		return false
 	}
@@ -89,7 +97,7 @@ type numberValue struct {
 	n  float64
 }
 
-func (c numberValue) matchValue(v, _ string, present bool, _ Event) bool {
+func (c numberValue) matchValue(v, _ string, present bool, _ *Prepared) bool {
 	if !present {
 		return false
 	}
@@ -115,12 +123,11 @@ type fieldRef struct {
 	kind  matchKind
 }
 
-func (f fieldRef) matchValue(v, lower string, present bool, e Event) bool {
-	o, ok := e[f.other]
+func (f fieldRef) matchValue(v, lower string, present bool, e *Prepared) bool {
+	_, o, ok := e.get(f.other)
 	if !present || !ok {
 		return false
 	}
-	o = strings.ToLower(o)
 	switch f.kind {
 	case matchContains:
 		return strings.Contains(lower, o)
@@ -207,7 +214,11 @@ func compileField(key, value *yaml.Node) (fieldMatcher, error) {
 				return f, errAt(n, "field %s: exists takes true or false", f.field)
 			}
 		}
-		f.values = append(f.values, ms...)
+		if len(ms) > 1 {
+			f.values = append(f.values, anyValue(ms)) // a value's variants (windash, base64offset): any of them, even under |all
+		} else {
+			f.values = append(f.values, ms...)
+		}
 	}
 	if f.all && len(f.values) > 1 {
 		return f, nil
