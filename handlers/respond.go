@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"garrison/store"
@@ -112,7 +113,11 @@ func writeList[T any](w http.ResponseWriter, items []T, total int, p store.Page)
 
 // writeBuffer sends an answer encoded whole.
 func writeBuffer(w http.ResponseWriter, status int, buf *bytes.Buffer) {
-	setJSONType(w.Header())
+	h := w.Header()
+	setJSONType(h)
+	// Its length known, net/http sends the body as it is: without one, a
+	// body past its 4 KiB buffer went out in chunks, a write each.
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
