@@ -51,6 +51,8 @@ func fieldNeedles(f *fieldMatcher) ([]Needle, bool) {
 	if f.exists != 0 {
 		return nil, false
 	}
+	// A keyword list with modifiers has no field: its needles, Field "",
+	// may be in any.
 	each := func(i int) ([]Needle, bool) { return valueNeedles(f.field, f.values[i]) }
 	if f.all {
 		return best(len(f.values), each)

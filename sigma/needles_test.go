@@ -19,6 +19,7 @@ func TestNeedles(t *testing.T) {
 		{"glob: its longest literal", "  sel:\n    Image: 'c:\\users\\\\*\\appdata\\roaming\\x.exe'\n  condition: sel", `[{Image \appdata\roaming\x.exe}]`},
 		{"keywords: any field", "  kw:\n    - 'Mimikatz'\n  condition: kw", `[{ mimikatz}]`},
 		{"windash: each variant", "  sel:\n    CommandLine|contains|windash: ' -enc'\n  condition: sel", `[{CommandLine  -enc} {CommandLine  /enc} {CommandLine  –enc} {CommandLine  —enc} {CommandLine  ―enc}]`},
+		{"keywords with all: the longest, any field", "  kw:\n    '|all':\n      - 'ab'\n      - 'abcdef'\n  condition: kw", `[{ abcdef}]`},
 		{"not alone: none", "  sel:\n    X: 'aaa'\n  condition: not sel", "none"},
 		{"null: none", "  sel:\n    X: null\n  condition: sel", "none"},
 		{"regex: none", "  sel:\n    X|re: 'a+'\n  condition: sel", "none"},

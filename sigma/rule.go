@@ -117,8 +117,9 @@ func yamlError(err error) *Error {
 	return &Error{Msg: "not valid YAML: " + msg}
 }
 
-// MaxRuleBytes bounds a rule's text.
-const MaxRuleBytes = 256 << 10
+// MaxRuleBytes bounds a rule's text (SigmaHQ's largest, a list of
+// vulnerable drivers' hashes, is 290 KiB).
+const MaxRuleBytes = 1 << 20
 
 // Parse reads and compiles one rule.
 func Parse(src []byte) (*Rule, error) {

@@ -50,6 +50,9 @@ func TestMatch(t *testing.T) {
 		{"fieldref", "  sel:\n    TargetUserName|fieldref: SubjectUserName\n  condition: sel", Event{"TargetUserName": "Bob", "SubjectUserName": "bob"}, true},
 		{"list of maps", "  sel:\n    - Image|endswith: '\\a.exe'\n    - OriginalFileName: 'A.EXE'\n  condition: sel", Event{"OriginalFileName": "a.exe"}, true},
 		{"keywords", "  kw:\n    - 'mimikatz'\n  condition: kw", Event{"Message": "Invoke-Mimikatz ran"}, true},
+		{"keywords, all", "  kw:\n    '|all':\n      - 'New-MailboxExportRequest'\n      - ' -Mailbox '\n  condition: kw", Event{"Payload": "new-mailboxexportrequest -Mailbox x", "Other": "y"}, true},
+		{"keywords, all, one missing", "  kw:\n    '|all':\n      - 'New-MailboxExportRequest'\n      - ' -Mailbox '\n  condition: kw", Event{"Payload": "New-MailboxExportRequest"}, false},
+		{"keywords, all, in two fields", "  kw:\n    '|all':\n      - 'alpha'\n      - 'beta'\n  condition: kw", Event{"A": "alpha", "B": "beta"}, true},
 		{"and not", "  sel:\n    Image|endswith: '\\cmd.exe'\n  filter:\n    ParentImage|endswith: '\\explorer.exe'\n  condition: sel and not filter", Event{"Image": `a\cmd.exe`, "ParentImage": `b\explorer.exe`}, false},
 		{"not binds tighter than and", "  a:\n    X: 1\n  b:\n    Y: 1\n  condition: not a and b", Event{"Y": "1"}, true},
 		{"and binds tighter than or", "  a:\n    X: 1\n  b:\n    Y: 1\n  c:\n    Z: 1\n  condition: a or b and c", Event{"X": "1"}, true},
@@ -92,6 +95,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad cidr", rule("  sel:\n    X|cidr: '10.0.0/8'\n  condition: sel\n"), "line 9: field X: not a CIDR prefix"},
 		{"empty list", rule("  sel:\n    X: []\n  condition: sel\n"), "line 9: field X has an empty list"},
 		{"of nothing", rule("  sel:\n    X: 1\n  condition: 1 of filter_*\n"), "\"filter_*\" names no search"},
+		{"fieldless re", rule("  sel:\n    '|re': 'a'\n  condition: sel\n"), "line 9: modifier re needs a field name"},
 		{"twice", rule("  sel:\n    X: 1\n  sel:\n    Y: 1\n  condition: sel\n"), "line 10: search \"sel\" is given twice"},
 	}
 	for _, c := range cases {

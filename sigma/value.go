@@ -30,6 +30,9 @@ type fieldMatcher struct {
 }
 
 func (f *fieldMatcher) match(e *Prepared) bool {
+	if f.field == "" {
+		return f.matchAnyField(e)
+	}
 	v, lower, present := e.get(f.field)
 	if f.exists != 0 {
 		return present == (f.exists > 0)
@@ -37,6 +40,25 @@ func (f *fieldMatcher) match(e *Prepared) bool {
 	for _, m := range f.values {
 		if m.matchValue(v, lower, present, e) != f.all {
 			return !f.all
+		}
+	}
+	return f.all
+}
+
+// matchAnyField is a keyword list with modifiers ('|all': …): each value
+// (any one without |all) must be in some field.
+func (f *fieldMatcher) matchAnyField(e *Prepared) bool {
+	for _, m := range f.values {
+		found := false
+		for field := range e.event {
+			v, lower, _ := e.get(field)
+			if m.matchValue(v, lower, true, e) {
+				found = true
+				break
+			}
+		}
+		if found != f.all {
+			return found
 		}
 	}
 	return f.all
@@ -144,10 +166,13 @@ func (f fieldRef) matchValue(v, lower string, present bool, e *Prepared) bool {
 func compileField(key, value *yaml.Node) (fieldMatcher, error) {
 	parts := strings.Split(key.Value, "|")
 	f := fieldMatcher{field: parts[0]}
-	if f.field == "" {
-		return f, errAt(key, "a field condition needs a field name before its modifiers")
-	}
 	kind, cased := matchExact, false
+	if f.field == "" {
+		if len(parts) == 1 {
+			return f, errAt(key, "a field condition needs a field name")
+		}
+		kind = matchContains // keywords: text anywhere in a field
+	}
 	var transforms []string
 	var special string // re, cidr, exists, fieldref, lt, lte, gt, gte
 	reFlags := ""
@@ -166,6 +191,9 @@ func compileField(key, value *yaml.Node) (fieldMatcher, error) {
 		case "base64", "base64offset", "wide", "utf16le", "utf16be", "utf16", "windash":
 			transforms = append(transforms, mod)
 		case "re", "cidr", "exists", "fieldref", "lt", "lte", "gt", "gte":
+			if f.field == "" {
+				return f, errAt(key, "modifier %s needs a field name", mod)
+			}
 			if special != "" {
 				return f, errAt(key, "modifiers %s and %s cannot be combined", special, mod)
 			}
