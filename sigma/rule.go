@@ -62,13 +62,18 @@ func (p *Prepared) Lower(field string) (string, bool) {
 
 func (p *Prepared) get(field string) (v, lower string, ok bool) {
 	v, ok = p.event[field]
-	if !ok || !needsLower(v) {
-		return v, v, ok
+	if !ok {
+		return "", "", false
 	}
 	if l, done := p.lower[field]; done {
 		return v, l, true
 	}
-	lower = strings.ToLower(v)
+	// Kept even when already lower case: finding that out reads the
+	// whole value, and many rules ask for the same field.
+	lower = v
+	if needsLower(v) {
+		lower = strings.ToLower(v)
+	}
 	if p.lower == nil {
 		p.lower = make(map[string]string, len(p.event))
 	}
