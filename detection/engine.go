@@ -82,15 +82,6 @@ func NewEngine(rules []*sigma.Rule) *Engine {
 	return e
 }
 
-// Rules is how many rules the engine holds.
-func (e *Engine) Rules() int {
-	n := 0
-	for _, b := range e.buckets {
-		n += len(b.rules)
-	}
-	return n
-}
-
 // Match appends to out the rules the event fires, of the rules of the
 // event's log sources.
 func (e *Engine) Match(ev sigma.Event, sources []sigma.Logsource, out []*sigma.Rule) []*sigma.Rule {

@@ -73,8 +73,9 @@ var security4688 = map[string]string{
 // windowsEvent is a Windows record as rules read it, and the log sources
 // it belongs to.
 func windowsEvent(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
-	e := make(sigma.Event, len(raw.Fields)+4)
-	for k, v := range raw.Fields {
+	fields := raw.Fields()
+	e := make(sigma.Event, len(fields)+4)
+	for k, v := range fields {
 		e[k] = v
 	}
 	e["EventID"] = strconv.Itoa(raw.EventID)
@@ -106,7 +107,7 @@ func windowsEvent(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
 		}
 	case service == "security" && raw.EventID == 4688:
 		for from, to := range security4688 {
-			if v, ok := raw.Fields[from]; ok {
+			if v, ok := fields[from]; ok {
 				e[to] = v
 			}
 		}
@@ -126,15 +127,4 @@ func windowsEvent(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
 		sources = append(sources, src)
 	}
 	return e, sources
-}
-
-// reads reports whether a rule of logsource want reads an event of the
-// log sources have.
-func reads(want sigma.Logsource, have []sigma.Logsource) bool {
-	for _, h := range have {
-		if h == want {
-			return true
-		}
-	}
-	return false
 }

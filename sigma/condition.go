@@ -122,34 +122,23 @@ func (p *condParser) peek() string {
 }
 
 func (p *condParser) or() (condition, error) {
-	first, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	parts := []condition{first}
-	for p.peek() == "or" {
-		p.pos++
-		next, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, next)
-	}
-	if len(parts) == 1 {
-		return first, nil
-	}
-	return orCond(parts), nil
+	return p.joined("or", p.and, func(c []condition) condition { return orCond(c) })
 }
 
 func (p *condParser) and() (condition, error) {
-	first, err := p.not()
+	return p.joined("and", p.not, func(c []condition) condition { return andCond(c) })
+}
+
+// joined reads operands of the next level joined by word.
+func (p *condParser) joined(word string, operand func() (condition, error), join func([]condition) condition) (condition, error) {
+	first, err := operand()
 	if err != nil {
 		return nil, err
 	}
 	parts := []condition{first}
-	for p.peek() == "and" {
+	for p.peek() == word {
 		p.pos++
-		next, err := p.not()
+		next, err := operand()
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +147,7 @@ func (p *condParser) and() (condition, error) {
 	if len(parts) == 1 {
 		return first, nil
 	}
-	return andCond(parts), nil
+	return join(parts), nil
 }
 
 func (p *condParser) not() (condition, error) {

@@ -169,12 +169,6 @@ var recountWindow = `SELECT asset, type, COUNT(*), MIN(ts), MAX(ts), MAX(severit
 		AND type <> '` + event.TypeActivity + `'
 	GROUP BY asset, type`
 
-// burstWindowOf is the SQL of the burst window holding the timestamp
-// column ts (alerting.Window's, for a negative time too).
-func burstWindowOf(ts string) string {
-	return fmt.Sprintf("%[1]s - (%[1]s %% %[2]d + %[2]d) %% %[2]d", ts, alerting.BurstWindow.Milliseconds())
-}
-
 // commit records what a committed ingest added: each window's new
 // events, and their seqs (added, in the window's order) while the window
 // stays below the threshold.

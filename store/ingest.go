@@ -383,7 +383,7 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 			updates = append(updates, []any{count, sev, first, last, ms(now), lastSeq, d.id})
 		}
 		for _, seq := range d.takenSeqs {
-			taken = append(taken, []any{d.id, seq})
+			taken = append(taken, []any{d.id, seq, orgID})
 		}
 	}
 	return execAll(ctx, tx,
@@ -392,7 +392,8 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 		batch{"insert alert", `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
 			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at, counted_through)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`, inserts},
-		batch{"burst window's earlier event", `UPDATE events SET alert_id = ? WHERE seq = ? AND alert_id IS NULL`, taken},
+		batch{"burst window's earlier event", `UPDATE events SET alert_id = ? WHERE seq = ? AND alert_id IS NULL
+			AND org = ` + orgNum, taken},
 		batch{"alert signal", signalInsert, signals},
 	)
 }

@@ -49,8 +49,8 @@ func TestWindowsRawFields(t *testing.T) {
 			if raw == nil {
 				t.Fatal("no raw fields")
 			}
-			if raw.EventID != c.eventID || raw.Channel != c.channel || raw.Provider != c.provider || raw.Fields[c.field] != c.value {
-				t.Fatalf("raw %d %q %q, %s = %q", raw.EventID, raw.Channel, raw.Provider, c.field, raw.Fields[c.field])
+			if fields := raw.Fields(); raw.EventID != c.eventID || raw.Channel != c.channel || raw.Provider != c.provider || fields[c.field] != c.value {
+				t.Fatalf("raw %d %q %q, %s = %q", raw.EventID, raw.Channel, raw.Provider, c.field, fields[c.field])
 			}
 		})
 	}

@@ -56,12 +56,25 @@ type Record struct {
 }
 
 // Raw is a record's own fields by their source's names: a Windows event's
-// EventData, with its channel, provider and event id.
+// EventData, with its channel, provider and event id. The fields stay as
+// parsed until asked for (Fields): ingest without detection pays nothing.
 type Raw struct {
 	Channel  string
 	Provider string
 	EventID  int
-	Fields   map[string]string
+	data     obj
+}
+
+// Fields returns the record's fields as text, a field given as null left
+// out.
+func (r *Raw) Fields() map[string]string {
+	out := make(map[string]string, len(r.data))
+	for k, v := range r.data {
+		if v != nil {
+			out[k] = winText(v)
+		}
+	}
+	return out
 }
 
 // DNSQuery is one DNS lookup.

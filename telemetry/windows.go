@@ -256,11 +256,6 @@ func windowsRecord(w winEvent) Record {
 	if f.SrcIP.IsValid() && rule.typ != event.TypeActivity {
 		r.Indicator = f.SrcIP.String()
 	}
-	r.Raw = &Raw{Channel: w.channel, Provider: w.provider, EventID: w.id, Fields: make(map[string]string, len(d))}
-	for k, v := range d {
-		if s := winText(v); s != "" || v != nil {
-			r.Raw.Fields[k] = s
-		}
-	}
+	r.Raw = &Raw{Channel: w.channel, Provider: w.provider, EventID: w.id, data: d}
 	return r
 }
