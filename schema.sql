@@ -1246,3 +1246,31 @@ UPDATE events SET alert_id = w.alert_id
         AND events.asset = w.asset AND events.type = w.type AND events.severity < 3
         AND events.alert_id IS NULL AND events.seq <= w.upto_seq;
 DROP TABLE alert_windows;
+
+-- migration: 33
+-- Detection rules (package detection): the rule that opened an alert (its
+-- id, title, author, level, link and ATT&CK tags as JSON), an
+-- organization's choices over the shipped rule sets and single rules (a
+-- provider's apply to its clients unless a client chose otherwise), and
+-- its own rules as their YAML.
+ALTER TABLE alerts ADD COLUMN rule TEXT;
+CREATE TABLE detection_choices (
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL CHECK (kind IN ('set', 'rule')),
+    name        TEXT NOT NULL,
+    enabled     INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+    updated_at  INTEGER NOT NULL,
+    updated_by  TEXT NOT NULL,
+    PRIMARY KEY (org_id, kind, name)
+) STRICT;
+CREATE TABLE detection_custom_rules (
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    id          TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    level       TEXT NOT NULL,
+    yaml        TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    created_by  TEXT NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, id)
+) STRICT;

@@ -59,6 +59,7 @@ type Alert struct {
 	AcknowledgedAt *time.Time
 	AcknowledgedBy string
 	TicketID       string // the ticket opened from it, "" when none
+	Rule           *Rule  // the detection rule that opened it, nil for Garrison's own rules
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }

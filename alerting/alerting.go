@@ -40,6 +40,7 @@ type Spec struct {
 	Asset             string
 	Indicator         string
 	RecommendedAction string
+	Rule              *Rule // the detection rule that opened it, nil for Garrison's own rules
 }
 
 // Immediate returns the alert a high or critical event raises; ok is false

@@ -25,6 +25,7 @@ import (
 	"garrison/credential"
 	"garrison/dashboard"
 	"garrison/demo"
+	"garrison/detection"
 	"garrison/dispatch"
 	"garrison/fleet"
 	"garrison/handlers"
@@ -200,6 +201,7 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 	a.Watchdog = watchdog.New(watchdog.Config{Store: st, Mailer: a.Mailer, Log: o.Log, Now: o.Now, Silence: s.SilenceAfter,
 		Queued: a.Mailer.Notify})
 	a.registerGauges()
+	rules := detection.NewService(st, o.Now)
 	a.API = handlers.New(handlers.Deps{
 		Console:    pages,
 		Store:      st,
@@ -217,8 +219,9 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 		Dashboard:  board,
 		Fleet:      a.Fleet,
 		Dispatch:   a.Dispatch,
+		Detection:  rules,
 		Ingest: ingest.New(ingest.Config{Store: st, Now: o.Now, Blocklist: blocked, Mailer: a.Mailer, Log: o.Log,
-			Retention: s.Retention}),
+			Retention: s.Retention, Detection: rules}),
 		IngestInflight: s.IngestInflight,
 	})
 	a.Handler = a.API.Handler()

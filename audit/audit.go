@@ -70,6 +70,11 @@ const (
 	RuleCreate    = "notification_rule.create"
 	RuleUpdate    = "notification_rule.update"
 	RuleDelete    = "notification_rule.delete"
+
+	DetectionSet        = "detection.set"
+	DetectionRule       = "detection.rule"
+	DetectionRuleCreate = "detection.rule_create"
+	DetectionRuleDelete = "detection.rule_delete"
 )
 
 // Actions lists every action, for the log's filter and its documentation.
@@ -78,7 +83,7 @@ var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, Logou
 	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate,
 	SwitchOrg, ClientCreate, ClientUpdate, ClientDelete, MemberClients, LeadConvert,
 	ChannelCreate, ChannelUpdate, ChannelDelete, ChannelTest, RuleCreate, RuleUpdate, RuleDelete, AlertTicket,
-	SuppressionCreate, SuppressionEnd}
+	SuppressionCreate, SuppressionEnd, DetectionSet, DetectionRule, DetectionRuleCreate, DetectionRuleDelete}
 
 // writeTimeout bounds writing an entry after its request or command ended.
 const writeTimeout = 10 * time.Second

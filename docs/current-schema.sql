@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 32
+-- Schema version (PRAGMA user_version): 33
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -104,7 +104,7 @@ CREATE TABLE alerts (
     resolved_by         TEXT,
     created_at          INTEGER NOT NULL,
     updated_at          INTEGER NOT NULL
-, counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate')), ticket_id TEXT) STRICT;
+, counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate')), ticket_id TEXT, rule TEXT) STRICT;
 CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
     UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
 END;
@@ -243,6 +243,28 @@ CREATE TABLE cve_watchlist (
     UNIQUE (org_id, cve_id)
 ) STRICT;
 CREATE INDEX cve_watchlist_cve ON cve_watchlist (cve_id, org_id);
+
+CREATE TABLE detection_choices (
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL CHECK (kind IN ('set', 'rule')),
+    name        TEXT NOT NULL,
+    enabled     INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+    updated_at  INTEGER NOT NULL,
+    updated_by  TEXT NOT NULL,
+    PRIMARY KEY (org_id, kind, name)
+) STRICT;
+
+CREATE TABLE detection_custom_rules (
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    id          TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    level       TEXT NOT NULL,
+    yaml        TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    created_by  TEXT NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    PRIMARY KEY (org_id, id)
+) STRICT;
 
 CREATE TABLE dns_blocked_domains (
     org_id     TEXT NOT NULL,

@@ -42,6 +42,9 @@ type Error struct {
 	Fields []string
 	// ExistingID names the resource a duplicate collided with.
 	ExistingID string
+	// Line is the line of a submitted text (a detection rule's YAML) an
+	// Invalid fault concerns, 0 when none.
+	Line int
 	// State and Reason describe a degraded service (the health check's
 	// answer while writes fail).
 	State, Reason string

@@ -33,8 +33,12 @@ type alertView struct {
 	AcknowledgedAt    *string `json:"acknowledged_at"`
 	AcknowledgedBy    *string `json:"acknowledged_by"`
 	TicketID          *string `json:"ticket_id"`
-	CreatedAt         string  `json:"created_at"`
-	UpdatedAt         string  `json:"updated_at"`
+	// Rule is the detection rule that opened the alert, with its author
+	// (the Detection Rule License asks every alert to keep it); null for
+	// Garrison's own severity and burst rules.
+	Rule      *alerting.Rule `json:"rule"`
+	CreatedAt string         `json:"created_at"`
+	UpdatedAt string         `json:"updated_at"`
 }
 
 func newAlertView(a alerting.Alert) alertView {
@@ -43,7 +47,7 @@ func newAlertView(a alerting.Alert) alertView {
 		EventCount: a.EventCount, FirstSeen: timestamp.Format(a.FirstSeen), LastSeen: timestamp.Format(a.LastSeen), Note: a.Note,
 		ResolvedAt: timestamp.Optional(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), Disposition: optString(a.Disposition),
 		Assignee: optString(a.Assignee), AcknowledgedAt: timestamp.Optional(a.AcknowledgedAt), AcknowledgedBy: optString(a.AcknowledgedBy),
-		TicketID: optString(a.TicketID), CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
+		TicketID: optString(a.TicketID), Rule: a.Rule, CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
 }
 
 type alertChangeView struct {

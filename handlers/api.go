@@ -17,6 +17,7 @@ import (
 	"garrison/blocklist"
 	"garrison/compliance"
 	"garrison/dashboard"
+	"garrison/detection"
 	"garrison/dispatch"
 	"garrison/fault"
 	"garrison/fleet"
@@ -59,6 +60,8 @@ type Deps struct {
 	Dispatch *dispatch.Dispatcher
 	// Ingest parses and stores sensor data.
 	Ingest *ingest.Ingester
+	// Detection is each organization's detection rules.
+	Detection *detection.Service
 	// Console serves the web console's pages outside /api/ (nil: a JSON
 	// 404 there too).
 	Console http.Handler
@@ -93,8 +96,11 @@ func New(d Deps) *API {
 	if d.Dashboard == nil {
 		d.Dashboard = dashboard.New(dashboard.Config{Store: d.Store, Now: d.Now, Blocklist: d.Blocklist, Log: d.Log})
 	}
+	if d.Detection == nil {
+		d.Detection = detection.NewService(d.Store, d.Now)
+	}
 	if d.Ingest == nil {
-		d.Ingest = ingest.New(ingest.Config{Store: d.Store, Now: d.Now, Blocklist: d.Blocklist})
+		d.Ingest = ingest.New(ingest.Config{Store: d.Store, Now: d.Now, Blocklist: d.Blocklist, Detection: d.Detection})
 	}
 	if d.IngestInflight <= 0 {
 		d.IngestInflight = DefaultIngestInflight

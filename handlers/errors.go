@@ -70,6 +70,8 @@ type errorBody struct {
 	Fields  []string `json:"fields,omitempty"`
 	// ExistingID names the resource a duplicate collided with.
 	ExistingID string `json:"existing_id,omitempty"`
+	// Line is the line of a submitted text a validation error concerns.
+	Line int `json:"line,omitempty"`
 	// State and Reason say why a service is degraded (the health check).
 	State  string `json:"status,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -115,6 +117,6 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if f.Code == fault.Invalid && fields == nil {
 		fields = []string{}
 	}
-	writeJSON(w, status, errorBody{Error: f.Message, Code: string(f.Code), Fields: fields, ExistingID: f.ExistingID,
+	writeJSON(w, status, errorBody{Error: f.Message, Code: string(f.Code), Fields: fields, ExistingID: f.ExistingID, Line: f.Line,
 		State: f.State, Reason: f.Reason})
 }

@@ -2,12 +2,15 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
+	"garrison/alerting"
 	"garrison/blocklist"
+	"garrison/detection"
 	"garrison/mail"
 	"garrison/store"
 	"garrison/telemetry"
@@ -63,6 +66,8 @@ type Options struct {
 	Partial bool
 	// Blocked classifies DNS queries (nil: no lists).
 	Blocked *blocklist.List
+	// Detect returns the detection rules a record fires (nil: none run).
+	Detect func(*telemetry.Raw) []*alerting.Rule
 }
 
 func (o Options) classify(domain string) string {
@@ -90,6 +95,9 @@ func Parse(kind string, body []byte, o Options) (Batch, error) {
 	return Batch{}, CheckWebhook(kind)
 }
 
+// Detected reports whether detection rules read records of the kind.
+func Detected(kind string) bool { return kind == KindWindows }
+
 // Receipt is what a stored body added.
 type Receipt struct {
 	IDs        []string // the new events, in body order
@@ -107,6 +115,7 @@ type Ingester struct {
 	log       *slog.Logger
 	turns     *turns
 	retention time.Duration
+	detection *detection.Service
 }
 
 // Config is what an Ingester needs.
@@ -122,6 +131,9 @@ type Config struct {
 	// Retention is the appliance's --retention (0: for good); an
 	// organization may have its own.
 	Retention time.Duration
+	// Detection runs each organization's detection rules on its records
+	// (nil: none run).
+	Detection *detection.Service
 }
 
 // WarnAt is the share of its storage quota past which an organization's
@@ -133,7 +145,8 @@ func New(c Config) *Ingester {
 	if c.Blocklist == nil {
 		c.Blocklist = blocklist.New()
 	}
-	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist, mail: c.Mailer, log: c.Log, turns: newTurns(), retention: c.Retention}
+	return &Ingester{store: c.Store, now: c.Now, blocked: c.Blocklist, mail: c.Mailer, log: c.Log, turns: newTurns(), retention: c.Retention,
+		detection: c.Detection}
 }
 
 // Ingest parses a body of the kind and stores it for the organization,
@@ -148,6 +161,15 @@ func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte,
 	}
 	if keep > 0 {
 		o.Oldest = now.Add(-keep)
+	}
+	if in.detection != nil && Detected(kind) {
+		d, err := in.detection.For(ctx, orgID)
+		if err != nil {
+			return Receipt{}, fmt.Errorf("detection rules: %w", err)
+		}
+		if !d.Empty() {
+			o.Detect = d.Match
+		}
 	}
 	b, err := Parse(kind, body, o)
 	if err != nil {

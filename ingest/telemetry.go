@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"garrison/alerting"
 	"garrison/store"
 	"garrison/telemetry"
 	"garrison/valid"
@@ -44,9 +45,13 @@ func parseTelemetry(kind string, body []byte, o Options) (Batch, error) {
 		if err != nil {
 			return Batch{}, fmt.Errorf("line %d's details: %w", r.Line, err)
 		}
+		var rules []*alerting.Rule
+		if o.Detect != nil && r.Raw != nil {
+			rules = o.Detect(r.Raw)
+		}
 		b.Events = append(b.Events, store.NewEvent{Type: r.Type, Severity: r.Severity, Timestamp: r.Timestamp,
 			Source: telemetrySources[kind], Asset: strings.ToLower(r.Asset), Message: r.Message, Indicator: r.Indicator, Category: r.Category,
-			Details: details, Fields: r.Fields, Original: r.Original})
+			Details: details, Fields: r.Fields, Original: r.Original, Rules: rules})
 	}
 	sortRejections(b.Rejected)
 	if o.Partial || len(b.Rejected) == 0 {

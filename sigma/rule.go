@@ -117,9 +117,28 @@ func yamlError(err error) *Error {
 	}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if line > 0 || m[1] == "0" {
+			line += parserErrorShift(m[2])
+		}
 		return &Error{Line: line, Msg: "not valid YAML: " + m[2]}
 	}
 	return &Error{Msg: "not valid YAML: " + msg}
+}
+
+// parserErrors are the YAML parser's own errors (not its scanner's): the
+// parser reports their line counting from 0, where the structure left
+// open began, so they are one line early.
+var parserErrors = []string{"did not find expected <document start>", "did not find expected node content",
+	"did not find expected key", "did not find expected '-' indicator", "did not find expected ',' or ']'",
+	"did not find expected ',' or '}'", "found undefined tag handle", "found duplicate %", "found incompatible YAML document"}
+
+func parserErrorShift(msg string) int {
+	for _, p := range parserErrors {
+		if strings.HasPrefix(msg, p) {
+			return 1
+		}
+	}
+	return 0
 }
 
 // MaxRuleBytes bounds a rule's text (SigmaHQ's largest, a list of

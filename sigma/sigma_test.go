@@ -80,7 +80,10 @@ func TestParseErrors(t *testing.T) {
 	cases := []struct {
 		name, src, want string
 	}{
-		{"not YAML", "title: t\ndetection: [\n", "line 2: not valid YAML"},
+		{"not YAML", "title: t\ndetection: [\n", "line 3: not valid YAML: did not find expected node content"}, // the text ends in the list
+		{"unclosed list", "title: t\nid: [a, b\nlevel: high\n", "line 2: not valid YAML: did not find expected ',' or ']'"},
+		{"unclosed map", "title: t\nlogsource: {product: windows\nlevel: high\n", "line 2: not valid YAML: did not find expected ',' or '}'"},
+		{"bad indent", "title: t\nlogsource:\n  product: w\n service: x\n", "line 4: not valid YAML"},
 		{"not a mapping", "- a\n- b\n", "line 1: a rule is a mapping"},
 		{"no title", "logsource:\n  product: windows\ndetection:\n  s:\n    X: 1\n  condition: s\n", "line 1: the rule has no title"},
 		{"no detection", "title: t\nlogsource:\n  product: windows\n", "the rule has no detection"},

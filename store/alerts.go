@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,20 +15,27 @@ import (
 
 const alertColumns = `id, severity, category, title, asset, indicator, recommended_action, status, event_count,
 	first_seen, last_seen, note, resolved_at, COALESCE(resolved_by, ''), COALESCE(disposition, ''), COALESCE(assignee, ''),
-	acknowledged_at, COALESCE(acknowledged_by, ''), created_at, updated_at, COALESCE(ticket_id, '')`
+	acknowledged_at, COALESCE(acknowledged_by, ''), created_at, updated_at, COALESCE(ticket_id, ''), COALESCE(rule, '')`
 
 func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 	var a alerting.Alert
 	var first, last, created, updated int64
 	var resolved, acknowledged sql.NullInt64
+	var rule string
 	err := row.Scan(&a.ID, &a.Severity, &a.Category, &a.Title, &a.Asset, &a.Indicator, &a.RecommendedAction, &a.Status,
 		&a.EventCount, &first, &last, &a.Note, &resolved, &a.ResolvedBy, &a.Disposition, &a.Assignee,
-		&acknowledged, &a.AcknowledgedBy, &created, &updated, &a.TicketID)
+		&acknowledged, &a.AcknowledgedBy, &created, &updated, &a.TicketID, &rule)
 	if errors.Is(err, sql.ErrNoRows) {
 		return alerting.Alert{}, ErrNotFound
 	}
 	if err != nil {
 		return alerting.Alert{}, err
+	}
+	if rule != "" {
+		a.Rule = new(alerting.Rule)
+		if err := json.Unmarshal([]byte(rule), a.Rule); err != nil {
+			return alerting.Alert{}, fmt.Errorf("alert %s's rule: %w", a.ID, err)
+		}
 	}
 	a.FirstSeen, a.LastSeen, a.CreatedAt, a.UpdatedAt = fromMS(first), fromMS(last), fromMS(created), fromMS(updated)
 	a.ResolvedAt, a.AcknowledgedAt = optMS(resolved), optMS(acknowledged)

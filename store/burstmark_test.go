@@ -87,8 +87,13 @@ func TestMigrationMarksTakenWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.writer.Exec(`INSERT INTO orgs (id, name, plan, created_at) VALUES ('org_a', 'a', 'pro', 0)`); err != nil {
-		t.Fatal(err)
+	// Today's ingest stands in for the older release's: it writes the
+	// alert's rule, a column of a later migration.
+	for _, q := range []string{`INSERT INTO orgs (id, name, plan, created_at) VALUES ('org_a', 'a', 'pro', 0)`,
+		`ALTER TABLE alerts ADD COLUMN rule TEXT`} {
+		if _, err := s.writer.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	start := foldNow.Add(-time.Hour).Truncate(10 * time.Minute)
 	ingest(t, s, "org_a", lows(6, "ws-1", start)...)
@@ -114,8 +119,11 @@ func TestMigrationMarksTakenWindows(t *testing.T) {
 	}
 	later := lows(1, "ws-1", start.Add(3*time.Minute))
 	ingest(t, s, "org_a", later...)
-	if _, err := s.writer.Exec(`UPDATE events SET alert_id = NULL WHERE seq = (SELECT MAX(seq) FROM events)`); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{`UPDATE events SET alert_id = NULL WHERE seq = (SELECT MAX(seq) FROM events)`,
+		`ALTER TABLE alerts DROP COLUMN rule`} {
+		if _, err := s.writer.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

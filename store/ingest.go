@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -25,6 +26,9 @@ type NewEvent struct {
 	Details   []byte // a JSON object, or nil
 	Fields    event.Fields
 	Original  string // the record as received ("" for native events)
+	// Rules are the organization's enabled detection rules the event
+	// fired; it joins the alert of the strongest (alerting.Strongest).
+	Rules []*alerting.Rule
 }
 
 // DNSQuery is one DNS query seen by a sensor. Category is the blocklist
@@ -220,7 +224,11 @@ events:
 				continue events
 			}
 		}
-		if spec, ok := alerting.Immediate(ae); ok {
+		spec, ok := alerting.Immediate(ae)
+		if len(e.Rules) > 0 { // a rule's alert, whatever the event's own severity
+			spec, ok = alerting.Matched(ae, alerting.Strongest(e.Rules)), true
+		}
+		if ok {
 			d, err := join(spec)
 			if err != nil {
 				return p, err
@@ -376,8 +384,12 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 			first, last, sev = min(first, d.taken.first), max(last, d.taken.last), max(sev, d.taken.sev)
 		}
 		if !d.exists {
+			rule, err := ruleColumn(d.spec.Rule)
+			if err != nil {
+				return err
+			}
 			inserts = append(inserts, []any{d.id, orgID, d.spec.Fingerprint, sev, d.spec.Category, d.spec.Title,
-				d.spec.Asset, d.spec.Indicator, d.spec.RecommendedAction, count, first, last, ms(now), ms(now), lastSeq})
+				d.spec.Asset, d.spec.Indicator, d.spec.RecommendedAction, count, first, last, ms(now), ms(now), lastSeq, rule})
 			signals = append(signals, []any{orgID, d.id, SignalOpened, ms(now)})
 		} else {
 			updates = append(updates, []any{count, sev, first, last, ms(now), lastSeq, d.id})
@@ -390,12 +402,24 @@ func writeAlerts(ctx context.Context, tx *sql.Tx, orgID string, alerts map[strin
 		batch{"update alert", `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
 			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ?, counted_through = ? WHERE id = ?`, updates},
 		batch{"insert alert", `INSERT INTO alerts (id, org_id, fingerprint, severity, category, title, asset, indicator,
-			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at, counted_through)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)`, inserts},
+			recommended_action, status, event_count, first_seen, last_seen, created_at, updated_at, counted_through, rule)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)`, inserts},
 		batch{"burst window's earlier event", `UPDATE events SET alert_id = ? WHERE seq = ? AND alert_id IS NULL
 			AND org = ` + orgNum, taken},
 		batch{"alert signal", signalInsert, signals},
 	)
+}
+
+// ruleColumn is the alerts.rule of an alert a detection rule opens.
+func ruleColumn(r *alerting.Rule) (sql.NullString, error) {
+	if r == nil {
+		return sql.NullString{}, nil
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return sql.NullString{}, fmt.Errorf("alert rule %s: %w", r.ID, err)
+	}
+	return sql.NullString{String: string(b), Valid: true}, nil
 }
 
 // sourceUpsert records that a source reported: events and DNS telemetry alike.

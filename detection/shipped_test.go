@@ -1,0 +1,87 @@
+package detection
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The shipped archive compiles whole, and every rule keeps what the
+// Detection Rule License asks: its author and a link to it.
+func TestShippedCatalog(t *testing.T) {
+	cat, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Rules) != 2407 {
+		t.Fatalf("%d rules shipped, want 2,407", len(cat.Rules))
+	}
+	sets := map[string]int{}
+	for _, r := range cat.Rules {
+		sets[r.Set]++
+		if r.Author == "" || r.ID == "" || !strings.HasPrefix(r.Link, "https://github.com/SigmaHQ/sigma/blob/"+sigmaHQCommit+"/rules/windows/") {
+			t.Errorf("%s (%s): author %q, link %q", r.Title, r.ID, r.Author, r.Link)
+		}
+		if a := cat.alerts[r.Rule]; a == nil || a.Author != r.Author || a.Link != r.Link {
+			t.Errorf("%s: alert attribution %+v", r.ID, a)
+		}
+	}
+	for set, want := range map[string]int{"windows.process_creation": 1183, "windows.builtin": 327, "windows.registry": 247,
+		"windows.powershell": 208, "windows.file": 188} {
+		if sets[set] != want {
+			t.Errorf("set %s holds %d rules, want %d", set, sets[set], want)
+		}
+	}
+	if len(cat.Sets) != len(sets) {
+		t.Errorf("sets %v, counted %v", cat.Sets, sets)
+	}
+	r, ok := cat.Rule("81bcb81b-5b1f-474b-b373-52c871aaa7b1")
+	if !ok {
+		t.Fatal("Stop Windows Service Via Sc.EXE is not shipped")
+	}
+	text, err := cat.Text(r)
+	if err != nil || !bytes.HasPrefix(text, []byte("title: Stop Windows Service Via Sc.EXE\n")) {
+		t.Fatalf("its text: %v %.60q", err, text)
+	}
+}
+
+// The archive is SigmaHQ's tree as published: each file the same bytes.
+func TestShippedArchiveIsTheTree(t *testing.T) {
+	root := filepath.Join(sigmaData, "rules", "windows")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("SigmaHQ's rules are not at %s (../shared/data): %v", root, err)
+	}
+	n := 0
+	err := eachArchived(func(name string, body []byte) bool {
+		n++
+		want, err := os.ReadFile(filepath.Join(sigmaData, filepath.FromSlash(name)))
+		if err != nil || !bytes.Equal(body, want) {
+			t.Errorf("%s differs from the tree (%v)", name, err)
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*.yml"))
+	deeper, _ := filepath.Glob(filepath.Join(root, "*", "*", "*.yml"))
+	deepest, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "*.yml"))
+	if total := len(files) + len(deeper) + len(deepest); n != total {
+		t.Errorf("%d rules archived, the tree has %d", n, total)
+	}
+}
+
+func TestRuleSet(t *testing.T) {
+	for name, want := range map[string]string{
+		"rules/windows/process_creation/proc_creation_win_sc_stop_service.yml": "windows.process_creation",
+		"rules/windows/builtin/security/win_security_susp_lsass_dump.yml":      "windows.builtin",
+		"rules/windows/registry/registry_set/registry_set_x.yml":               "windows.registry",
+		"rules/windows/x.yml": "windows",
+	} {
+		if got := ruleSet(name); got != want {
+			t.Errorf("ruleSet(%s) = %s, want %s", name, got, want)
+		}
+	}
+}
