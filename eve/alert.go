@@ -10,60 +10,6 @@ import (
 	"garrison/event"
 )
 
-// compromiseWords mark a severity-1 alert as critical: the signature or
-// category says something is already running or being exploited, not just
-// probing. Matched case-insensitively as substrings.
-var compromiseWords = [...]string{
-	"malware", "trojan", "ransomware", "exploit", "command and control",
-	"privilege gain", "executable code",
-}
-
-// compromiseTokens are short markers ET rules use for C2 ("ET CNC ...",
-// "... CnC Beacon", "Domain Observed Used for C2"); matched as whole words
-// so that e.g. "c2" inside a hostname does not count.
-var compromiseTokens = [...]string{"cnc", "c2"}
-
-func compromised(texts ...string) bool {
-	for _, t := range texts {
-		t = strings.ToLower(t)
-		for _, w := range compromiseWords {
-			if strings.Contains(t, w) {
-				return true
-			}
-		}
-		for _, f := range strings.FieldsFunc(t, notAlnum) {
-			for _, w := range compromiseTokens {
-				if f == w {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-func notAlnum(r rune) bool {
-	return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-}
-
-// alertSeverity maps Suricata's 1 (most severe) .. 3 scale.
-func alertSeverity(a record) event.Severity {
-	n, ok := a.int("severity")
-	switch {
-	case !ok:
-		return event.Info
-	case n == 1 && compromised(a.str("signature"), a.str("category")):
-		return event.Critical
-	case n == 1:
-		return event.High
-	case n == 2:
-		return event.Medium
-	case n == 3:
-		return event.Low
-	}
-	return event.Info
-}
-
 // blockedAction reports the alert.action values of an IPS that stopped the
 // traffic ("blocked" is what Suricata writes for drop and reject rules).
 func blockedAction(action string) bool {
@@ -87,10 +33,11 @@ func alertEvent(r record, ts time.Time) (Event, error) {
 		}
 		sig = fmt.Sprintf("Suricata signature %d", sid)
 	}
-	asset, _ := assetOf(r.addr("src_ip"), r.addr("dest_ip"))
+	src, dst := r.addr("src_ip"), r.addr("dest_ip")
+	asset, _ := assetOf(src, dst)
 	e := Event{
 		Type:      event.TypeThreat,
-		Severity:  alertSeverity(a),
+		Severity:  alertSeverity(a, src, dst),
 		Timestamp: ts,
 		Asset:     assetName(asset),
 		Message:   sig,
@@ -100,7 +47,7 @@ func alertEvent(r record, ts time.Time) (Event, error) {
 	if blockedAction(a.str("action")) {
 		e.Type = event.TypeBlocked
 	}
-	alertDetails(e.Details, a)
+	alertDetails(e.Details, a, src, dst)
 	if name := dnsName(r); name != "" {
 		e.Details["rrname"] = name
 	}
@@ -114,7 +61,16 @@ func alertEvent(r record, ts time.Time) (Event, error) {
 	return e, nil
 }
 
-func alertDetails(d map[string]any, a record) {
+// alertSeverity is an alert's severity by the table (severity.go).
+func alertSeverity(a record, src, dst netip.Addr) event.Severity {
+	suricata, ok := a.int("severity")
+	return Severity(suricata, ok, Classify(a.str("signature"), a.str("category")), Direction(src, dst))
+}
+
+// alertDetails copies the alert's rule fields, with the class and
+// direction its severity was read by.
+func alertDetails(d map[string]any, a record, src, dst netip.Addr) {
+	d["signature_class"], d["direction"] = Classify(a.str("signature"), a.str("category")), Direction(src, dst)
 	for _, k := range [...]string{"signature_id", "gid", "rev", "category", "action"} {
 		a.copyTo(d, k, k)
 	}
@@ -174,9 +130,9 @@ func blockEvent(r record, ts time.Time, verb string) (Event, error) {
 	// An IPS configured to log alerts with drops attaches the rule that fired.
 	if a, ok := r.obj("alert"); ok {
 		if _, has := a.int("severity"); has {
-			e.Severity = alertSeverity(a)
+			e.Severity = alertSeverity(a, src, dst)
 		}
-		alertDetails(e.Details, a)
+		alertDetails(e.Details, a, src, dst)
 		a.copyTo(e.Details, "signature", "signature")
 	}
 	return e, nil

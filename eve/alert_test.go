@@ -34,36 +34,67 @@ func alertLine(alert string) string {
 		`"dest_ip":"10.16.1.11","dest_port":445,"proto":"TCP","alert":{` + alert + `}}`
 }
 
+// alertBetween builds an alert record from src to dst.
+func alertBetween(src, dst, alert string) string {
+	return `{"timestamp":"2018-03-24T14:37:19.037299-0600","flow_id":1,"event_type":"alert","src_ip":"` + src +
+		`","src_port":4444,"dest_ip":"` + dst + `","dest_port":445,"proto":"TCP","alert":{` + alert + `}}`
+}
+
+// TestAlertSeverity is the severity table (severity.go) row by row.
 func TestAlertSeverity(t *testing.T) {
+	const outside, inside, inside2, outside2 = "203.0.113.5", "10.16.1.11", "192.168.1.20", "198.51.100.7"
 	tests := []struct {
-		name, alert string
-		want        event.Severity
+		name, src, dst, alert string
+		class, direction      string
+		want                  event.Severity
 	}{
-		{"1 trojan category", `"severity":1,"signature":"ET POLICY x","category":"A Network Trojan was detected"`, event.Critical},
-		{"1 malware signature", `"severity":1,"signature":"ET MALWARE BTGrab.com Spyware","category":"Misc"`, event.Critical},
-		{"1 ransomware", `"severity":1,"signature":"Possible Ransomware note","category":""`, event.Critical},
-		{"1 exploit", `"severity":1,"signature":"ET EXPLOIT Pure-FTPd CVE-2014-6271","category":"Misc"`, event.Critical},
-		{"1 command and control", `"severity":1,"signature":"x","category":"Malware Command and Control Activity Detected"`, event.Critical},
-		{"1 privilege gain", `"severity":1,"signature":"x","category":"Attempted Administrator Privilege Gain"`, event.Critical},
-		{"1 executable code", `"severity":1,"signature":"x","category":"Executable code was detected"`, event.Critical},
-		{"1 ET CNC", `"severity":1,"signature":"ET CNC Shadowserver Reported CnC Server IP","category":"Misc"`, event.Critical},
-		{"1 C2 word", `"severity":1,"signature":"x","category":"Domain Observed Used for C2 Detected"`, event.Critical},
-		{"1 c2 inside a word", `"severity":1,"signature":"ET INFO abc2 lookup","category":"Misc activity"`, event.High},
-		{"1 plain", `"severity":1,"signature":"ET POLICY DNS Query For XXX Adult Site","category":"Potential Corporate Privacy Violation"`, event.High},
-		{"2", `"severity":2,"signature":"ET MALWARE x","category":"Misc"`, event.Medium},
-		{"3", `"severity":3,"signature":"x","category":"Misc"`, event.Low},
-		{"2.0 is 2", `"severity":2.0,"signature":"x"`, event.Medium},
-		{"4", `"severity":4,"signature":"x"`, event.Info},
-		{"0", `"severity":0,"signature":"x"`, event.Info},
-		{"string", `"severity":"1","signature":"x"`, event.Info},
-		{"missing", `"signature":"x"`, event.Info},
-		{"fraction", `"severity":1.5,"signature":"x"`, event.Info},
+		// Policy and info rules are at most low, even at severity 1 with
+		// a trojan category (ET POLICY PowerShell), and from inside.
+		{"policy with trojan category", inside, outside, `"severity":1,"signature":"ET POLICY Powershell Command With Encoding","category":"A Network Trojan was detected"`, ClassNotice, Outbound, event.Low},
+		{"info lookup of ipinfo.io", inside, outside, `"severity":1,"signature":"ET INFO External IP Lookup ipinfo.io","category":"Potential Corporate Privacy Violation"`, ClassNotice, Outbound, event.Low},
+		{"policy at 3", outside, inside, `"severity":3,"signature":"ET POLICY GNU/Linux APT User-Agent","category":"Not Suspicious Traffic"`, ClassNotice, Inbound, event.Low},
+		{"decoder anomaly", outside, inside, `"severity":3,"signature":"SURICATA TLS invalid record type","category":"Generic Protocol Command Decode"`, ClassDecoder, Inbound, event.Info},
+		// Command and control of an internal host is critical whichever way the packet went.
+		{"C2 outbound", inside, outside, `"severity":1,"signature":"ET CNC Feodo Tracker Reported CnC Server","category":"A Network Trojan was detected"`, ClassC2, Outbound, event.Critical},
+		{"trojan reply inbound", outside, inside, `"severity":2,"signature":"ET TROJAN Possible Zeus GameOver Connectivity Check","category":"A Network Trojan was detected"`, ClassC2, Inbound, event.Critical},
+		// An attack response is the compromised host answering: ours when it is the source.
+		{"attack response from inside", inside, outside, `"severity":2,"signature":"GPL ATTACK_RESPONSE id check returned root","category":"Potentially Bad Traffic"`, ClassResponse, Outbound, event.Critical},
+		{"attack response from outside", outside, inside, `"severity":1,"signature":"GPL ATTACK_RESPONSE id check returned root","category":"Potentially Bad Traffic"`, ClassResponse, Inbound, event.Medium},
+		{"successful privilege gain", inside, inside2, `"severity":1,"signature":"x","category":"Successful Administrator Privilege Gain"`, ClassResponse, Internal, event.Critical},
+		{"C2 between outside hosts", outside, outside2, `"severity":1,"signature":"ET MALWARE x","category":"A Network Trojan was detected"`, ClassC2, External, event.High},
+		{"local rule naming ransomware", inside, outside, `"severity":1,"signature":"Possible Ransomware note","category":""`, ClassC2, Outbound, event.Critical},
+		{"local rule naming C2", inside, outside, `"severity":2,"signature":"x","category":"Domain Observed Used for C2 Detected"`, ClassC2, Outbound, event.Critical},
+		// Exploit attempts from outside are at most medium; an internal host attacking is high.
+		{"exploit inbound", outside, inside, `"severity":1,"signature":"ET EXPLOIT Possible ETERNALBLUE MS17-010 Echo Response","category":"A Network Trojan was detected"`, ClassExploit, Inbound, event.Medium},
+		{"web attack inbound at 3", outside, inside, `"severity":3,"signature":"ET WEB_SERVER Possible SQL Injection","category":"Web Application Attack"`, ClassExploit, Inbound, event.Low},
+		{"exploit outbound", inside, outside, `"severity":2,"signature":"ET EXPLOIT Apache Struts RCE","category":"Attempted Administrator Privilege Gain"`, ClassExploit, Outbound, event.High},
+		{"exploit lateral", inside, inside2, `"severity":3,"signature":"ET EXPLOIT SMB exploit","category":"Attempted Administrator Privilege Gain"`, ClassExploit, Internal, event.High},
+		{"privilege gain category", outside, inside, `"severity":1,"signature":"x","category":"Attempted Administrator Privilege Gain"`, ClassExploit, Inbound, event.Medium},
+		// Scans and listed addresses from the internet are low; from inside, medium.
+		{"scan inbound", outside, inside, `"severity":2,"signature":"ET SCAN Suspicious inbound to MSSQL port 1433","category":"Potentially Bad Traffic"`, ClassScan, Inbound, event.Low},
+		{"scan from inside", inside, inside2, `"severity":3,"signature":"ET SCAN Nmap Scripting Engine","category":"Detection of a Network Scan"`, ClassScan, Internal, event.Medium},
+		{"listed address inbound", outside, inside, `"severity":2,"signature":"ET CINS Active Threat Intelligence Poor Reputation IP group 1","category":"Misc Attack"`, ClassReputation, Inbound, event.Low},
+		{"listed address reached from inside", inside, outside, `"severity":2,"signature":"ET DROP Spamhaus DROP Listed Traffic Inbound group 1","category":"Misc Attack"`, ClassReputation, Outbound, event.Medium},
+		{"dos inbound", outside, inside, `"severity":1,"signature":"ET DOS Possible NTP DDoS","category":"Attempted Denial of Service"`, ClassDoS, Inbound, event.Medium},
+		// Everything else keeps Suricata's scale.
+		{"other 1", outside, inside, `"severity":1,"signature":"x","category":"Misc"`, ClassOther, Inbound, event.High},
+		{"other 2", outside, inside, `"severity":2,"signature":"x","category":"Misc"`, ClassOther, Inbound, event.Medium},
+		{"other 3", outside, inside, `"severity":3,"signature":"x","category":"Misc"`, ClassOther, Inbound, event.Low},
+		{"c2 inside a word", outside, inside, `"severity":1,"signature":"abc2 lookup","category":"Misc activity"`, ClassOther, Inbound, event.High},
+		{"2.0 is 2", outside, inside, `"severity":2.0,"signature":"x"`, ClassOther, Inbound, event.Medium},
+		{"4", outside, inside, `"severity":4,"signature":"x"`, ClassOther, Inbound, event.Info},
+		{"0", outside, inside, `"severity":0,"signature":"x"`, ClassOther, Inbound, event.Info},
+		{"string", outside, inside, `"severity":"1","signature":"x"`, ClassOther, Inbound, event.Info},
+		{"missing", outside, inside, `"signature":"x"`, ClassOther, Inbound, event.Info},
+		{"fraction", outside, inside, `"severity":1.5,"signature":"x"`, ClassOther, Inbound, event.Info},
+		{"missing on a policy rule", outside, inside, `"signature":"ET POLICY x"`, ClassNotice, Inbound, event.Info},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := oneEvent(t, alertLine(tt.alert))
-			if e.Severity != tt.want {
-				t.Errorf("Severity = %s, want %s", e.Severity, tt.want)
+			e := oneEvent(t, alertBetween(tt.src, tt.dst, tt.alert))
+			if e.Severity != tt.want || e.Details["signature_class"] != tt.class || e.Details["direction"] != tt.direction {
+				t.Errorf("severity %s, class %v, direction %v; want %s, %s, %s", e.Severity, e.Details["signature_class"],
+					e.Details["direction"], tt.want, tt.class, tt.direction)
 			}
 			if e.Type != event.TypeThreat {
 				t.Errorf("Type = %q, want %q", e.Type, event.TypeThreat)
@@ -111,7 +142,7 @@ func TestAlertFields(t *testing.T) {
 		"category": "Potentially Bad Traffic", "action": "allowed", "alert_severity": int64(2),
 		"src_ip": "203.0.113.5", "src_port": int64(4444), "dest_ip": "10.16.1.11",
 		"dest_port": int64(445), "proto": "TCP", "flow_id": int64(1842518484266121),
-		"event_type": "alert",
+		"event_type": "alert", "signature_class": ClassResponse, "direction": Inbound,
 	}
 	for k, v := range wantDetails {
 		if got := e.Details[k]; got != v {

@@ -41,11 +41,11 @@
 // flow object; anomaly an anomaly object; dns a dns object with a type, and
 // a request also a query name and a valid src_ip.
 //
-// Alert severity comes from alert.severity: 1 is "critical" when the
-// signature or category speaks of an active compromise (malware, trojan,
-// ransomware, exploit, command and control, privilege gain, executable
-// code, or the words CnC/C2), else "high"; 2 is "medium"; 3 is "low";
-// anything else "info". Message and Indicator are the signature.
+// Alert severity comes from one table (severity.go): alert.severity (1
+// "high", 2 "medium", 3 "low", anything else "info") capped or replaced by
+// the signature's class (Classify: ET POLICY is notice, ET CNC is c2, …)
+// and the traffic's direction (Direction: inbound, outbound, internal,
+// external). Message and Indicator are the signature.
 //
 // A drop's Message reads "Dropped TCP 203.0.113.5:4444 → 10.0.0.1:22"
 // (a blocking flow's "Blocked flow TCP ..."), and its Indicator is the
@@ -59,7 +59,7 @@
 // count as absent; addresses are returned in canonical form.
 //
 // Details holds the useful EVE fields (signature_id, gid, rev, category,
-// action, alert_severity, src_ip, src_port, dest_ip, dest_port, proto,
+// action, alert_severity, signature_class, direction, src_ip, src_port, dest_ip, dest_port, proto,
 // app_proto, flow_id, event_type, in_iface, host, rrname, http_hostname,
 // http_url, tls_sni, drop_reason, anomaly_*). Numbers stay numbers
 // (int64, or float64 when not integral), strings stay strings.
