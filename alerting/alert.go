@@ -60,6 +60,7 @@ type Alert struct {
 	AcknowledgedBy string
 	TicketID       string // the ticket opened from it, "" when none
 	Rule           *Rule  // the detection rule that opened it, nil for Garrison's own rules
+	IncidentID     string // the incident of its attacker, "" when none
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }

@@ -29,6 +29,12 @@ type Event struct {
 	Message   string
 	Indicator string
 	Category  string // the sensor's own category (EVE alert.category), if any
+	// The normalised fields the correlation rules read: who and whence
+	// (Attacker), and a sign-in's outcome ("success", "failure").
+	SrcIP, DstIP netip.Addr
+	User         string
+	Action       string
+	Time         time.Time
 }
 
 // Spec describes the alert an event raises or joins.

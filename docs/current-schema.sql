@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 33
+-- Schema version (PRAGMA user_version): 34
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -104,7 +104,7 @@ CREATE TABLE alerts (
     resolved_by         TEXT,
     created_at          INTEGER NOT NULL,
     updated_at          INTEGER NOT NULL
-, counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate')), ticket_id TEXT, rule TEXT) STRICT;
+, counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate')), ticket_id TEXT, rule TEXT, attacker TEXT, incident_id TEXT) STRICT;
 CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
     UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
 END;
@@ -118,6 +118,7 @@ WHEN OLD.status != NEW.status OR OLD.severity != NEW.severity BEGIN
     INSERT INTO alert_counts (org_id, status, severity, n) VALUES (NEW.org_id, NEW.status, NEW.severity, 1)
         ON CONFLICT (org_id, status, severity) DO UPDATE SET n = n + 1;
 END;
+CREATE INDEX alerts_incident ON alerts (incident_id) WHERE incident_id IS NOT NULL;
 CREATE UNIQUE INDEX alerts_open_fingerprint ON alerts (org_id, fingerprint) WHERE status = 'open';
 CREATE INDEX alerts_open_system ON alerts (category)
     WHERE status = 'open' AND category IN ('sensor_silent', 'credential_expired', 'notification_failing');
@@ -408,6 +409,18 @@ CREATE TABLE fold_state (
     id          INTEGER PRIMARY KEY CHECK (id = 1),
     events_seq  INTEGER NOT NULL
 , events_hw INTEGER NOT NULL DEFAULT 0) STRICT;
+
+CREATE TABLE incidents (
+    id          TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    attacker    TEXT NOT NULL,
+    first_seen  INTEGER NOT NULL,
+    last_seen   INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX incidents_attacker ON incidents (org_id, attacker, last_seen);
+CREATE INDEX incidents_org_last ON incidents (org_id, last_seen);
 
 CREATE TABLE indicator_rollup (
     org_id    TEXT NOT NULL,

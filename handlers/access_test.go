@@ -83,6 +83,8 @@ var routeAccess = map[string]handlers.Access{
 	"POST /api/alert-suppressions":                            handlers.Write,
 	"GET /api/alert-suppressions/{id}":                        handlers.Read,
 	"DELETE /api/alert-suppressions/{id}":                     handlers.Write,
+	"GET /api/incidents":                                      handlers.Read,
+	"GET /api/incidents/{id}":                                 handlers.Read,
 	"GET /api/detection-rules":                                handlers.Read,
 	"POST /api/detection-rules":                               handlers.Admin,
 	"GET /api/detection-rules/{id}":                           handlers.Read,

@@ -36,9 +36,12 @@ type alertView struct {
 	// Rule is the detection rule that opened the alert, with its author
 	// (the Detection Rule License asks every alert to keep it); null for
 	// Garrison's own severity and burst rules.
-	Rule      *alerting.Rule `json:"rule"`
-	CreatedAt string         `json:"created_at"`
-	UpdatedAt string         `json:"updated_at"`
+	Rule *alerting.Rule `json:"rule"`
+	// IncidentID is the incident of the alert's attacker, null when it
+	// names none.
+	IncidentID *string `json:"incident_id"`
+	CreatedAt  string  `json:"created_at"`
+	UpdatedAt  string  `json:"updated_at"`
 }
 
 func newAlertView(a alerting.Alert) alertView {
@@ -47,7 +50,7 @@ func newAlertView(a alerting.Alert) alertView {
 		EventCount: a.EventCount, FirstSeen: timestamp.Format(a.FirstSeen), LastSeen: timestamp.Format(a.LastSeen), Note: a.Note,
 		ResolvedAt: timestamp.Optional(a.ResolvedAt), ResolvedBy: optString(a.ResolvedBy), Disposition: optString(a.Disposition),
 		Assignee: optString(a.Assignee), AcknowledgedAt: timestamp.Optional(a.AcknowledgedAt), AcknowledgedBy: optString(a.AcknowledgedBy),
-		TicketID: optString(a.TicketID), Rule: a.Rule, CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
+		TicketID: optString(a.TicketID), Rule: a.Rule, IncidentID: optString(a.IncidentID), CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
 }
 
 type alertChangeView struct {

@@ -66,6 +66,8 @@ func (a *API) table() []Route {
 		row("PATCH", "/api/alerts/{id}", Write, a.updateAlert, audited(audit.AlertUpdate)),
 		row("POST", "/api/alerts/{id}/acknowledge", Write, a.acknowledgeAlert, audited(audit.AlertAcknowledge)),
 		row("POST", "/api/alerts/{id}/ticket", Write, a.ticketFromAlert, audited(audit.AlertTicket)),
+		row("GET", "/api/incidents", Read, a.listIncidents, params("status", "limit", "offset")),
+		row("GET", "/api/incidents/{id}", Read, a.getIncident),
 		row("GET", "/api/alert-suppressions", Read, a.listSuppressions, params("limit", "offset")),
 		row("POST", "/api/alert-suppressions", Write, a.createSuppression, audited(audit.SuppressionCreate)),
 		row("GET", "/api/alert-suppressions/{id}", Read, a.getSuppression),

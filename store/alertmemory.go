@@ -23,7 +23,28 @@ type alertMemory struct {
 	mu    sync.Mutex
 	orgs  map[string]*orgAlertMemory
 	limit int // windows and fingerprints held per organization
+	// logons are each organization's recent failed sign-ins (the
+	// failed-then-successful rule). Unlike the rest, they are only
+	// here: idle releases keep them, a restart forgets them.
+	logons map[string]*alerting.Logons
 }
+
+// logonsOf returns the organization's sign-in memory. Callers hold mu.
+func (m *alertMemory) logonsOf(orgID string) *alerting.Logons {
+	if m.logons == nil {
+		m.logons = map[string]*alerting.Logons{}
+	}
+	l := m.logons[orgID]
+	if l == nil {
+		l = alerting.NewLogons(logonsPerOrg)
+		m.logons[orgID] = l
+	}
+	return l
+}
+
+// logonsPerOrg bounds the accounts and addresses whose failed sign-ins
+// an organization's memory holds.
+const logonsPerOrg = 10_000
 
 // release drops what is held of every organization, unless an ingest or
 // a status change holds the memory now (then the store is not idle).

@@ -15,7 +15,8 @@ import (
 
 const alertColumns = `id, severity, category, title, asset, indicator, recommended_action, status, event_count,
 	first_seen, last_seen, note, resolved_at, COALESCE(resolved_by, ''), COALESCE(disposition, ''), COALESCE(assignee, ''),
-	acknowledged_at, COALESCE(acknowledged_by, ''), created_at, updated_at, COALESCE(ticket_id, ''), COALESCE(rule, '')`
+	acknowledged_at, COALESCE(acknowledged_by, ''), created_at, updated_at, COALESCE(ticket_id, ''), COALESCE(rule, ''),
+	COALESCE(incident_id, '')`
 
 func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 	var a alerting.Alert
@@ -24,7 +25,7 @@ func scanAlert(row interface{ Scan(...any) error }) (alerting.Alert, error) {
 	var rule string
 	err := row.Scan(&a.ID, &a.Severity, &a.Category, &a.Title, &a.Asset, &a.Indicator, &a.RecommendedAction, &a.Status,
 		&a.EventCount, &first, &last, &a.Note, &resolved, &a.ResolvedBy, &a.Disposition, &a.Assignee,
-		&acknowledged, &a.AcknowledgedBy, &created, &updated, &a.TicketID, &rule)
+		&acknowledged, &a.AcknowledgedBy, &created, &updated, &a.TicketID, &rule, &a.IncidentID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return alerting.Alert{}, ErrNotFound
 	}

@@ -62,6 +62,10 @@ type alertDelta struct {
 	spec        alerting.Spec
 	count       int64 // events of this batch that join it
 	first, last int64
+	// attacker is who its events of the batch point at
+	// (alerting.Attacker): the first one's, "" when a burst's disagree.
+	attacker      string
+	mixedAttacker bool
 	// Burst windows crossing the threshold now bring their earlier events:
 	// their sum, and their seqs to mark as the alert's.
 	taken     windowStat
@@ -94,6 +98,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	var p alertPlan
 	var lastSeq int64
 	var blocks []blockRange
+	logons := s.alerts.logonsOf(orgID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		if err := s.chargeUsage(ctx, tx, orgID, events, dns); err != nil {
@@ -102,7 +107,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		if mem, err = s.alerts.org(ctx, tx, orgID); err != nil {
 			return err
 		}
-		if p, err = planAlerts(ctx, tx, mem, orgID, events, now); err != nil {
+		if p, err = planAlerts(ctx, tx, mem, logons, orgID, events, now); err != nil {
 			return err
 		}
 		if lastSeq, err = insertEvents(ctx, tx, orgID, events, p.alertOf, now); err != nil {
@@ -114,6 +119,9 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		if err := writeAlerts(ctx, tx, orgID, p.alerts, lastSeq, now); err != nil {
 			return err
 		}
+		if err := linkIncidents(ctx, tx, orgID, p.alerts, now); err != nil {
+			return err
+		}
 		for id, n := range p.suppressed {
 			if _, err := tx.ExecContext(ctx, `UPDATE alert_suppressions SET hits = hits + ? WHERE id = ?`, n, id); err != nil {
 				return fmt.Errorf("count suppressed events: %w", err)
@@ -122,8 +130,10 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		return writeDNS(ctx, tx, orgID, dns)
 	})
 	if err != nil {
+		logons.Rollback()
 		return nil, err
 	}
+	logons.Commit()
 	opened := map[string]string{}
 	for fp, d := range p.alerts {
 		if !d.exists {
@@ -175,7 +185,8 @@ func (p alertPlan) memberSeqs(first int64) map[burstKey][]int64 {
 // planAlerts decides, for each event, the alert it raises or joins: high and
 // critical events directly, lower ones when their burst window crosses the
 // threshold.
-func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID string, events []NewEvent, now time.Time) (alertPlan, error) {
+func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, logons *alerting.Logons, orgID string, events []NewEvent,
+	now time.Time) (alertPlan, error) {
 	p := alertPlan{alertOf: make([]*alertDelta, len(events)), alerts: map[string]*alertDelta{}, windows: map[burstKey]windowStat{}}
 	bursts := map[burstKey][]int{} // lower-severity events per window
 	p.members = bursts
@@ -205,9 +216,15 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 		p.alerts[spec.Fingerprint] = d
 		return d, nil
 	}
-	add := func(d *alertDelta, ts int64) {
+	add := func(d *alertDelta, ts int64, attacker string) {
 		d.count++
 		d.first, d.last = min(d.first, ts), max(d.last, ts)
+		switch {
+		case d.attacker == "" && !d.mixedAttacker:
+			d.attacker = attacker
+		case d.attacker != attacker && d.spec.Category == event.CategoryBurst:
+			d.attacker, d.mixedAttacker = "", true
+		}
 	}
 
 	suppressions, err := activeSuppressions(ctx, tx, orgID, now)
@@ -215,18 +232,23 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID stri
 		return p, err
 	}
 	p.suppressed = map[string]int64{}
+	burstAttacker := map[int]string{}
 events:
 	for i, e := range events {
-		ae := alerting.Event{Type: e.Type, Severity: e.Severity, Asset: e.Asset, Message: e.Message, Indicator: e.Indicator, Category: e.Category}
+		ae := alerting.Event{Type: e.Type, Severity: e.Severity, Asset: e.Asset, Message: e.Message, Indicator: e.Indicator,
+			Category: e.Category, SrcIP: e.Fields.SrcIP, DstIP: e.Fields.DstIP, User: e.Fields.User, Action: e.Fields.Action, Time: e.Timestamp}
 		for _, sp := range suppressions {
 			if sp.Matches(ae, e.Source) { // stored and counted, alerting nobody
 				p.suppressed[sp.ID]++
 				continue events
 			}
 		}
-		spec, ok := alerting.Immediate(ae)
-		if len(e.Rules) > 0 { // a rule's alert, whatever the event's own severity
+		spec, ok := logons.Observe(ae) // a guessed password first
+		if !ok && len(e.Rules) > 0 {   // a rule's alert, whatever the event's own severity
 			spec, ok = alerting.Matched(ae, alerting.Strongest(e.Rules)), true
+		}
+		if !ok {
+			spec, ok = alerting.Immediate(ae)
 		}
 		if ok {
 			d, err := join(spec)
@@ -234,7 +256,7 @@ events:
 				return p, err
 			}
 			p.alertOf[i] = d
-			add(d, ms(e.Timestamp))
+			add(d, ms(e.Timestamp), alerting.Attacker(ae))
 			continue
 		}
 		if !alerting.Alerts(e.Type) {
@@ -242,6 +264,7 @@ events:
 		}
 		k := burstKey{e.Asset, e.Type, ms(alerting.Window(e.Timestamp))}
 		bursts[k] = append(bursts[k], i)
+		burstAttacker[i] = alerting.Attacker(ae)
 	}
 	if len(bursts) == 0 {
 		return p, nil
@@ -278,7 +301,7 @@ events:
 		}
 		for _, i := range members {
 			p.alertOf[i] = d
-			add(d, ms(events[i].Timestamp))
+			add(d, ms(events[i].Timestamp), burstAttacker[i])
 		}
 		if takeEarlier {
 			d.taken.add(before)

@@ -1,0 +1,182 @@
+package alerting
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"garrison/event"
+)
+
+// The failed-then-successful sign-in rule: LogonFailures failed sign-ins
+// for one account, or from one address, within LogonWindow, then a
+// successful one for it: a guessed password, most often.
+const (
+	LogonFailures = 5
+	LogonWindow   = 10 * time.Minute
+)
+
+// Sign-in outcomes, as the normalised field action says them.
+const (
+	LogonSuccess = "success"
+	LogonFailure = "failure"
+)
+
+// maxFailuresKept bounds the failures remembered per key.
+const maxFailuresKept = 4 * LogonFailures
+
+// logonKeys are what one sign-in counts against: its account and its
+// source address.
+func logonKeys(e Event) []string {
+	keys := make([]string, 0, 2)
+	if e.User != "" {
+		keys = append(keys, "user:"+lowerASCII(e.User))
+	}
+	if e.SrcIP.IsValid() {
+		keys = append(keys, "ip:"+e.SrcIP.String())
+	}
+	return keys
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// Logons remembers recent failed sign-ins per account and per address
+// (at most LogonFailures each, within LogonWindow), for one organization.
+// Changes are staged until Commit, so that a batch whose transaction fails
+// leaves no trace. Not safe for concurrent use.
+type Logons struct {
+	failures map[string][]int64 // key → failure times (ms), oldest first
+	staged   map[string][]int64
+	limit    int
+	newest   int64 // the newest sign-in time seen (ms)
+}
+
+// NewLogons remembers at most limit keys: past it the oldest are dropped
+// (a sequence spanning the drop, like one spanning a restart, is missed).
+func NewLogons(limit int) *Logons {
+	return &Logons{failures: map[string][]int64{}, limit: limit}
+}
+
+func (l *Logons) get(key string) []int64 {
+	if s, ok := l.staged[key]; ok {
+		return s
+	}
+	return l.failures[key]
+}
+
+// Observe takes a sign-in of the batch, in order, and returns the alert a
+// success completing a sequence raises.
+func (l *Logons) Observe(e Event) (Spec, bool) {
+	if e.Action != LogonFailure && e.Action != LogonSuccess {
+		return Spec{}, false
+	}
+	if l.staged == nil {
+		l.staged = map[string][]int64{}
+	}
+	at := e.Time.UnixMilli()
+	l.newest = max(l.newest, at)
+	from := at - LogonWindow.Milliseconds()
+	for _, key := range logonKeys(e) {
+		recent := l.get(key)
+		if e.Action == LogonFailure {
+			// Sign-ins may arrive out of order across bodies: keep what
+			// is still in the window of the newest, sorted.
+			kept := make([]int64, 0, len(recent)+1)
+			for _, t := range recent {
+				if t >= l.newest-LogonWindow.Milliseconds() {
+					kept = append(kept, t)
+				}
+			}
+			kept = append(kept, at)
+			slices.Sort(kept)
+			if len(kept) > maxFailuresKept {
+				kept = kept[len(kept)-maxFailuresKept:]
+			}
+			l.staged[key] = kept
+			continue
+		}
+		n := 0
+		for _, t := range recent {
+			if t >= from && t <= at {
+				n++
+			}
+		}
+		if n >= LogonFailures {
+			l.staged[key] = nil // the sequence is spent
+			return sequenceSpec(e, key, n), true
+		}
+	}
+	return Spec{}, false
+}
+
+// Commit keeps what was observed since the last Commit; Rollback forgets it.
+func (l *Logons) Commit() {
+	for k, v := range l.staged {
+		if len(v) == 0 {
+			delete(l.failures, k)
+			continue
+		}
+		l.failures[k] = v
+	}
+	l.staged = nil
+	if len(l.failures) > l.limit {
+		l.dropOldest()
+	}
+}
+
+// Rollback forgets what was observed since the last Commit.
+func (l *Logons) Rollback() { l.staged = nil }
+
+// dropOldest drops the keys whose failures are out of the window, then
+// others until half the limit is left.
+func (l *Logons) dropOldest() {
+	cut := l.newest - LogonWindow.Milliseconds()
+	for k, v := range l.failures {
+		if v[len(v)-1] < cut {
+			delete(l.failures, k)
+		}
+	}
+	for k := range l.failures {
+		if len(l.failures) <= l.limit/2 {
+			break
+		}
+		delete(l.failures, k)
+	}
+}
+
+func sequenceSpec(e Event, key string, failures int) Spec {
+	who := key[len("user:"):]
+	what := "account " + who
+	if key[:3] == "ip:" {
+		who = key[len("ip:"):]
+		what = "address " + who
+	}
+	title := "Successful sign-in after " + strconv.Itoa(failures) + " failed ones for " + what
+	if e.User != "" && key[:3] == "ip:" {
+		title += " (account " + e.User + ")"
+	}
+	return Spec{
+		Fingerprint: fingerprint("sequence", key, e.Asset),
+		Severity:    event.High,
+		Category:    event.CategoryIntrusion,
+		Title:       oneLine(title+" on "+e.Asset, 200),
+		Asset:       e.Asset,
+		Indicator:   who,
+		RecommendedAction: "Confirm with the owner of the " + what + " that the sign-in on " + e.Asset + " was theirs. " +
+			"If not, disable the account and reset its password, end its sessions, and block the source address; " +
+			"then review what the account did after signing in.",
+	}
+}
