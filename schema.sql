@@ -1279,18 +1279,16 @@ CREATE TABLE detection_custom_rules (
 -- Incidents (alerting/incident.go): alerts sharing an attacker (an outside
 -- address, a source, an account) within a day of each other. An alert
 -- keeps the attacker its first events named and the incident it joined;
--- an incident's figures are read from its alerts.
+-- an incident's figures are read from its alerts, and the recent alert of
+-- an attacker is found through alerts_attacker.
 ALTER TABLE alerts ADD COLUMN attacker TEXT;
 ALTER TABLE alerts ADD COLUMN incident_id TEXT;
 CREATE INDEX alerts_incident ON alerts (incident_id) WHERE incident_id IS NOT NULL;
+CREATE INDEX alerts_attacker ON alerts (org_id, attacker, last_seen) WHERE incident_id IS NOT NULL;
 CREATE TABLE incidents (
     id          TEXT PRIMARY KEY,
     org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     attacker    TEXT NOT NULL,
-    first_seen  INTEGER NOT NULL,
-    last_seen   INTEGER NOT NULL,
-    created_at  INTEGER NOT NULL,
-    updated_at  INTEGER NOT NULL
+    created_at  INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX incidents_attacker ON incidents (org_id, attacker, last_seen);
-CREATE INDEX incidents_org_last ON incidents (org_id, last_seen);
+CREATE INDEX incidents_org ON incidents (org_id, created_at);

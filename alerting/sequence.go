@@ -1,8 +1,10 @@
 package alerting
 
 import (
+	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"garrison/event"
@@ -25,29 +27,28 @@ const (
 // maxFailuresKept bounds the failures remembered per key.
 const maxFailuresKept = 4 * LogonFailures
 
-// logonKeys are what one sign-in counts against: its account and its
-// source address.
-func logonKeys(e Event) []string {
-	keys := make([]string, 0, 2)
+// logonKey is what a sign-in counts against: its account (lower case) or
+// its source address, one of the two.
+type logonKey struct {
+	user string
+	ip   netip.Addr
+}
+
+// logonKeys are a sign-in's keys: its account and its source address.
+func logonKeys(e Event) (keys [2]logonKey, n int) {
 	if e.User != "" {
-		keys = append(keys, "user:"+lowerASCII(e.User))
+		keys[n], n = logonKey{user: lowerASCII(e.User)}, n+1
 	}
 	if e.SrcIP.IsValid() {
-		keys = append(keys, "ip:"+e.SrcIP.String())
+		keys[n], n = logonKey{ip: e.SrcIP}, n+1
 	}
-	return keys
+	return keys, n
 }
 
 func lowerASCII(s string) string {
 	for i := 0; i < len(s); i++ {
 		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
+			return strings.ToLower(s)
 		}
 	}
 	return s
@@ -58,8 +59,8 @@ func lowerASCII(s string) string {
 // Changes are staged until Commit, so that a batch whose transaction fails
 // leaves no trace. Not safe for concurrent use.
 type Logons struct {
-	failures map[string][]int64 // key → failure times (ms), oldest first
-	staged   map[string][]int64
+	failures map[logonKey][]int64 // key → failure times (ms), oldest first
+	staged   map[logonKey][]int64
 	limit    int
 	newest   int64 // the newest sign-in time seen (ms)
 }
@@ -67,10 +68,10 @@ type Logons struct {
 // NewLogons remembers at most limit keys: past it the oldest are dropped
 // (a sequence spanning the drop, like one spanning a restart, is missed).
 func NewLogons(limit int) *Logons {
-	return &Logons{failures: map[string][]int64{}, limit: limit}
+	return &Logons{failures: map[logonKey][]int64{}, limit: limit}
 }
 
-func (l *Logons) get(key string) []int64 {
+func (l *Logons) get(key logonKey) []int64 {
 	if s, ok := l.staged[key]; ok {
 		return s
 	}
@@ -84,12 +85,13 @@ func (l *Logons) Observe(e Event) (Spec, bool) {
 		return Spec{}, false
 	}
 	if l.staged == nil {
-		l.staged = map[string][]int64{}
+		l.staged = map[logonKey][]int64{}
 	}
 	at := e.Time.UnixMilli()
 	l.newest = max(l.newest, at)
 	from := at - LogonWindow.Milliseconds()
-	for _, key := range logonKeys(e) {
+	keys, n := logonKeys(e)
+	for _, key := range keys[:n] {
 		recent := l.get(key)
 		if e.Action == LogonFailure {
 			// Sign-ins may arrive out of order across bodies: keep what
@@ -157,19 +159,18 @@ func (l *Logons) dropOldest() {
 	}
 }
 
-func sequenceSpec(e Event, key string, failures int) Spec {
-	who := key[len("user:"):]
-	what := "account " + who
-	if key[:3] == "ip:" {
-		who = key[len("ip:"):]
+func sequenceSpec(e Event, key logonKey, failures int) Spec {
+	who, what, kind := key.user, "account "+key.user, "user:"
+	if key.ip.IsValid() {
+		who, kind = key.ip.String(), "ip:"
 		what = "address " + who
 	}
 	title := "Successful sign-in after " + strconv.Itoa(failures) + " failed ones for " + what
-	if e.User != "" && key[:3] == "ip:" {
+	if e.User != "" && key.ip.IsValid() {
 		title += " (account " + e.User + ")"
 	}
 	return Spec{
-		Fingerprint: fingerprint("sequence", key, e.Asset),
+		Fingerprint: fingerprint("sequence", kind+who, e.Asset),
 		Severity:    event.High,
 		Category:    event.CategoryIntrusion,
 		Title:       oneLine(title+" on "+e.Asset, 200),

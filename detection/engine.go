@@ -19,14 +19,19 @@ type Engine struct {
 // bucket is the rules of one log source.
 type bucket struct {
 	rules  []*sigma.Rule
-	always []int32 // rules with no needles: tried on every event
-	ac     *automaton
+	always []int32   // rules with no needles: tried on every event
 	owners [][]int32 // needle → the rules it stands for
-	fields []string  // needle → its field ("" any)
-	// scanned are the fields some needle names; with any-field needles
-	// (anyField) every field is scanned.
-	scanned  map[string]bool
-	anyField bool
+	// byField scans a field for its own needles and the fieldless ones
+	// (keywords); anyField scans the other fields for the fieldless ones
+	// alone (nil when the bucket has none, and those fields are skipped).
+	byField  map[string]*fieldScan
+	anyField *fieldScan
+}
+
+// fieldScan is one automaton over some of a bucket's needles.
+type fieldScan struct {
+	ac  *automaton
+	ids []int32 // the automaton's needle i is the bucket's needle ids[i]
 }
 
 // marks is one evaluation's scratch: which rules an event's needles
@@ -39,13 +44,18 @@ type marks struct {
 // NewEngine indexes rules.
 func NewEngine(rules []*sigma.Rule) *Engine {
 	e := &Engine{buckets: map[sigma.Logsource]*bucket{}}
-	needles := map[*bucket][]string{}
+	type needle struct {
+		text  string
+		field string
+	}
+	needles := map[*bucket][]needle{}
 	ids := map[*bucket]map[sigma.Needle]int32{} // one needle for a text of a field, whichever rules it stands for
 	for _, r := range rules {
 		b := e.buckets[r.Logsource]
 		if b == nil {
-			b = &bucket{scanned: map[string]bool{}}
+			b = &bucket{byField: map[string]*fieldScan{}}
 			e.buckets[r.Logsource] = b
+			ids[b] = map[sigma.Needle]int32{}
 		}
 		i := int32(len(b.rules))
 		b.rules = append(b.rules, r)
@@ -53,9 +63,6 @@ func NewEngine(rules []*sigma.Rule) *Engine {
 		if !ok {
 			b.always = append(b.always, i)
 			continue
-		}
-		if ids[b] == nil {
-			ids[b] = map[sigma.Needle]int32{}
 		}
 		for _, n := range ns {
 			if id, ok := ids[b][n]; ok {
@@ -65,18 +72,33 @@ func NewEngine(rules []*sigma.Rule) *Engine {
 				continue
 			}
 			ids[b][n] = int32(len(needles[b]))
-			needles[b] = append(needles[b], n.Text)
+			needles[b] = append(needles[b], needle{n.Text, n.Field})
 			b.owners = append(b.owners, []int32{i})
-			b.fields = append(b.fields, n.Field)
-			if n.Field == "" {
-				b.anyField = true
-			} else {
-				b.scanned[n.Field] = true
-			}
 		}
 	}
 	for b, ns := range needles {
-		b.ac = newAutomaton(ns)
+		perField := map[string][]int32{}
+		var fieldless []int32
+		for id, n := range ns {
+			if n.field == "" {
+				fieldless = append(fieldless, int32(id))
+			} else {
+				perField[n.field] = append(perField[n.field], int32(id))
+			}
+		}
+		scan := func(ids []int32) *fieldScan {
+			texts := make([]string, len(ids))
+			for i, id := range ids {
+				texts[i] = ns[id].text
+			}
+			return &fieldScan{ac: newAutomaton(texts), ids: ids}
+		}
+		for field, own := range perField {
+			b.byField[field] = scan(append(own, fieldless...))
+		}
+		if len(fieldless) > 0 {
+			b.anyField = scan(fieldless)
+		}
 	}
 	e.scratch.New = func() any { return &marks{seen: map[*bucket][]uint32{}} }
 	return e
@@ -98,7 +120,7 @@ func (e *Engine) Match(ev sigma.Event, sources []sigma.Logsource, out []*sigma.R
 				out = append(out, b.rules[i])
 			}
 		}
-		if b.ac == nil {
+		if len(b.byField) == 0 && b.anyField == nil {
 			continue
 		}
 		m.gen++
@@ -112,15 +134,15 @@ func (e *Engine) Match(ev sigma.Event, sources []sigma.Logsource, out []*sigma.R
 			m.seen[b] = seen
 		}
 		for field := range ev {
-			if !b.anyField && !b.scanned[field] {
-				continue
+			fs := b.byField[field]
+			if fs == nil {
+				if fs = b.anyField; fs == nil {
+					continue
+				}
 			}
 			lower, _ := p.Lower(field)
-			b.ac.find(lower, func(n int32) {
-				if f := b.fields[n]; f != "" && f != field {
-					return
-				}
-				for _, i := range b.owners[n] {
+			fs.ac.find(lower, func(n int32) {
+				for _, i := range b.owners[fs.ids[n]] {
 					if seen[i] == m.gen {
 						continue
 					}

@@ -30,9 +30,8 @@ type Service struct {
 // and rebuilt on use (a detector without custom rules is a few maps).
 const maxCachedDetectors = 10_000
 
-// NewService builds the service and starts compiling the shipped rules.
+// NewService builds the service; the shipped rules compile on first use.
 func NewService(st *store.Store, now func() time.Time) *Service {
-	Warm()
 	return &Service{store: st, now: now, cached: map[string]*Detector{}}
 }
 
@@ -349,11 +348,20 @@ func (s *Service) DeleteRule(ctx context.Context, who actor.Actor, id string) er
 	return nil
 }
 
+// MaxCustomRuleBytes caps one of an organization's own rules (SigmaHQ's
+// largest is 290 KiB of driver hashes; store.MaxCustomText caps them all).
+const (
+	MaxCustomRuleBytes = 256 << 10
+)
+
 // Validate compiles an organization's rule, refusing it with the line
 // its fault is on; a rule of its own must say its id, title and level.
 func Validate(text string) (*sigma.Rule, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, valid.Field("yaml", "must be a Sigma rule")
+	}
+	if len(text) > MaxCustomRuleBytes {
+		return nil, valid.Field("yaml", fmt.Sprintf("must be at most %d KiB", MaxCustomRuleBytes>>10))
 	}
 	r, err := sigma.Parse([]byte(text))
 	if err != nil {

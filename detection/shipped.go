@@ -57,6 +57,9 @@ func (c *Catalog) Rule(id string) (*Rule, bool) {
 	return r, ok
 }
 
+// Engine is the shipped rules' engine.
+func (c *Catalog) Engine() *Engine { return c.engine }
+
 // Text returns a shipped rule's YAML as SigmaHQ publishes it.
 func (c *Catalog) Text(r *Rule) ([]byte, error) {
 	var text []byte
@@ -79,16 +82,14 @@ var shipped struct {
 	err     error
 }
 
-// Shipped returns the shipped rules, compiled once per process (most of
-// a second: Warm starts it off the start path).
+// Shipped returns the shipped rules, compiled once per process when first
+// asked for (most of a second, and some 20 MiB): by the first Windows
+// ingest or rule listing, never on the start path, so an appliance that
+// receives no Windows events never holds them.
 func Shipped() (*Catalog, error) {
 	shipped.once.Do(func() { shipped.catalog, shipped.err = loadCatalog() })
 	return shipped.catalog, shipped.err
 }
-
-// Warm compiles the shipped rules in the background, so that the first
-// ingest does not wait for them.
-func Warm() { go Shipped() }
 
 func loadCatalog() (*Catalog, error) {
 	c := &Catalog{byID: map[string]*Rule{}, alerts: map[*sigma.Rule]*alerting.Rule{}}

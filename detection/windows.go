@@ -73,11 +73,8 @@ var security4688 = map[string]string{
 // windowsEvent is a Windows record as rules read it, and the log sources
 // it belongs to.
 func windowsEvent(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
-	fields := raw.Fields()
-	e := make(sigma.Event, len(fields)+4)
-	for k, v := range fields {
-		e[k] = v
-	}
+	e := make(sigma.Event, raw.Len()+4)
+	raw.FieldsInto(e)
 	e["EventID"] = strconv.Itoa(raw.EventID)
 	if raw.Channel != "" {
 		e["Channel"] = raw.Channel
@@ -107,7 +104,7 @@ func windowsEvent(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
 		}
 	case service == "security" && raw.EventID == 4688:
 		for from, to := range security4688 {
-			if v, ok := fields[from]; ok {
+			if v, ok := e[from]; ok {
 				e[to] = v
 			}
 		}

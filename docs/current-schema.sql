@@ -105,6 +105,7 @@ CREATE TABLE alerts (
     created_at          INTEGER NOT NULL,
     updated_at          INTEGER NOT NULL
 , counted_through INTEGER NOT NULL DEFAULT 0, assignee TEXT, acknowledged_at INTEGER, acknowledged_by TEXT, disposition TEXT CHECK (disposition IN ('true_positive', 'false_positive', 'benign', 'duplicate')), ticket_id TEXT, rule TEXT, attacker TEXT, incident_id TEXT) STRICT;
+CREATE INDEX alerts_attacker ON alerts (org_id, attacker, last_seen) WHERE incident_id IS NOT NULL;
 CREATE TRIGGER alerts_counted_delete AFTER DELETE ON alerts BEGIN
     UPDATE alert_counts SET n = n - 1 WHERE org_id = OLD.org_id AND status = OLD.status AND severity = OLD.severity;
 END;
@@ -414,13 +415,9 @@ CREATE TABLE incidents (
     id          TEXT PRIMARY KEY,
     org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     attacker    TEXT NOT NULL,
-    first_seen  INTEGER NOT NULL,
-    last_seen   INTEGER NOT NULL,
-    created_at  INTEGER NOT NULL,
-    updated_at  INTEGER NOT NULL
+    created_at  INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX incidents_attacker ON incidents (org_id, attacker, last_seen);
-CREATE INDEX incidents_org_last ON incidents (org_id, last_seen);
+CREATE INDEX incidents_org ON incidents (org_id, created_at);
 
 CREATE TABLE indicator_rollup (
     org_id    TEXT NOT NULL,

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -252,6 +253,7 @@ func TestCustomDetectionRules(t *testing.T) {
 		{"bad level", strings.Replace(customRule, "level: critical", "level: urgent", 1), http.StatusBadRequest, 5, "level must be one of"},
 		{"empty", "  ", http.StatusBadRequest, 0, "yaml must be a Sigma rule"},
 		{"a shipped id", strings.Replace(customRule, id, tamperID, 1), http.StatusConflict, 0, "ships"},
+		{"too long", customRule + "# " + strings.Repeat("x", 256<<10) + "\n", http.StatusBadRequest, 0, "yaml must be at most 256 KiB"},
 	} {
 		r := e.Do("POST", "/api/detection-rules", f.providerKey, map[string]any{"yaml": c.yaml})
 		if r.Status != c.status || r.Get("line").Int() != c.line || !strings.Contains(r.Get("error").Str(), c.message) {
@@ -293,3 +295,37 @@ func TestCustomDetectionRules(t *testing.T) {
 		}
 	}
 }
+
+// bigRule is a valid rule of about 250 KiB: a long list of command lines.
+func bigRule(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "title: Big rule %d\nid: 00000000-0000-4000-8000-%012d\nlevel: low\nlogsource:\n    category: process_creation\n    product: windows\n"+
+		"detection:\n    selection:\n        CommandLine|contains:\n", n, n)
+	for i := 0; b.Len() < 250<<10; i++ {
+		fmt.Fprintf(&b, "            - 'tool-%d-%d.exe --flag'\n", n, i)
+	}
+	b.WriteString("    condition: selection\n")
+	return b.String()
+}
+
+// An organization's own rules are capped together (store.MaxCustomText):
+// they compile into one engine.
+func TestCustomRulesTextCap(t *testing.T) {
+	e := newEnv(t)
+	key := e.APIKey(e.Register("ann@acme.test", "Acme"), "admin")
+	n := 0
+	for ; n < 20; n++ {
+		r := e.Do("POST", "/api/detection-rules", key, map[string]any{"yaml": bigRule(n)})
+		if r.Status == http.StatusConflict {
+			if !strings.Contains(r.Get("error").Str(), "4 MiB of text together") {
+				t.Fatalf("refusal: %s", r.Raw)
+			}
+			break
+		}
+		r.Must(t, http.StatusCreated)
+	}
+	if n != 16 {
+		t.Fatalf("%d rules of 250 KiB taken, want 16 (4 MiB)", n)
+	}
+}
+

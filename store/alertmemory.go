@@ -81,6 +81,9 @@ type orgAlertMemory struct {
 	// without reading the window (at most BurstThreshold-1 per window).
 	waiting map[burstKey][]int64
 	open    map[string]string // fingerprint → open alert id, "" for none
+	// inIncident holds alerts known to be in an incident, which ingest
+	// then leaves as they are (linkIncidents).
+	inIncident map[string]bool
 	// A window starting at or before startTS may hold events stored before
 	// this process held the organization; one below evictedBelow was dropped
 	// from memory. Either is recounted from the events.
@@ -111,7 +114,7 @@ func (m *alertMemory) org(ctx context.Context, tx *sql.Tx, orgID string) (*orgAl
 	if newest.Valid {
 		start = newest.Int64
 	}
-	o := &orgAlertMemory{windows: map[burstKey]windowStat{}, waiting: map[burstKey][]int64{}, open: map[string]string{}, startTS: start, evictedBelow: -1 << 63, newestWindow: -1 << 63}
+	o := &orgAlertMemory{windows: map[burstKey]windowStat{}, waiting: map[burstKey][]int64{}, open: map[string]string{}, inIncident: map[string]bool{}, startTS: start, evictedBelow: -1 << 63, newestWindow: -1 << 63}
 	if m.orgs == nil {
 		m.orgs = map[string]*orgAlertMemory{}
 	}
@@ -193,7 +196,8 @@ var recountWindow = `SELECT asset, type, COUNT(*), MIN(ts), MAX(ts), MAX(severit
 // commit records what a committed ingest added: each window's new
 // events, and their seqs (added, in the window's order) while the window
 // stays below the threshold.
-func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, added map[burstKey][]int64, open map[string]string, limit int) {
+func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, added map[burstKey][]int64, open map[string]string, linked []string,
+	limit int) {
 	for k, add := range windows {
 		w := o.windows[k]
 		w.add(add)
@@ -216,6 +220,12 @@ func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, added map[burst
 	}
 	if len(o.open) > limit {
 		clear(o.open)
+	}
+	for _, id := range linked {
+		o.inIncident[id] = true
+	}
+	if len(o.inIncident) > limit {
+		clear(o.inIncident)
 	}
 }
 

@@ -39,10 +39,17 @@ type DetectionConfig struct {
 	OwnRules, Total int
 }
 
-// MaxCustomRules bounds an organization's own rules.
-const MaxCustomRules = 500
+// MaxCustomRules bounds an organization's own rules, and MaxCustomText
+// their text together.
+const (
+	MaxCustomRules = 500
+	MaxCustomText  = 4 << 20
+)
 
-var errCustomRuleLimit = fault.New(fault.Conflict, fmt.Sprintf("The organization has %d rules of its own, the most it may; delete one first", MaxCustomRules))
+var (
+	errCustomRuleLimit = fault.New(fault.Conflict, fmt.Sprintf("The organization has %d rules of its own, the most it may; delete one first", MaxCustomRules))
+	errCustomTextLimit = fault.New(fault.Conflict, fmt.Sprintf("The organization's own rules would pass %d MiB of text together, the most they may; delete one first", MaxCustomText>>20))
+)
 
 // ErrRuleExists: the organization (or its provider) has a rule of that id.
 var ErrRuleExists = fault.New(fault.Conflict, "A rule with that id exists already")
@@ -128,12 +135,16 @@ func (s *Store) SetDetectionChoice(ctx context.Context, orgID string, ch Detecti
 // reaches all of them.
 func (s *Store) AddCustomRule(ctx context.Context, orgID string, r CustomRule) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM detection_custom_rules WHERE org_id = ?`, orgID).Scan(&n); err != nil {
+		var n, text int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(yaml AS BLOB))), 0) FROM detection_custom_rules
+			WHERE org_id = ?`, orgID).Scan(&n, &text); err != nil {
 			return fmt.Errorf("count custom rules: %w", err)
 		}
 		if n >= MaxCustomRules {
 			return errCustomRuleLimit
+		}
+		if text+len(r.YAML) > MaxCustomText {
+			return errCustomTextLimit
 		}
 		var taken bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM detection_custom_rules r JOIN orgs o ON o.id = r.org_id

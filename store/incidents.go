@@ -11,20 +11,25 @@ import (
 	"garrison/alerting"
 )
 
-// linkIncidents puts each alert the batch touched into the incident of
-// its attacker (alerting.IncidentWindow), opening one when none is
-// recent; an alert stays in the incident it first joined.
-func linkIncidents(ctx context.Context, tx *sql.Tx, orgID string, alerts map[string]*alertDelta, now time.Time) error {
+// linkIncidents puts each alert the batch touched that is in no incident
+// yet into the incident of its attacker (alerting.IncidentWindow): the
+// incident of the attacker's alert last seen at most that long before,
+// else a new one. An alert stays in the incident it first joined, so an
+// alert known to be in one (mem.inIncident) costs nothing here. It returns
+// the alerts it linked, for the memory once the batch commits.
+func linkIncidents(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID string, alerts map[string]*alertDelta,
+	now time.Time) ([]string, error) {
 	fingerprints := make([]string, 0, len(alerts))
 	for fp, d := range alerts {
-		if d.attacker != "" {
+		if d.attacker != "" && !mem.inIncident[d.id] {
 			fingerprints = append(fingerprints, fp)
 		}
 	}
 	sort.Strings(fingerprints) // incidents open in the same order on every run
+	var linked []string
 	for _, fp := range fingerprints {
 		d := alerts[fp]
-		first, last := d.first, d.last
+		first := d.first
 		if d.taken.n > 0 {
 			first = min(first, d.taken.first)
 		}
@@ -33,13 +38,11 @@ func linkIncidents(ctx context.Context, tx *sql.Tx, orgID string, alerts map[str
 			err := tx.QueryRowContext(ctx, `SELECT incident_id, attacker FROM alerts WHERE id = ? AND org_id = ?`, d.id, orgID).
 				Scan(&incident, &attacker)
 			if err != nil {
-				return fmt.Errorf("alert's incident: %w", err)
+				return nil, fmt.Errorf("alert's incident: %w", err)
 			}
 		}
+		linked = append(linked, d.id)
 		if incident.Valid {
-			if err := widenIncident(ctx, tx, orgID, incident.String, first, last, now); err != nil {
-				return err
-			}
 			continue
 		}
 		key := d.attacker
@@ -47,37 +50,24 @@ func linkIncidents(ctx context.Context, tx *sql.Tx, orgID string, alerts map[str
 			key = attacker.String
 		}
 		var id string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM incidents WHERE org_id = ? AND attacker = ? AND last_seen >= ?
-			ORDER BY last_seen DESC LIMIT 1`, orgID, key, first-alerting.IncidentWindow.Milliseconds()).Scan(&id)
+		err := tx.QueryRowContext(ctx, `SELECT incident_id FROM alerts WHERE org_id = ? AND attacker = ? AND incident_id IS NOT NULL
+			AND last_seen >= ? ORDER BY last_seen DESC LIMIT 1`, orgID, key, first-alerting.IncidentWindow.Milliseconds()).Scan(&id)
 		switch {
 		case err == sql.ErrNoRows:
 			id = NewID("inc", now)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO incidents (id, org_id, attacker, first_seen, last_seen, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, id, orgID, key, first, last, ms(now), ms(now)); err != nil {
-				return fmt.Errorf("open incident: %w", err)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO incidents (id, org_id, attacker, created_at) VALUES (?, ?, ?, ?)`,
+				id, orgID, key, ms(now)); err != nil {
+				return nil, fmt.Errorf("open incident: %w", err)
 			}
 		case err != nil:
-			return fmt.Errorf("find incident: %w", err)
-		default:
-			if err := widenIncident(ctx, tx, orgID, id, first, last, now); err != nil {
-				return err
-			}
+			return nil, fmt.Errorf("find incident: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET attacker = ?, incident_id = ? WHERE id = ? AND org_id = ?`,
 			key, id, d.id, orgID); err != nil {
-			return fmt.Errorf("join incident: %w", err)
+			return nil, fmt.Errorf("join incident: %w", err)
 		}
 	}
-	return nil
-}
-
-func widenIncident(ctx context.Context, tx *sql.Tx, orgID, id string, first, last int64, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE incidents SET first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ?
-		WHERE id = ? AND org_id = ?`, first, last, ms(now), id, orgID)
-	if err != nil {
-		return fmt.Errorf("widen incident: %w", err)
-	}
-	return nil
+	return linked, nil
 }
 
 // IncidentFilter selects incidents: open ones (one of their alerts open)
@@ -103,7 +93,7 @@ func (s *Store) Incidents(ctx context.Context, orgID string, f IncidentFilter) (
 	list, total, err := readPage(ctx, s, pageQuery{what: "incidents", args: args,
 		count: `SELECT COUNT(*) FROM incidents i WHERE ` + where,
 		list: `SELECT i.id, i.attacker, i.created_at FROM incidents i WHERE ` + where +
-			` ORDER BY i.last_seen DESC, i.rowid DESC LIMIT ? OFFSET ?`},
+			` ORDER BY (SELECT MAX(a.last_seen) FROM alerts a WHERE a.incident_id = i.id) DESC, i.rowid DESC LIMIT ? OFFSET ?`},
 		Page{Limit: f.Limit, Offset: f.Offset}, scanIncident)
 	if err != nil || len(list) == 0 {
 		return list, total, err

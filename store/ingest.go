@@ -98,6 +98,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	var p alertPlan
 	var lastSeq int64
 	var blocks []blockRange
+	var linked []string
 	logons := s.alerts.logonsOf(orgID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -119,7 +120,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		if err := writeAlerts(ctx, tx, orgID, p.alerts, lastSeq, now); err != nil {
 			return err
 		}
-		if err := linkIncidents(ctx, tx, orgID, p.alerts, now); err != nil {
+		if linked, err = linkIncidents(ctx, tx, mem, orgID, p.alerts, now); err != nil {
 			return err
 		}
 		for id, n := range p.suppressed {
@@ -140,7 +141,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 			opened[fp] = d.id
 		}
 	}
-	mem.commit(p.windows, p.memberSeqs(lastSeq-int64(len(events))+1), opened, s.alerts.limit)
+	mem.commit(p.windows, p.memberSeqs(lastSeq-int64(len(events))+1), opened, linked, s.alerts.limit)
 	if len(opened) > 0 {
 		s.alertSignalled()
 	}

@@ -69,13 +69,21 @@ type Raw struct {
 // out.
 func (r *Raw) Fields() map[string]string {
 	out := make(map[string]string, len(r.data))
+	r.FieldsInto(out)
+	return out
+}
+
+// FieldsInto adds the record's fields to out, as Fields returns them.
+func (r *Raw) FieldsInto(out map[string]string) {
 	for k, v := range r.data {
 		if v != nil {
 			out[k] = winText(v)
 		}
 	}
-	return out
 }
+
+// Len is how many fields the record has.
+func (r *Raw) Len() int { return len(r.data) }
 
 // DNSQuery is one DNS lookup.
 type DNSQuery struct {

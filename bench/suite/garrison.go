@@ -115,12 +115,12 @@ func call(ctx context.Context, cl *http.Client, method, url, bearer string, body
 // credentials are what the load targets send, and the organization they
 // act in.
 type credentials struct {
-	JWT, ReadKey, WriteKey string
-	OrgID                  string
+	JWT, ReadKey, WriteKey, AdminKey string
+	OrgID                            string
 }
 
-// setup registers an admin in a new organization and makes a read and a
-// write API key.
+// setup registers an admin in a new organization and makes a read, a
+// write and an admin API key.
 func (g *garrison) setup(ctx context.Context) (credentials, error) {
 	var c credentials
 	var reg struct {
@@ -145,7 +145,7 @@ func (g *garrison) setup(ctx context.Context) (credentials, error) {
 	for _, k := range []struct {
 		scope string
 		dst   *string
-	}{{"read", &c.ReadKey}, {"write", &c.WriteKey}} {
+	}{{"read", &c.ReadKey}, {"write", &c.WriteKey}, {"admin", &c.AdminKey}} {
 		var key struct {
 			Data struct {
 				Key string `json:"key"`

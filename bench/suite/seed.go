@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"runtime"
 	"time"
@@ -77,14 +78,53 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 	}
 	// Windows events and syslog lines at the same size, right after native
 	// ingest on the same seeded database: their ratio to it is the goal.
+	// Windows events with every shipped detection rule on (the default),
+	// right after the same feed with all of them off: their ratio is what
+	// detection costs ingest.
 	for i := range telemetryFeeds {
 		f := &telemetryFeeds[i]
+		if f.name == "windows" {
+			if err := setDetection(ctx, g, creds.AdminKey, false); err != nil {
+				return err
+			}
+			if err := phase("seeded, 2 senders, windows, detection off", 2, f); err != nil {
+				return err
+			}
+			if err := setDetection(ctx, g, creds.AdminKey, true); err != nil {
+				return err
+			}
+		}
 		if err := phase("seeded, 2 senders, "+f.name, 2, f); err != nil {
 			return err
 		}
 	}
 	settle(ctx, g.proc.pid(), 10*time.Minute)
 	return ctx.Err()
+}
+
+// setDetection turns every detection rule set of the bench organization
+// off, or back to the default (all on). Listing the sets compiles the
+// shipped rules, which the server does once, on first use: before either
+// phase is measured.
+func setDetection(ctx context.Context, g *garrison, adminKey string, on bool) error {
+	var sets struct {
+		Data []struct {
+			Name string `json:"name"`
+		} `json:"data"`
+	}
+	if err := call(ctx, g.cl, http.MethodGet, g.base()+"/api/detection-rule-sets", adminKey, nil, http.StatusOK, &sets); err != nil {
+		return fmt.Errorf("detection rule sets: %w", err)
+	}
+	choice := map[string]any{"enabled": false}
+	if on {
+		choice["enabled"] = nil
+	}
+	for _, s := range sets.Data {
+		if err := call(ctx, g.cl, http.MethodPut, g.base()+"/api/detection-rule-sets/"+s.Name, adminKey, choice, http.StatusOK, nil); err != nil {
+			return fmt.Errorf("detection rule set %s: %w", s.Name, err)
+		}
+	}
+	return nil
 }
 
 // progress returns a function the producer calls per batch handed out; it
