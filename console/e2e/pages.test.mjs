@@ -51,6 +51,23 @@ before(async () => {
     }
     assert.ok(lead, `the hunter run ${hunt.agent_run_id || hunt.id} made no lead`);
   }
+  // A Windows event a shipped Sigma rule fires on, and a beacon on two
+  // hosts: an alert naming its rule, and an incident of two alerts.
+  const sensor = (await api('POST', '/api/api-keys', { name: 'pages sensor', scope: 'write' })).data.key;
+  const iso = (ms) => new Date(Date.now() - ms).toISOString();
+  const windows = fs.readFileSync(path.join(import.meta.dirname, '../../handlers/testdata/sigma/sc_stop_service.jsonl'), 'utf8')
+    .replace('2025-10-22T20:33:27.276702Z', iso(60000)).replace('"ar-win-1"', '"ws-fin-07"');
+  const beacon = (host, ms) => JSON.stringify({ timestamp: iso(ms), event_type: 'alert', src_ip: host, src_port: 49152, dest_ip: '198.51.100.9',
+    dest_port: 443, proto: 'TCP', alert: { action: 'allowed', signature_id: 2035000, signature: 'ET CNC Cobalt Strike Beacon Observed',
+      category: 'A Network Trojan was detected', severity: 1 } });
+  for (const [source, body] of [['windows', windows], ['suricata', beacon('10.0.0.5', 600000) + '\n' + beacon('10.0.0.6', 300000) + '\n']]) {
+    const r = await server.request('POST', '/api/webhooks/' + source, { token: sensor, body, contentType: 'application/x-ndjson' });
+    assert.equal(r.status, 201, `${source}: ${r.text}`);
+  }
+  const ruled = (await api('GET', '/api/alerts?limit=200')).data.find((a) => a.rule);
+  assert.ok(ruled, 'no alert names its rule');
+  const incident = (await api('GET', '/api/incidents?limit=200')).data.find((i) => i.attacker === '198.51.100.9');
+  assert.ok(incident && incident.alert_count === 2, `the beacon's incident: ${JSON.stringify(incident)}`);
   const runID = run.agent_run_id || run.id;
   // The onboarding checklist, finished, for its own page.
   const onboarding = (await api('POST', '/api/agents/onboarding/execute', {})).data.agent_run_id;
@@ -62,6 +79,8 @@ before(async () => {
     ['sign-in', '/login', false], ['register', '/register', false], ['forgot-password', '/forgot-password', false],
     ['reset-password', '/reset-password?token=not-a-real-token', false], ['verify-email', '/verify-email', false],
     ['dashboard', '/'], ['dashboard-7d', '/?range=7d'], ['events', '/events'], ['events-sorted', '/events?sort=severity&order=desc&page=2&range=24h'],
+    ['incidents', '/incidents'], ['incident', '/incidents/' + incident.id], ['alert-with-rule', '/alerts/' + ruled.id],
+    ['detection', '/detection'], ['detection-rule', '/detection/rules/' + ruled.rule.id],
     ['alerts', '/alerts'], ['alerts-open-by-asset', '/alerts?status=open&sort=asset&order=asc&refresh=60'], ['alert', '/alerts/' + alert.id], ['threats', '/threats'],
     ['agents', '/agents'], ['agent-run', `/agents/runs/${runID}?agent=threat-researcher`],
     ['onboarding-run', `/agents/runs/${onboarding}?agent=onboarding`], ['tickets', '/tickets'],
@@ -229,5 +248,39 @@ test('a cross-site form cannot use the session', async () => {
   assert.match(await answer.text(), /another site|cross/i, 'refused for another reason than its origin');
   assert.equal((await api('GET', '/api/api-keys')).data.length, before, 'the cross-site post created a key');
   evil.close();
+  await context.close();
+});
+
+test('detection rules: a refused rule names its line and selects it; a set turned off says whose choice it is', async () => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  const page = await signIn(context);
+  const w = watch(page);
+  await page.goto(server.base + '/detection');
+  await settle(page);
+  const area = page.getByLabel('Sigma rule (YAML)');
+  const rule = ['title: Firewall service stopped', 'id: 6f1d2c3b-0a4e-4d5f-9b8a-7c6d5e4f3a2b', 'author: Demo SOC', 'level: critical',
+    'logsource:', '    category: process_creation', '    product: windows', 'detection:', '    selection:',
+    '        CommandLine|sounds_like: mpssvc', '    condition: selection', ''].join('\n');
+  await area.fill(rule);
+  w.expect(400, '/api/detection-rules');
+  await page.getByRole('button', { name: 'Check and add the rule' }).click();
+  await page.locator('[data-field="yaml"] .field-error', { hasText: 'line 10: unknown modifier "sounds_like"' }).waitFor();
+  const selected = await area.evaluate((a) => a.value.slice(a.selectionStart, a.selectionEnd));
+  assert.equal(selected, '        CommandLine|sounds_like: mpssvc', 'the line at fault is not selected');
+  await area.fill(rule.replace('sounds_like', 'contains'));
+  await page.getByRole('button', { name: 'Check and add the rule' }).click();
+  await page.waitForURL((u) => u.pathname === '/detection/rules/6f1d2c3b-0a4e-4d5f-9b8a-7c6d5e4f3a2b');
+  await page.getByRole('heading', { name: /Firewall service stopped/ }).waitFor();
+  await page.getByText('Your organization\'s own rule').first().waitFor();
+
+  await page.goto(server.base + '/detection');
+  await settle(page);
+  const row = page.locator('main tr', { has: page.getByRole('link', { name: 'windows.wmi_event', exact: true }) });
+  await row.getByRole('button', { name: 'Turn off' }).click();
+  await page.getByText('the set windows.wmi_event is now off.').waitFor();
+  await row.getByText('your choice of its set').waitFor();
+  await row.getByRole('button', { name: 'Forget my choice' }).click();
+  await row.getByText('the default: every rule runs').waitFor();
+  assert.deepEqual(w.problems, []);
   await context.close();
 });

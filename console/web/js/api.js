@@ -3,11 +3,12 @@
 // header that tells the server this request comes from the console.
 
 export class ApiError extends Error {
-  constructor(status, code, message, fields) {
+  constructor(status, code, message, fields, line) {
     super(message || `Request failed (${status})`);
     this.status = status;
     this.code = code || '';
     this.fields = fields || [];
+    this.line = line || 0; // the line of a submitted text at fault (a detection rule's YAML)
   }
 }
 
@@ -74,13 +75,14 @@ async function errorOf(res) {
 }
 
 function errorFrom(res, data) {
-  if (data && data.success === false) return new ApiError(res.status, data.code, data.error, data.fields);
+  if (data && data.success === false) return new ApiError(res.status, data.code, data.error, data.fields, data.line);
   return new ApiError(res.status, 'http_' + res.status, `The server answered ${res.status} ${res.statusText}.`);
 }
 
 export const get = (path, opts) => api('GET', path, undefined, opts);
 export const post = (path, body, opts) => api('POST', path, body, opts);
 export const patch = (path, body, opts) => api('PATCH', path, body, opts);
+export const put = (path, body, opts) => api('PUT', path, body, opts);
 export const del = (path, body, opts) => api('DELETE', path, body, opts);
 
 // query builds "?a=1&b=2" from the set values of an object.

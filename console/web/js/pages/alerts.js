@@ -25,6 +25,29 @@ const dispositionName = Object.fromEntries(dispositions.map(([v, l]) => [v, l]))
 
 const count = (n, one, many = one + 's') => `${num(n)} ${n === 1 ? one : many}`;
 
+// ruleLine credits the detection rule behind an alert: its title, level
+// and author (the Detection Rule License asks every alert to keep the
+// author), linked to the rule as published.
+export function ruleLine(rule) {
+  return h('div', { class: 'small rule-line' }, 'Rule: ',
+    rule.link ? h('a', { href: rule.link, rel: 'noopener noreferrer', target: '_blank' }, rule.title) : rule.title,
+    ` (${rule.level}) by ${rule.author || 'an unnamed author'}`);
+}
+
+// ruleSection shows the detection rule behind an alert, with its ATT&CK tags.
+function ruleSection(rule) {
+  const tactics = rule.tags.filter((t) => !/^attack\.t\d/.test(t));
+  const techniques = rule.tags.filter((t) => /^attack\.t\d/.test(t));
+  return section('Detection rule', dl([
+    ['Rule', rule.link ? h('a', { href: rule.link, rel: 'noopener noreferrer', target: '_blank' }, rule.title) : rule.title],
+    ['Level', badge(rule.level === 'informational' ? 'info' : rule.level)],
+    ['Author', rule.author || null],
+    ['Id', h('span', { class: 'mono' }, rule.id)],
+    ['ATT&CK', rule.tags.length ? h('ul', { class: 'tags' }, [...tactics, ...techniques].map((t) => h('li', { class: 'mono' }, t.replace(/^attack\./, '')))) : null],
+    ['Licence', rule.link ? h('span', { class: 'small' }, 'SigmaHQ, ', h('a', { href: 'https://github.com/SigmaHQ/Detection-Rule-License', rel: 'noopener noreferrer', target: '_blank' }, 'Detection Rule License 1.1')) : 'Your organization\'s own rule'],
+  ]));
+}
+
 export async function render(ctx) {
   return ctx.view === 'detail' ? detail(ctx) : list(ctx);
 }
@@ -91,7 +114,8 @@ function list(ctx) {
         onchange: (ev) => { ev.target.checked ? selected.add(a.id) : selected.delete(a.id); sync(); } }) } : null,
     { key: 'severity', label: 'Severity', cell: (a) => badge(a.severity), sort: (a) => severityRank(a.severity), descWords: 'most severe first', ascWords: 'least severe first' },
     { key: 'title', label: 'Alert', first: 'asc', sort: (a) => text(a.title),
-      cell: (a) => [h('a', { href: '/alerts/' + encodeURIComponent(a.id) }, a.title), h('div', { class: 'small muted' }, words(a.category))] },
+      cell: (a) => [h('a', { href: '/alerts/' + encodeURIComponent(a.id) }, a.title), h('div', { class: 'small muted' }, words(a.category)),
+        a.rule ? ruleLine(a.rule) : null] },
     { key: 'asset', label: 'Asset', first: 'asc', sort: (a) => a.affected_asset, cell: (a) => h('span', { class: 'mono' }, a.affected_asset || '—') },
     { key: 'status', label: 'Status', first: 'asc', sort: (a) => a.status + (a.disposition || '') + (a.acknowledged_at ? 'a' : ''), cell: statusCell },
     { key: 'assignee', label: 'Assignee', first: 'asc', sort: (a) => (a.assignee ? text(namer.name(a.assignee, { you: false })) : null),
@@ -278,11 +302,13 @@ async function detail(ctx) {
             a.resolved_at ? ['Resolved', [who(a.resolved_by), ', ', time(a.resolved_at)]] : null,
             a.disposition ? ['Disposition', dispositionName[a.disposition] || words(a.disposition)] : null,
             ['Note', a.note || null],
+            ['Incident', a.incident_id ? h('a', { href: '/incidents/' + encodeURIComponent(a.incident_id), class: 'mono' }, a.incident_id) : null],
             ['Ticket', a.ticket_id ? ticketLink(a.ticket_id) : ctx.can('member') ? openTicket(path, redraw) : null],
             ['Updated', time(a.updated_at)],
           ])),
         section('Recommended action', h('p', {}, a.recommended_action),
-          ctx.can('member') ? work(ctx, a, namer, path, redraw) : null)),
+          ctx.can('member') ? work(ctx, a, namer, path, redraw) : null),
+        a.rule ? ruleSection(a.rule) : null),
       section('History', history(a.history || [], namer)),
       section(a.event_count > (a.events || []).length ? `Events (newest ${num((a.events || []).length)} of ${num(a.event_count)})` : 'Events',
         table([
