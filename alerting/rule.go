@@ -38,7 +38,9 @@ func RuleSeverity(level string) event.Severity {
 }
 
 // Matched returns the alert an event raises or joins for a rule it fired:
-// one open alert per rule and asset, at the rule's level.
+// one open alert per rule and asset, at the rule's level, or the event's
+// own severity when that is higher (an informational rule must not hide a
+// critical event).
 func Matched(e Event, r *Rule) Spec {
 	category := ruleCategory(r.Tags)
 	action := "Review what \"" + r.Title + "\" describes on " + e.Asset + ": open the event, confirm who ran it and why, " +
@@ -48,7 +50,7 @@ func Matched(e Event, r *Rule) Spec {
 	}
 	return Spec{
 		Fingerprint:       fingerprint("rule", r.ID, e.Asset),
-		Severity:          RuleSeverity(r.Level),
+		Severity:          max(RuleSeverity(r.Level), e.Severity),
 		Category:          category,
 		Title:             oneLine(r.Title, 200),
 		Asset:             e.Asset,

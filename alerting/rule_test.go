@@ -43,6 +43,10 @@ func TestMatched(t *testing.T) {
 		!strings.Contains(s.RecommendedAction, "Admin scripts") || !strings.Contains(s.RecommendedAction, "ws-1") {
 		t.Fatalf("spec %+v", s)
 	}
+	// An informational rule does not hide a critical event.
+	if got := Matched(Event{Asset: "dc-1", Severity: event.Critical}, &Rule{ID: "i", Level: "informational"}).Severity; got != event.Critical {
+		t.Fatalf("a critical event's rule alert is %s", got)
+	}
 	// One alert per rule and asset.
 	if Matched(Event{Asset: "ws-1", Message: "other"}, r).Fingerprint != s.Fingerprint || Matched(Event{Asset: "ws-2"}, r).Fingerprint == s.Fingerprint ||
 		Matched(e, &Rule{ID: "r2"}).Fingerprint == s.Fingerprint {

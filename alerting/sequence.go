@@ -39,7 +39,9 @@ func logonKeys(e Event) (keys [2]logonKey, n int) {
 	if e.User != "" {
 		keys[n], n = logonKey{user: lowerASCII(e.User)}, n+1
 	}
-	if e.SrcIP.IsValid() {
+	// A loopback or unspecified source is every local sign-in of every
+	// host: no one address to count against.
+	if e.SrcIP.IsValid() && !e.SrcIP.IsLoopback() && !e.SrcIP.IsUnspecified() {
 		keys[n], n = logonKey{ip: e.SrcIP}, n+1
 	}
 	return keys, n
@@ -62,7 +64,6 @@ type Logons struct {
 	failures map[logonKey][]int64 // key → failure times (ms), oldest first
 	staged   map[logonKey][]int64
 	limit    int
-	newest   int64 // the newest sign-in time seen (ms)
 }
 
 // NewLogons remembers at most limit keys: past it the oldest are dropped
@@ -88,17 +89,18 @@ func (l *Logons) Observe(e Event) (Spec, bool) {
 		l.staged = map[logonKey][]int64{}
 	}
 	at := e.Time.UnixMilli()
-	l.newest = max(l.newest, at)
 	from := at - LogonWindow.Milliseconds()
 	keys, n := logonKeys(e)
 	for _, key := range keys[:n] {
 		recent := l.get(key)
 		if e.Action == LogonFailure {
-			// Sign-ins may arrive out of order across bodies: keep what
-			// is still in the window of the newest, sorted.
+			// Sign-ins may arrive out of order across bodies: keep what is
+			// in the window of this one or later, sorted. Pruning by the
+			// event's own time, not the newest seen, lets no record with a
+			// wrong clock push the others out.
 			kept := make([]int64, 0, len(recent)+1)
 			for _, t := range recent {
-				if t >= l.newest-LogonWindow.Milliseconds() {
+				if t >= from {
 					kept = append(kept, t)
 				}
 			}
@@ -110,15 +112,17 @@ func (l *Logons) Observe(e Event) (Spec, bool) {
 			l.staged[key] = kept
 			continue
 		}
-		n := 0
+		count := 0
 		for _, t := range recent {
 			if t >= from && t <= at {
-				n++
+				count++
 			}
 		}
-		if n >= LogonFailures {
-			l.staged[key] = nil // the sequence is spent
-			return sequenceSpec(e, key, n), true
+		if count >= LogonFailures {
+			for _, k := range keys[:n] { // the sequence is spent, by account and address alike
+				l.staged[k] = nil
+			}
+			return sequenceSpec(e, key, count), true
 		}
 	}
 	return Spec{}, false
@@ -142,10 +146,15 @@ func (l *Logons) Commit() {
 // Rollback forgets what was observed since the last Commit.
 func (l *Logons) Rollback() { l.staged = nil }
 
-// dropOldest drops the keys whose failures are out of the window, then
-// others until half the limit is left.
+// dropOldest drops the keys whose newest failure is the oldest, until
+// half the limit is left.
 func (l *Logons) dropOldest() {
-	cut := l.newest - LogonWindow.Milliseconds()
+	newest := make([]int64, 0, len(l.failures))
+	for _, v := range l.failures {
+		newest = append(newest, v[len(v)-1])
+	}
+	slices.Sort(newest)
+	cut := newest[len(newest)-l.limit/2]
 	for k, v := range l.failures {
 		if v[len(v)-1] < cut {
 			delete(l.failures, k)

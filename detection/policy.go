@@ -1,6 +1,9 @@
 package detection
 
 import (
+	"cmp"
+	"slices"
+
 	"garrison/alerting"
 	"garrison/sigma"
 	"garrison/store"
@@ -72,6 +75,7 @@ type Detector struct {
 	disabled     map[*sigma.Rule]bool // shipped rules the organization turned off
 	shippedRules int
 	alerts       map[*sigma.Rule]*alerting.Rule // the shipped rules', shared
+	order        map[*alerting.Rule]int         // the shipped rules' places in the catalog, shared
 	customAlerts map[*sigma.Rule]*alerting.Rule
 }
 
@@ -99,7 +103,20 @@ func (d *Detector) Match(raw *telemetry.Raw) []*alerting.Rule {
 			out = append(out, d.customAlerts[r])
 		}
 	}
+	// In the catalog's order (set, then title; custom rules after), not the
+	// order the event's fields were scanned: the strongest of equals, whose
+	// alert the event joins, is the same on every run.
+	slices.SortStableFunc(out, func(a, b *alerting.Rule) int { return cmp.Compare(d.rank(a), d.rank(b)) })
 	return out
+}
+
+// rank is a matched rule's place: the shipped catalog's order, then the
+// custom rules by id.
+func (d *Detector) rank(r *alerting.Rule) int {
+	if i, ok := d.order[r]; ok {
+		return i
+	}
+	return len(d.order)
 }
 
 // alertRule is what an alert a rule opens says of it.

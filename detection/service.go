@@ -24,6 +24,9 @@ type Service struct {
 
 	mu     sync.Mutex
 	cached map[string]*Detector
+	// gen counts changes: a detector built from a config read before a
+	// change is not kept after it.
+	gen uint64
 }
 
 // maxCachedDetectors bounds the detectors kept; past it all are dropped
@@ -39,7 +42,7 @@ func NewService(st *store.Store, now func() time.Time) *Service {
 // not kept; it waits for the shipped rules to compile on first use.
 func (s *Service) For(ctx context.Context, orgID string) (*Detector, error) {
 	s.mu.Lock()
-	d := s.cached[orgID]
+	d, gen := s.cached[orgID], s.gen
 	s.mu.Unlock()
 	if d != nil {
 		return d, nil
@@ -60,7 +63,9 @@ func (s *Service) For(ctx context.Context, orgID string) (*Detector, error) {
 	if len(s.cached) >= maxCachedDetectors {
 		clear(s.cached)
 	}
-	s.cached[orgID] = d
+	if s.gen == gen {
+		s.cached[orgID] = d
+	}
 	s.mu.Unlock()
 	return d, nil
 }
@@ -70,12 +75,13 @@ func (s *Service) For(ctx context.Context, orgID string) (*Detector, error) {
 func (s *Service) changed() {
 	s.mu.Lock()
 	clear(s.cached)
+	s.gen++
 	s.mu.Unlock()
 }
 
 func newDetector(cat *Catalog, cfg store.DetectionConfig) (*Detector, error) {
 	p := NewPolicy(cfg)
-	d := &Detector{shipped: cat.engine, alerts: cat.alerts, disabled: map[*sigma.Rule]bool{}, shippedRules: len(cat.Rules)}
+	d := &Detector{shipped: cat.engine, alerts: cat.alerts, order: cat.order, disabled: map[*sigma.Rule]bool{}, shippedRules: len(cat.Rules)}
 	for _, r := range cat.Rules {
 		if on, _ := p.Enabled(r.ID, r.Set); !on {
 			d.disabled[r.Rule] = true
@@ -87,8 +93,8 @@ func newDetector(cat *Catalog, cfg store.DetectionConfig) (*Detector, error) {
 			continue
 		}
 		r, err := sigma.Parse([]byte(cr.YAML))
-		if err != nil { // validated when added; a refusal now is a defect
-			return nil, fmt.Errorf("custom rule %s: %w", cr.ID, err)
+		if err != nil { // validated when added; one a later release refuses must not stop ingest
+			continue
 		}
 		if d.customAlerts == nil {
 			d.customAlerts = map[*sigma.Rule]*alerting.Rule{}
@@ -175,8 +181,8 @@ func (s *Service) states(ctx context.Context, orgID string) ([]RuleState, *Catal
 	for i := range cfg.Rules {
 		cr := &cfg.Rules[i]
 		compiled, err := sigma.Parse([]byte(cr.YAML))
-		if err != nil {
-			return nil, nil, cfg, fmt.Errorf("custom rule %s: %w", cr.ID, err)
+		if err != nil { // listed by what was stored, so that it can be deleted
+			compiled = &sigma.Rule{ID: cr.ID, Title: cr.Title, Level: cr.Level, Description: "This release cannot read the rule: " + err.Error()}
 		}
 		on, from := p.Enabled(cr.ID, CustomSet)
 		out = append(out, RuleState{Rule: &Rule{Rule: compiled, Set: CustomSet}, Enabled: on, From: from, Custom: cr})
@@ -371,6 +377,7 @@ func Validate(text string) (*sigma.Rule, error) {
 		}
 		return nil, f
 	}
+	r.ID = strings.ToLower(r.ID) // ids are compared as SigmaHQ writes them
 	var p valid.Problems
 	if r.ID == "" || !uuidLike(r.ID) {
 		p.Add("yaml", "the rule's id must be a UUID (Sigma rules are named by one)")

@@ -48,6 +48,7 @@ type Catalog struct {
 	Sets   []string
 	byID   map[string]*Rule
 	alerts map[*sigma.Rule]*alerting.Rule // what an alert says of each
+	order  map[*alerting.Rule]int         // each one's place in Rules
 	engine *Engine
 }
 
@@ -126,8 +127,10 @@ func loadCatalog() (*Catalog, error) {
 		return a.Title < b.Title
 	})
 	compiled := make([]*sigma.Rule, len(c.Rules))
+	c.order = make(map[*alerting.Rule]int, len(c.Rules))
 	for i, r := range c.Rules {
 		compiled[i] = r.Rule
+		c.order[c.alerts[r.Rule]] = i
 	}
 	c.engine = NewEngine(compiled)
 	for s := range sets {

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"garrison/sigma"
 )
 
 // The shipped archive compiles whole, and every rule keeps what the
@@ -82,6 +85,28 @@ func TestRuleSet(t *testing.T) {
 	} {
 		if got := ruleSet(name); got != want {
 			t.Errorf("ruleSet(%s) = %s, want %s", name, got, want)
+		}
+	}
+}
+
+// The engine ingest runs (the shipped catalog's) fires every regression
+// folder's rule on one of its events at least, as the full rule set's does
+// (a folder may hold other events of the same recording).
+func TestShippedFiresRegression(t *testing.T) {
+	set := needRegression(t)
+	cat, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*sigma.Rule
+	for _, c := range set.cases {
+		fired := false
+		for _, e := range c.events {
+			out = cat.Engine().Match(e.fields, e.sources, out[:0])
+			fired = fired || slices.ContainsFunc(out, func(r *sigma.Rule) bool { return r.ID == c.ruleID })
+		}
+		if !fired {
+			t.Errorf("%s: the shipped engine fires %s on none of its %d events", c.dir, c.ruleID, len(c.events))
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // Signature classes.
 const (
-	ClassNotice     = "notice"     // ET POLICY, INFO, CHAT, P2P, GAMES…: what a network does, not an attack
+	ClassNotice     = "notice"     // ET POLICY, INFO, CHAT, P2P, GAMES, DNS…: what a network does, not an attack
 	ClassDecoder    = "decoder"    // SURICATA …: Suricata's protocol and decoder anomalies
 	ClassC2         = "c2"         // CNC, MALWARE, TROJAN, WORM, COINMINER: a host is compromised
 	ClassResponse   = "response"   // ATTACK_RESPONSE: what a compromised host answers (its source)
@@ -42,13 +42,13 @@ const (
 // Trojan was detected" is still policy.
 var classPrefixes = map[string]string{
 	"POLICY": ClassNotice, "INFO": ClassNotice, "CHAT": ClassNotice, "P2P": ClassNotice, "GAMES": ClassNotice,
-	"TFTP": ClassNotice, "SNMP": ClassNotice, "USER_AGENTS": ClassNotice, "HUNTING": ClassNotice, "ICMP_INFO": ClassNotice,
+	"TFTP": ClassNotice, "SNMP": ClassNotice, "DNS": ClassNotice, "USER_AGENTS": ClassNotice, "HUNTING": ClassNotice, "ICMP_INFO": ClassNotice,
 	"CNC": ClassC2, "MALWARE": ClassC2, "TROJAN": ClassC2, "WORM": ClassC2, "MOBILE_MALWARE": ClassC2, "COINMINER": ClassC2,
 	"ATTACK_RESPONSE": ClassResponse, "PHISHING": ClassC2, "VIRUS": ClassC2, "BOTCC": ClassC2,
 	"EXPLOIT": ClassExploit, "EXPLOIT_KIT": ClassC2, "WEB_SERVER": ClassExploit, "WEB_SPECIFIC_APPS": ClassExploit,
 	"NETBIOS": ClassExploit, "CURRENT_EVENTS": ClassExploit, "WEB_CLIENT": ClassExploit, "SQL": ClassExploit,
 	"RPC": ClassExploit, "SHELLCODE": ClassExploit, "WEB_ATTACKS": ClassExploit, "WEB_PHP": ClassExploit,
-	"WEB_MISC": ClassExploit, "WEB_IIS": ClassExploit, "WEB_CGI": ClassExploit, "DNS": ClassExploit,
+	"WEB_MISC": ClassExploit, "WEB_IIS": ClassExploit, "WEB_CGI": ClassExploit,
 	"SCAN": ClassScan,
 	"CINS": ClassReputation, "DROP": ClassReputation, "DSHIELD": ClassReputation, "COMPROMISED": ClassReputation,
 	"TOR": ClassReputation, "3CORESEC": ClassReputation, "CIARMY": ClassReputation, "SPAMHAUS": ClassReputation,

@@ -328,4 +328,3 @@ func TestCustomRulesTextCap(t *testing.T) {
 		t.Fatalf("%d rules of 250 KiB taken, want 16 (4 MiB)", n)
 	}
 }
-

@@ -250,5 +250,6 @@ func (s *Store) forgetOrg(orgID string) {
 	s.forgetRecent(orgID)
 	s.alerts.mu.Lock()
 	delete(s.alerts.orgs, orgID)
+	delete(s.alerts.logons, orgID)
 	s.alerts.mu.Unlock()
 }
