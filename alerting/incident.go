@@ -99,25 +99,3 @@ type IncidentDetail struct {
 	Incident
 	Alerts []Alert
 }
-
-// Summarize fills an incident's figures from its alerts.
-func (in *Incident) Summarize(alerts []Alert) {
-	in.Status, in.AlertCount, in.Assets = Resolved, len(alerts), []string{}
-	for i, a := range alerts {
-		if a.Status == Open {
-			in.Status = Open
-		}
-		in.Severity = max(in.Severity, a.Severity)
-		if !slices.Contains(in.Assets, a.Asset) {
-			in.Assets = append(in.Assets, a.Asset)
-		}
-		if i == 0 || a.FirstSeen.Before(in.FirstSeen) {
-			in.FirstSeen = a.FirstSeen
-		}
-		if a.LastSeen.After(in.LastSeen) {
-			in.LastSeen = a.LastSeen
-		}
-	}
-	slices.Sort(in.Assets)
-	in.Tactics = Tactics(alerts)
-}

@@ -4,7 +4,6 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-	"time"
 
 	"garrison/event"
 )
@@ -51,24 +50,5 @@ func TestTactics(t *testing.T) {
 		if got := strings.Join(Tactics(c.alerts), ","); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
-	}
-}
-
-func TestSummarize(t *testing.T) {
-	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	var in Incident
-	in.Summarize([]Alert{
-		{Status: Resolved, Severity: event.Medium, Asset: "web-2", FirstSeen: t0.Add(time.Hour), LastSeen: t0.Add(2 * time.Hour)},
-		{Status: Open, Severity: event.Critical, Asset: "web-1", FirstSeen: t0, LastSeen: t0.Add(time.Minute)},
-		{Status: Resolved, Severity: event.Low, Asset: "web-1", FirstSeen: t0.Add(3 * time.Hour), LastSeen: t0.Add(3 * time.Hour)},
-	})
-	if in.Status != Open || in.Severity != event.Critical || in.AlertCount != 3 || strings.Join(in.Assets, ",") != "web-1,web-2" ||
-		!in.FirstSeen.Equal(t0) || !in.LastSeen.Equal(t0.Add(3*time.Hour)) {
-		t.Fatalf("%+v", in)
-	}
-	in = Incident{}
-	in.Summarize([]Alert{{Status: Resolved, Asset: "a", FirstSeen: t0, LastSeen: t0}})
-	if in.Status != Resolved {
-		t.Fatalf("all resolved: %s", in.Status)
 	}
 }

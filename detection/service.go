@@ -233,19 +233,27 @@ func (r *Rule) mentions(text string) bool {
 
 // Get returns one of the organization's rules with its YAML.
 func (s *Service) Get(ctx context.Context, who actor.Actor, id string) (RuleState, []byte, error) {
+	r, cat, err := s.find(ctx, who, id)
+	if err != nil {
+		return RuleState{}, nil, err
+	}
+	if r.Custom != nil {
+		return r, []byte(r.Custom.YAML), nil
+	}
+	text, err := cat.Text(r.Rule)
+	return r, text, err
+}
+
+// find returns one of the organization's rules with its state.
+func (s *Service) find(ctx context.Context, who actor.Actor, id string) (RuleState, *Catalog, error) {
 	all, cat, _, err := s.states(ctx, who.OrgID)
 	if err != nil {
 		return RuleState{}, nil, err
 	}
 	for _, r := range all {
-		if r.ID != id {
-			continue
+		if r.ID == id {
+			return r, cat, nil
 		}
-		if r.Custom != nil {
-			return r, []byte(r.Custom.YAML), nil
-		}
-		text, err := cat.Text(r.Rule)
-		return r, text, err
 	}
 	return RuleState{}, nil, store.ErrNotFound
 }
@@ -301,13 +309,13 @@ func (s *Service) ChooseSet(ctx context.Context, who actor.Actor, set string, en
 // ChooseRule turns one rule on or off for the organization; nil forgets
 // the choice.
 func (s *Service) ChooseRule(ctx context.Context, who actor.Actor, id string, enabled *bool) (RuleState, error) {
-	if _, _, err := s.Get(ctx, who, id); err != nil {
+	if _, _, err := s.find(ctx, who, id); err != nil {
 		return RuleState{}, err
 	}
 	if err := s.choose(ctx, who, "rule", id, enabled); err != nil {
 		return RuleState{}, err
 	}
-	r, _, err := s.Get(ctx, who, id)
+	r, _, err := s.find(ctx, who, id)
 	return r, err
 }
 
@@ -341,7 +349,7 @@ func (s *Service) AddRule(ctx context.Context, who actor.Actor, text string) (Ru
 		return RuleState{}, err
 	}
 	s.changed()
-	got, _, err := s.Get(ctx, who, r.ID)
+	got, _, err := s.find(ctx, who, r.ID)
 	return got, err
 }
 

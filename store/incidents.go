@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -81,60 +83,106 @@ type IncidentFilter struct {
 // figures count them all).
 const maxIncidentAlerts = 500
 
+// incidentFigures is the select list and joins of an incident with its
+// figures, read from its alerts in SQL (an incident may hold thousands).
+const incidentFigures = `SELECT i.id, i.attacker, i.created_at, COUNT(*), MAX(a.severity), MIN(a.first_seen), MAX(a.last_seen),
+	MAX(a.status = 'open') FROM incidents i JOIN alerts a ON a.incident_id = i.id AND a.org_id = i.org_id`
+
+func scanIncident(row interface{ Scan(...any) error }) (alerting.Incident, error) {
+	var in alerting.Incident
+	var created, first, last int64
+	var open bool
+	err := row.Scan(&in.ID, &in.Attacker, &created, &in.AlertCount, &in.Severity, &first, &last, &open)
+	in.CreatedAt, in.FirstSeen, in.LastSeen = fromMS(created), fromMS(first), fromMS(last)
+	in.Status = alerting.Resolved
+	if open {
+		in.Status = alerting.Open
+	}
+	return in, err
+}
+
 // Incidents lists an organization's incidents, most recently active first.
 func (s *Store) Incidents(ctx context.Context, orgID string, f IncidentFilter) ([]alerting.Incident, int, error) {
-	where, args := "i.org_id = ?", []any{orgID}
+	having := ""
 	switch f.Status {
 	case alerting.Open:
-		where += ` AND EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = i.id AND a.org_id = i.org_id AND a.status = 'open')`
+		having = ` HAVING MAX(a.status = 'open') = 1`
 	case alerting.Resolved:
-		where += ` AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.incident_id = i.id AND a.org_id = i.org_id AND a.status = 'open')`
+		having = ` HAVING MAX(a.status = 'open') = 0`
 	}
-	list, total, err := readPage(ctx, s, pageQuery{what: "incidents", args: args,
-		count: `SELECT COUNT(*) FROM incidents i WHERE ` + where,
-		list: `SELECT i.id, i.attacker, i.created_at FROM incidents i WHERE ` + where +
-			` ORDER BY (SELECT MAX(a.last_seen) FROM alerts a WHERE a.incident_id = i.id) DESC, i.rowid DESC LIMIT ? OFFSET ?`},
-		Page{Limit: f.Limit, Offset: f.Offset}, scanIncident)
+	grouped := ` WHERE i.org_id = ? GROUP BY i.id` + having
+	list, total, err := readPage(ctx, s, pageQuery{what: "incidents", args: []any{orgID},
+		count: `SELECT COUNT(*) FROM (SELECT i.id FROM incidents i JOIN alerts a ON a.incident_id = i.id AND a.org_id = i.org_id` +
+			grouped + `)`,
+		list: incidentFigures + grouped + ` ORDER BY MAX(a.last_seen) DESC, i.rowid DESC LIMIT ? OFFSET ?`},
+		Page{Limit: f.Limit, Offset: f.Offset}, func(rows *sql.Rows) (alerting.Incident, error) { return scanIncident(rows) })
 	if err != nil || len(list) == 0 {
 		return list, total, err
 	}
-	ids := make([]any, len(list))
-	for i, in := range list {
-		ids[i] = in.ID
-	}
-	members := map[string][]alerting.Alert{}
-	err = s.read(ctx, func(q querier) error {
-		rows, err := q.QueryContext(ctx, `SELECT incident_id, `+alertColumns+` FROM alerts WHERE org_id = ? AND incident_id IN (?`+
-			strings.Repeat(", ?", len(ids)-1)+`)`, append([]any{orgID}, ids...)...)
-		if err != nil {
-			return fmt.Errorf("incidents' alerts: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var incident string
-			a, err := scanAlert(prefixed{rows, []any{&incident}})
-			if err != nil {
-				return fmt.Errorf("incidents' alerts: %w", err)
-			}
-			members[incident] = append(members[incident], a)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	for i := range list {
-		list[i].Summarize(members[list[i].ID])
-	}
-	return list, total, nil
+	err = s.read(ctx, func(q querier) error { return incidentFacets(ctx, q, orgID, list) })
+	return list, total, err
 }
 
-func scanIncident(rows *sql.Rows) (alerting.Incident, error) {
-	var in alerting.Incident
-	var created int64
-	err := rows.Scan(&in.ID, &in.Attacker, &created)
-	in.CreatedAt = fromMS(created)
-	return in, err
+// incidentFacets fills the incidents' assets and tactics from their
+// alerts' distinct assets, categories and rules.
+func incidentFacets(ctx context.Context, q querier, orgID string, list []alerting.Incident) error {
+	ids := make([]any, len(list))
+	at := make(map[string]*alerting.Incident, len(list))
+	for i := range list {
+		ids[i], at[list[i].ID] = list[i].ID, &list[i]
+		list[i].Assets = []string{}
+	}
+	in := `IN (?` + strings.Repeat(", ?", len(ids)-1) + `)`
+	args := append([]any{orgID}, ids...)
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT incident_id, asset FROM alerts WHERE org_id = ? AND incident_id `+in+
+		` ORDER BY incident_id, asset`, args...)
+	if err != nil {
+		return fmt.Errorf("incidents' assets: %w", err)
+	}
+	for rows.Next() {
+		var id, asset string
+		if err := rows.Scan(&id, &asset); err != nil {
+			rows.Close()
+			return fmt.Errorf("incidents' assets: %w", err)
+		}
+		at[id].Assets = append(at[id].Assets, asset)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("incidents' assets: %w", err)
+	}
+	kinds := map[string][]alerting.Alert{} // one stand-in alert per distinct category and rule
+	rows, err = q.QueryContext(ctx, `SELECT DISTINCT incident_id, category, COALESCE(rule, '') FROM alerts WHERE org_id = ? AND incident_id `+in, args...)
+	if err != nil {
+		return fmt.Errorf("incidents' tactics: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, rule string
+		var a alerting.Alert
+		if err := rows.Scan(&id, &a.Category, &rule); err != nil {
+			return fmt.Errorf("incidents' tactics: %w", err)
+		}
+		if rule != "" {
+			a.Rule = new(alerting.Rule)
+			if err := json.Unmarshal([]byte(rule), a.Rule); err != nil {
+				return fmt.Errorf("incident %s's rule: %w", id, err)
+			}
+		}
+		kinds[id] = append(kinds[id], a)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("incidents' tactics: %w", err)
+	}
+	for id, alerts := range kinds {
+		at[id].Tactics = alerting.Tactics(alerts)
+	}
+	for i := range list {
+		if list[i].Tactics == nil {
+			list[i].Tactics = []string{}
+		}
+	}
+	return nil
 }
 
 // Incident is one of the organization's incidents with its alerts, oldest
@@ -142,26 +190,23 @@ func scanIncident(rows *sql.Rows) (alerting.Incident, error) {
 func (s *Store) Incident(ctx context.Context, orgID, id string) (alerting.IncidentDetail, error) {
 	var d alerting.IncidentDetail
 	err := s.read(ctx, func(q querier) error {
-		var created int64
-		err := q.QueryRowContext(ctx, `SELECT id, attacker, created_at FROM incidents WHERE id = ? AND org_id = ?`, id, orgID).
-			Scan(&d.ID, &d.Attacker, &created)
+		in, err := scanIncident(q.QueryRowContext(ctx, incidentFigures+` WHERE i.id = ? AND i.org_id = ? GROUP BY i.id`, id, orgID))
 		if err == sql.ErrNoRows {
 			return ErrNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("incident: %w", err)
 		}
-		d.CreatedAt = fromMS(created)
+		list := []alerting.Incident{in}
+		if err := incidentFacets(ctx, q, orgID, list); err != nil {
+			return err
+		}
+		d.Incident = list[0]
 		d.Alerts, err = queryAll(ctx, q, "incident's alerts", `SELECT `+alertColumns+` FROM alerts WHERE org_id = ? AND incident_id = ?
-			ORDER BY first_seen, rowid`, []any{orgID, id}, func(rows *sql.Rows) (alerting.Alert, error) { return scanAlert(rows) })
+			ORDER BY first_seen DESC, rowid DESC LIMIT ?`, []any{orgID, id, maxIncidentAlerts},
+			func(rows *sql.Rows) (alerting.Alert, error) { return scanAlert(rows) })
+		slices.Reverse(d.Alerts)
 		return err
 	})
-	if err != nil {
-		return d, err
-	}
-	d.Summarize(d.Alerts)
-	if len(d.Alerts) > maxIncidentAlerts {
-		d.Alerts = d.Alerts[len(d.Alerts)-maxIncidentAlerts:]
-	}
-	return d, nil
+	return d, err
 }
