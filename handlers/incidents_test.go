@@ -195,3 +195,31 @@ func TestFailedThenSuccessfulSignIn(t *testing.T) {
 		t.Fatalf("by address: %v", got)
 	}
 }
+
+// A burst whose events name different attackers joins no incident, even
+// when a later batch's events name one.
+func TestBurstOfManyAttackersIsNoIncident(t *testing.T) {
+	e := newEnv(t)
+	key := e.APIKey(e.Register("ann@acme.test", "Acme"), "write")
+	at := e.Clock.Now().Add(-5 * time.Minute).Truncate(10 * time.Minute)
+	scan := func(src string, i int) map[string]any {
+		return map[string]any{"type": "threat_detected", "severity": "low", "timestamp": at.Add(time.Duration(i) * time.Second).Format(time.RFC3339),
+			"source": "ids", "asset": "web-1", "message": "ET SCAN probe", "src_ip": src, "dst_ip": "10.0.0.80"}
+	}
+	var first []map[string]any
+	for i := range 10 {
+		first = append(first, scan(fmt.Sprintf("203.0.113.%d", i+1), i))
+	}
+	e.ingest(key, first...).Must(t, http.StatusCreated)
+	e.ingest(key, scan("198.51.100.7", 20), scan("198.51.100.7", 21)).Must(t, http.StatusCreated)
+	alerts := e.alerts(key, "limit=200")
+	if len(alerts) != 1 || alerts[0].Get("category").Str() != "activity_burst" || alerts[0].Get("event_count").Int() != 12 {
+		t.Fatalf("alerts %v", alerts)
+	}
+	if !alerts[0].Get("incident_id").IsNull() {
+		t.Fatalf("the burst of many attackers is in an incident: %s", alerts[0])
+	}
+	if got := e.incidents(key, ""); len(got) != 0 {
+		t.Fatalf("incidents %v", got)
+	}
+}

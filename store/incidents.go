@@ -13,17 +13,22 @@ import (
 	"garrison/alerting"
 )
 
+// mixedAttackers is the attacker stored on a burst whose events named
+// different attackers: it joins no incident, whatever later batches name.
+const mixedAttackers = "-"
+
 // linkIncidents puts each alert the batch touched that is in no incident
 // yet into the incident of its attacker (alerting.IncidentWindow): the
 // incident of the attacker's alert last seen at most that long before,
-// else a new one. An alert stays in the incident it first joined, so an
-// alert known to be in one (mem.inIncident) costs nothing here. It returns
-// the alerts it linked, for the memory once the batch commits.
+// else a new one. An alert stays in the incident it first joined, and a
+// burst of mixed attackers in none, so an alert known to be settled
+// (mem.inIncident) costs nothing here. It returns the alerts it settled,
+// for the memory once the batch commits.
 func linkIncidents(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID string, alerts map[string]*alertDelta,
 	now time.Time) ([]string, error) {
 	fingerprints := make([]string, 0, len(alerts))
 	for fp, d := range alerts {
-		if d.attacker != "" && !mem.inIncident[d.id] {
+		if (d.attacker != "" || d.mixedAttacker) && !mem.inIncident[d.id] {
 			fingerprints = append(fingerprints, fp)
 		}
 	}
@@ -44,7 +49,13 @@ func linkIncidents(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID s
 			}
 		}
 		linked = append(linked, d.id)
-		if incident.Valid {
+		if incident.Valid || attacker.String == mixedAttackers {
+			continue
+		}
+		if d.mixedAttacker {
+			if _, err := tx.ExecContext(ctx, `UPDATE alerts SET attacker = ? WHERE id = ? AND org_id = ?`, mixedAttackers, d.id, orgID); err != nil {
+				return nil, fmt.Errorf("mark mixed attackers: %w", err)
+			}
 			continue
 		}
 		key := d.attacker

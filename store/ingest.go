@@ -63,7 +63,8 @@ type alertDelta struct {
 	count       int64 // events of this batch that join it
 	first, last int64
 	// attacker is who its events of the batch point at
-	// (alerting.Attacker): the first one's, "" when a burst's disagree.
+	// (alerting.Attacker): the first one's; "" and mixedAttacker when a
+	// burst's events name different ones (those naming none aside).
 	attacker      string
 	mixedAttacker bool
 	// Burst windows crossing the threshold now bring their earlier events:
@@ -223,7 +224,7 @@ func planAlerts(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, logons *al
 		switch {
 		case d.attacker == "" && !d.mixedAttacker:
 			d.attacker = attacker
-		case d.attacker != attacker && d.spec.Category == event.CategoryBurst:
+		case attacker != "" && d.attacker != attacker && d.spec.Category == event.CategoryBurst:
 			d.attacker, d.mixedAttacker = "", true
 		}
 	}
