@@ -1,12 +1,15 @@
 package alerting
 
 import (
+	"context"
 	"net/netip"
 	"slices"
 	"strings"
 	"time"
 
+	"garrison/actor"
 	"garrison/event"
+	"garrison/valid"
 )
 
 // IncidentWindow is how long an incident takes in new alerts of its
@@ -98,4 +101,35 @@ type Incident struct {
 type IncidentDetail struct {
 	Incident
 	Alerts []Alert
+}
+
+// IncidentFilter selects incidents: open ones (one of their alerts open)
+// or resolved ones, "" for all; a page of them.
+type IncidentFilter struct {
+	Status        string
+	Limit, Offset int
+}
+
+// IncidentStore is what the incident desk reads.
+type IncidentStore interface {
+	Incidents(ctx context.Context, orgID string, f IncidentFilter) ([]Incident, int, error)
+	Incident(ctx context.Context, orgID, id string) (IncidentDetail, error)
+}
+
+// ListIncidents returns a page of the actor's organization's incidents,
+// the filter judged.
+func ListIncidents(ctx context.Context, st IncidentStore, who actor.Actor, f IncidentFilter) ([]Incident, int, error) {
+	if f.Status != "" {
+		var p valid.Problems
+		validStatus(&p, f.Status)
+		if err := p.Err(); err != nil {
+			return nil, 0, err
+		}
+	}
+	return st.Incidents(ctx, who.OrgID, f)
+}
+
+// GetIncident returns one of the actor's organization's incidents.
+func GetIncident(ctx context.Context, st IncidentStore, who actor.Actor, id string) (IncidentDetail, error) {
+	return st.Incident(ctx, who.OrgID, id)
 }

@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,15 +55,7 @@ func BenchmarkIngestWindowsDetection(b *testing.B) {
 				b.StopTimer()
 				text := body()
 				b.StartTimer()
-				req, _ := http.NewRequest("POST", e.Server.URL+"/api/webhooks/windows", strings.NewReader(text))
-				req.Header.Set("Authorization", "Bearer "+key)
-				req.Header.Set("Content-Type", "application/x-ndjson")
-				res, err := e.Server.Client().Do(req)
-				if err != nil || res.StatusCode != http.StatusCreated {
-					b.Fatalf("ingest: %v %v", err, res.Status)
-				}
-				io.Copy(io.Discard, res.Body)
-				res.Body.Close()
+				postBody(b, e, key, "/api/webhooks/windows", "application/x-ndjson", text)
 			}
 			b.ReportMetric(float64(b.N*1000)/b.Elapsed().Seconds(), "events/s")
 		})

@@ -57,17 +57,23 @@ func BenchmarkIngestSyslogVsNative(b *testing.B) {
 				b.StopTimer()
 				text, path, ct := body()
 				b.StartTimer()
-				req, _ := http.NewRequest("POST", e.Server.URL+path, strings.NewReader(text))
-				req.Header.Set("Authorization", "Bearer "+key)
-				req.Header.Set("Content-Type", ct)
-				res, err := e.Server.Client().Do(req)
-				if err != nil || res.StatusCode != http.StatusCreated {
-					b.Fatalf("ingest: %v %v", err, res.Status)
-				}
-				io.Copy(io.Discard, res.Body)
-				res.Body.Close()
+				postBody(b, e, key, path, ct, text)
 			}
 			b.ReportMetric(float64(b.N*1000)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// postBody posts one ingest body outside the harness's recording client
+// (a benchmark's request must cost only what the server does) and wants 201.
+func postBody(b *testing.B, e *env, key, path, contentType, text string) {
+	req, _ := http.NewRequest("POST", e.Server.URL+path, strings.NewReader(text))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", contentType)
+	res, err := e.Server.Client().Do(req)
+	if err != nil || res.StatusCode != http.StatusCreated {
+		b.Fatalf("ingest: %v %v", err, res.Status)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
 }

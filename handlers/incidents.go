@@ -5,9 +5,7 @@ import (
 	"strings"
 
 	"garrison/alerting"
-	"garrison/store"
 	"garrison/timestamp"
-	"garrison/valid"
 )
 
 type incidentView struct {
@@ -42,12 +40,8 @@ func (a *API) listIncidents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	status := r.URL.Query().Get("status")
-	if status != "" && status != alerting.Open && status != alerting.Resolved {
-		return valid.Field("status", "must be open or resolved")
-	}
-	list, total, err := a.Store.Incidents(r.Context(), principalFrom(r.Context()).OrgID,
-		store.IncidentFilter{Status: status, Limit: page.Limit, Offset: page.Offset})
+	list, total, err := alerting.ListIncidents(r.Context(), a.Store, principalFrom(r.Context()).Actor,
+		alerting.IncidentFilter{Status: r.URL.Query().Get("status"), Limit: page.Limit, Offset: page.Offset})
 	if err != nil {
 		return err
 	}
@@ -56,7 +50,7 @@ func (a *API) listIncidents(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getIncident(w http.ResponseWriter, r *http.Request) error {
-	d, err := a.Store.Incident(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"))
+	d, err := alerting.GetIncident(r.Context(), a.Store, principalFrom(r.Context()).Actor, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

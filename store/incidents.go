@@ -83,13 +83,6 @@ func linkIncidents(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID s
 	return linked, nil
 }
 
-// IncidentFilter selects incidents: open ones (one of their alerts open)
-// or resolved ones, "" for all; a page of them.
-type IncidentFilter struct {
-	Status        string
-	Limit, Offset int
-}
-
 // maxIncidentAlerts bounds the alerts an incident's detail lists (its
 // figures count them all).
 const maxIncidentAlerts = 500
@@ -113,7 +106,7 @@ func scanIncident(row interface{ Scan(...any) error }) (alerting.Incident, error
 }
 
 // Incidents lists an organization's incidents, most recently active first.
-func (s *Store) Incidents(ctx context.Context, orgID string, f IncidentFilter) ([]alerting.Incident, int, error) {
+func (s *Store) Incidents(ctx context.Context, orgID string, f alerting.IncidentFilter) ([]alerting.Incident, int, error) {
 	having := ""
 	switch f.Status {
 	case alerting.Open:
