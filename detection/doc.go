@@ -13,5 +13,13 @@ func Input(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
 	if raw == nil {
 		return nil, nil
 	}
-	return windowsEvent(raw)
+	switch raw.Format {
+	case telemetry.FormatWindows:
+		return windowsEvent(raw)
+	case telemetry.FormatZeek:
+		return zeekEvent(raw)
+	case telemetry.FormatSyslog:
+		return syslogEvent(raw)
+	}
+	return nil, nil
 }

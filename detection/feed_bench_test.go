@@ -2,6 +2,7 @@ package detection
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -9,11 +10,32 @@ import (
 	"garrison/telemetry"
 )
 
-// BenchmarkDetectorFeed runs the bench suite's Windows feed (logons,
-// failed logons, process starts as NXLog sends them) through a detector
-// with every shipped rule on: what detection adds to each ingested event.
+// BenchmarkDetectorFeed runs records through a detector with every
+// shipped rule on: what detection adds to each ingested record. windows is
+// the bench suite's feed (logons, failed logons, process starts as NXLog
+// sends them); syslog is the real Ubuntu auth.log; zeek the real APT29
+// conn, dns, http and dce_rpc logs (telemetry/testdata).
 // go test -run XXX -bench DetectorFeed -benchtime 300000x ./detection
 func BenchmarkDetectorFeed(b *testing.B) {
+	for _, feed := range []struct{ name, format, file string }{
+		{"windows", telemetry.FormatWindows, ""},
+		{"syslog", telemetry.FormatSyslog, "../telemetry/testdata/syslog/auth/ubuntu_ec2_auth.log"},
+		{"zeek", telemetry.FormatZeek, "../telemetry/testdata/zeek/json/SCRANTON_conn.log"},
+	} {
+		b.Run(feed.name, func(b *testing.B) {
+			body := windowsFeed()
+			if feed.file != "" {
+				var err error
+				if body, err = os.ReadFile(feed.file); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchmarkFeed(b, feed.format, body)
+		})
+	}
+}
+
+func windowsFeed() []byte {
 	var body []byte
 	for i := range 300 {
 		host, user, ip := fmt.Sprintf("WS-%03d.corp.example", i), fmt.Sprintf("user%03d", i), fmt.Sprintf("10.20.1.%d", i%250+1)
@@ -34,7 +56,11 @@ func BenchmarkDetectorFeed(b *testing.B) {
 				host, user)
 		}
 	}
-	res, err := telemetry.Parse(telemetry.FormatWindows, body, time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	return body
+}
+
+func benchmarkFeed(b *testing.B, format string, body []byte) {
+	res, err := telemetry.Parse(format, body, time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,10 +17,10 @@ import (
 	"garrison/sigma"
 )
 
-// SigmaHQ's Windows rules as published (sigmahq/README.md): the Detection
+// SigmaHQ's rules of the sources Garrison reads, as published (sigmahq/README.md): the Detection
 // Rule License 1.1 asks that each keeps its author and a link.
 //
-//go:embed sigmahq/windows.tar.gz
+//go:embed sigmahq/rules.tar.gz
 var shippedArchive []byte
 
 // sigmaHQCommit is the SigmaHQ/sigma commit the shipped rules are from.

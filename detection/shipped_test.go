@@ -2,6 +2,7 @@ package detection
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,13 +19,13 @@ func TestShippedCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cat.Rules) != 2407 {
-		t.Fatalf("%d rules shipped, want 2,407", len(cat.Rules))
+	if len(cat.Rules) != 2652 {
+		t.Fatalf("%d rules shipped, want 2,652", len(cat.Rules))
 	}
 	sets := map[string]int{}
 	for _, r := range cat.Rules {
 		sets[r.Set]++
-		if r.Author == "" || r.ID == "" || !strings.HasPrefix(r.Link, "https://github.com/SigmaHQ/sigma/blob/"+sigmaHQCommit+"/rules/windows/") {
+		if r.Author == "" || r.ID == "" || !strings.HasPrefix(r.Link, "https://github.com/SigmaHQ/sigma/blob/"+sigmaHQCommit+"/rules/") {
 			t.Errorf("%s (%s): author %q, link %q", r.Title, r.ID, r.Author, r.Link)
 		}
 		if a := cat.alerts[r.Rule]; a == nil || a.Author != r.Author || a.Link != r.Link {
@@ -32,7 +33,9 @@ func TestShippedCatalog(t *testing.T) {
 		}
 	}
 	for set, want := range map[string]int{"windows.process_creation": 1183, "windows.builtin": 327, "windows.registry": 247,
-		"windows.powershell": 208, "windows.file": 188} {
+		"windows.powershell": 208, "windows.file": 188, "linux.process_creation": 122, "linux.auditd": 53,
+		"linux.builtin": 22, "linux.file_event": 8, "linux.network_connection": 5, "network.zeek": 21, "network.dns": 7,
+		"network.fortinet": 7} {
 		if sets[set] != want {
 			t.Errorf("set %s holds %d rules, want %d", set, sets[set], want)
 		}
@@ -50,11 +53,11 @@ func TestShippedCatalog(t *testing.T) {
 	}
 }
 
-// The archive is SigmaHQ's tree as published: each file the same bytes.
+// The archive is SigmaHQ's trees of the sources Garrison reads as
+// published: each file the same bytes, none left out.
 func TestShippedArchiveIsTheTree(t *testing.T) {
-	root := filepath.Join(sigmaData, "rules", "windows")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("SigmaHQ's rules are not at %s (../shared/data): %v", root, err)
+	if _, err := os.Stat(filepath.Join(sigmaData, "rules")); err != nil {
+		t.Skipf("SigmaHQ's rules are not at %s (../shared/data): %v", sigmaData, err)
 	}
 	n := 0
 	err := eachArchived(func(name string, body []byte) bool {
@@ -68,11 +71,20 @@ func TestShippedArchiveIsTheTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(root, "*", "*.yml"))
-	deeper, _ := filepath.Glob(filepath.Join(root, "*", "*", "*.yml"))
-	deepest, _ := filepath.Glob(filepath.Join(root, "*", "*", "*", "*.yml"))
-	if total := len(files) + len(deeper) + len(deepest); n != total {
-		t.Errorf("%d rules archived, the tree has %d", n, total)
+	total := 0
+	for _, tree := range []string{"windows", "linux", "network/zeek", "network/dns", "network/fortinet"} {
+		err := filepath.WalkDir(filepath.Join(sigmaData, "rules", filepath.FromSlash(tree)), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yml") {
+				total++
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != total {
+		t.Errorf("%d rules archived, the trees have %d", n, total)
 	}
 }
 
@@ -82,6 +94,8 @@ func TestRuleSet(t *testing.T) {
 		"rules/windows/builtin/security/win_security_susp_lsass_dump.yml":      "windows.builtin",
 		"rules/windows/registry/registry_set/registry_set_x.yml":               "windows.registry",
 		"rules/windows/x.yml": "windows",
+		"rules/linux/builtin/clamav/lnx_clamav_relevant_message.yml":                "linux.builtin",
+		"rules/network/fortinet/fortigate/fortinet_fortigate_new_admin_created.yml": "network.fortinet",
 	} {
 		if got := ruleSet(name); got != want {
 			t.Errorf("ruleSet(%s) = %s, want %s", name, got, want)

@@ -59,6 +59,9 @@ var windowsServices = map[string]string{
 	"msexchange management":                                              "msexchange-management",
 }
 
+// linuxSysmon is the channel of Sysmon for Linux, lower-case.
+const linuxSysmon = "linux-sysmon/operational"
+
 // security4688 names the fields of a Security 4688 process creation as
 // Sysmon's, which process_creation rules are written against.
 var security4688 = map[string]string{
@@ -83,12 +86,15 @@ func windowsEvent(raw *telemetry.Raw) (sigma.Event, []sigma.Logsource) {
 		e["Provider_Name"] = raw.Provider
 	}
 	channel := strings.ToLower(raw.Channel)
-	service := windowsServices[channel]
-	sources := []sigma.Logsource{{Product: "windows"}}
-	if service != "" {
-		sources = append(sources, sigma.Logsource{Product: "windows", Service: service})
+	product, service := "windows", windowsServices[channel]
+	if channel == linuxSysmon { // Sysmon for Linux writes Sysmon's events, which Linux rules read
+		product, service = "linux", "sysmon"
 	}
-	category := func(c string) { sources = append(sources, sigma.Logsource{Product: "windows", Category: c}) }
+	sources := []sigma.Logsource{{Product: product}}
+	if service != "" {
+		sources = append(sources, sigma.Logsource{Product: product, Service: service})
+	}
+	category := func(c string) { sources = append(sources, sigma.Logsource{Product: product, Category: c}) }
 	switch {
 	case service == "sysmon":
 		for _, c := range sysmonCategories[raw.EventID] {

@@ -149,8 +149,8 @@ func TestDetectionRuleChoices(t *testing.T) {
 		}
 		total += s.Get("rules").Int()
 	}
-	if total != 2407 {
-		t.Errorf("%d rules in the sets, want the 2,407 shipped", total)
+	if total != 2652 {
+		t.Errorf("%d rules in the sets, want the 2,652 shipped", total)
 	}
 
 	// Bad choices change nothing.
@@ -187,9 +187,11 @@ func TestDetectionRuleList(t *testing.T) {
 		query string
 		total int
 	}{
-		{"", 2407},
+		{"", 2652},
 		{"set=windows.builtin", 327},
-		{"level=critical", 58},
+		{"set=network.zeek", 21},
+		{"set=linux.auditd", 53},
+		{"level=critical", 62},
 		{"q=" + scStopID, 1},
 		{"q=nextron+systems&set=windows.create_remote_thread", 0},
 		{"origin=custom", 0},

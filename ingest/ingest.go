@@ -96,7 +96,9 @@ func Parse(kind string, body []byte, o Options) (Batch, error) {
 }
 
 // Detected reports whether detection rules read records of the kind.
-func Detected(kind string) bool { return kind == KindWindows }
+func Detected(kind string) bool {
+	return kind == KindWindows || kind == KindZeek || kind == KindSyslog
+}
 
 // Receipt is what a stored body added.
 type Receipt struct {

@@ -53,22 +53,39 @@ type Record struct {
 	// Raw is the record's own fields as its source named them, for
 	// detection rules; never stored (nil for formats rules do not read).
 	Raw *Raw
+	// DetectOnly is a record of a kind Garrison keeps only when a
+	// detection rule fires on it (a Zeek smb_files or dce_rpc record);
+	// otherwise it counts as skipped.
+	DetectOnly bool
 }
 
-// Raw is a record's own fields by their source's names: a Windows event's
-// EventData, with its channel, provider and event id. The fields stay as
-// parsed until asked for (Fields): ingest without detection pays nothing.
+// Raw is a record's own fields by their source's names, for detection
+// rules: a Windows event's EventData with its channel, provider and event
+// id; a Zeek record's fields under its log's name; a syslog line's message
+// under the program that wrote it, or an appliance's key=value pairs. The
+// fields stay as parsed until asked for (Fields): ingest without
+// detection pays nothing.
 type Raw struct {
+	Format   string // the telemetry format (FormatWindows, FormatZeek, FormatSyslog)
+	Log      string // a Zeek log ("dns", "smb_files"), a syslog program ("sshd"), or RawFortiGate, RawAuditd
 	Channel  string
 	Provider string
 	EventID  int
-	data     obj
+	data     obj               // a Windows event's fields as parsed
+	text     map[string]string // any other record's fields
+	message  string            // a plain syslog line's message, its program in Log
 }
+
+// Writers of syslog lines whose fields Raw keeps by name (Raw.Log).
+const (
+	RawFortiGate = "fortigate"
+	RawAuditd    = "auditd"
+)
 
 // Fields returns the record's fields as text, a field given as null left
 // out.
 func (r *Raw) Fields() map[string]string {
-	out := make(map[string]string, len(r.data))
+	out := make(map[string]string, r.Len())
 	r.FieldsInto(out)
 	return out
 }
@@ -80,10 +97,19 @@ func (r *Raw) FieldsInto(out map[string]string) {
 			out[k] = winText(v)
 		}
 	}
+	for k, v := range r.text {
+		out[k] = v
+	}
+	if r.message != "" {
+		out["message"] = r.message
+		if r.Log != "" {
+			out["program"] = r.Log
+		}
+	}
 }
 
 // Len is how many fields the record has.
-func (r *Raw) Len() int { return len(r.data) }
+func (r *Raw) Len() int { return len(r.data) + len(r.text) + 2 }
 
 // DNSQuery is one DNS lookup.
 type DNSQuery struct {

@@ -70,6 +70,9 @@ func SyslogRecord(line []byte, now time.Time) (Record, error) {
 		return Record{}, err
 	}
 	r := readMessage(h)
+	if r.Raw == nil {
+		r.Raw = &Raw{Format: FormatSyslog, Log: h.app, message: h.msg}
+	}
 	if r.Timestamp.IsZero() {
 		r.Timestamp = h.time
 	}

@@ -31,6 +31,7 @@ import (
 //	                       name or category: threat, attack, malware… threat_detected / by severity
 //	                       severity 4 and up                          policy_violation / by severity
 //	                       otherwise                                  activity / by severity
+//	auditd (type=… msg=audit(…))  its record's fields, for rules     activity / info
 //	anything else                                                    activity / info
 //
 // CEF severity 0–3 is low, 4–6 medium, 7–8 high, 9–10 critical (or its
@@ -60,6 +61,8 @@ func readMessage(h header) Record {
 		readCEF(&r, msg)
 	case strings.Contains(msg, "logid=") && (strings.Contains(msg, "devname=") || strings.Contains(msg, "date=")):
 		readFortiGate(&r, msg)
+	case strings.Contains(msg, "msg=audit("):
+		readAuditd(&r, msg)
 	}
 	r.Category = cmp.Or(r.Category, h.app)
 	return r
@@ -290,6 +293,7 @@ func isBlock(action string) bool {
 
 func readFortiGate(r *Record, msg string) {
 	kv := keyValues(msg, false)
+	r.Raw = &Raw{Format: FormatSyslog, Log: RawFortiGate, text: kv}
 	r.Category = "fortigate"
 	if kv["type"] != "" {
 		r.Category = "fortigate_" + kv["type"]

@@ -256,6 +256,6 @@ func windowsRecord(w winEvent) Record {
 	if f.SrcIP.IsValid() && rule.typ != event.TypeActivity {
 		r.Indicator = f.SrcIP.String()
 	}
-	r.Raw = &Raw{Channel: w.channel, Provider: w.provider, EventID: w.id, data: d}
+	r.Raw = &Raw{Format: FormatWindows, Channel: w.channel, Provider: w.provider, EventID: w.id, data: d}
 	return r
 }

@@ -23,9 +23,12 @@ import (
 //	ssl      activity, info: server name and version; the name is the indicator
 //	notice   SSL::… notices: policy_violation, low; others (Scan::…,
 //	         a script's own): threat_detected, medium; note is the rule
-//	others   counted as skipped (files, x509, weird, kerberos …)
+//	others   read by detection rules only (smb_files, dce_rpc, kerberos,
+//	         x509, rdp …): kept as activity, info, when a rule fires on
+//	         one, otherwise counted as skipped (DetectOnly)
 //
-// The asset is the internal side of the flow (eve's rule).
+// The asset is the internal side of the flow (eve's rule). Every record
+// keeps its fields by Zeek's names (Raw) for the detection rules.
 
 type zeekRecord map[string]string
 
@@ -51,14 +54,21 @@ func parseZeek(body []byte) Result {
 	return res
 }
 
-// zeekKey undoes a shipper's dots-to-underscores for the flow tuple.
+// zeekKey undoes a shipper's dots-to-underscores (id_orig_h,
+// certificate_serial) for the names Zeek writes with a dot, which rules
+// read.
 func zeekKey(k string) string {
-	switch k {
-	case "id_orig_h", "id_orig_p", "id_resp_h", "id_resp_p":
-		return "id." + k[3:]
+	for _, prefix := range zeekDotted {
+		if len(k) > len(prefix) && k[:len(prefix)] == prefix && k[len(prefix)-1] == '_' {
+			return prefix[:len(prefix)-1] + "." + k[len(prefix):]
+		}
 	}
 	return k
 }
+
+// zeekDotted are the prefixes of Zeek's dotted field names, as a shipper
+// writes them.
+var zeekDotted = []string{"id_", "certificate_", "san_", "basic_constraints_", "times_"}
 
 func zeekValue(v any) string {
 	switch v := v.(type) {
@@ -162,13 +172,20 @@ func zeekAdd(res *Result, line int, path string, z zeekRecord, raw []byte) {
 	if path == "" {
 		path = zeekPath(z)
 	}
+	detectOnly := false
 	switch path {
 	case "conn", "dns", "http", "ssl", "notice":
-	default:
+	case "":
 		res.Skipped++
 		return
+	default:
+		detectOnly = true
 	}
 	ts, ok := zeekTime(z["ts"])
+	if !ok && detectOnly {
+		res.Skipped++ // never stored: its time is not worth refusing the body for
+		return
+	}
 	if !ok {
 		res.refuse(line, "is not a usable Zeek %s record: ts %s is not a time", path, quote(z["ts"]))
 		return
@@ -176,7 +193,7 @@ func zeekAdd(res *Result, line int, path string, z zeekRecord, raw []byte) {
 	f := event.Fields{SrcIP: addr(z["id.orig_h"]), DstIP: addr(z["id.resp_h"]),
 		SrcPort: port(z["id.orig_p"]), DstPort: port(z["id.resp_p"])}
 	r := Record{Line: line, Timestamp: ts, Type: event.TypeActivity, Severity: event.Info, Category: "zeek_" + path,
-		Details: map[string]any{"log": path}}
+		Details: map[string]any{"log": path}, Raw: &Raw{Format: FormatZeek, Log: path, text: z}, DetectOnly: detectOnly}
 	for _, k := range []string{"uid", "proto", "service", "conn_state", "method", "host", "uri", "status_code",
 		"user_agent", "server_name", "version", "cipher", "validation_status", "note", "sub"} {
 		if v := z[k]; v != "" {
@@ -228,6 +245,8 @@ func zeekAdd(res *Result, line int, path string, z zeekRecord, raw []byte) {
 			r.Type, r.Severity = event.TypePolicy, event.Low
 		}
 		r.Message = z["note"] + ": " + z["msg"]
+	default:
+		r.Message = zeekOtherMessage(path, z, f)
 	}
 	if system := z["@system"]; system != "" {
 		f.Host = system
@@ -240,4 +259,24 @@ func zeekAdd(res *Result, line int, path string, z zeekRecord, raw []byte) {
 	r.Original = original(raw)
 	finish(&r)
 	res.Records = append(res.Records, r)
+}
+
+// zeekOtherMessage words a record of a log only detection rules read.
+func zeekOtherMessage(path string, z zeekRecord, f event.Fields) string {
+	var what string
+	switch path {
+	case "smb_files":
+		what = strings.TrimSpace("SMB " + strings.TrimPrefix(z["action"], "SMB::") + " " + z["path"] + `\` + z["name"])
+	case "dce_rpc":
+		what = "DCE/RPC " + z["endpoint"] + " " + z["operation"]
+	case "kerberos":
+		what = strings.TrimSpace("Kerberos " + z["request_type"] + " " + z["client"] + " for " + z["service"])
+	case "x509":
+		what = "Certificate " + z["certificate.subject"]
+	case "rdp":
+		what = strings.TrimSpace("RDP " + z["cookie"])
+	default:
+		what = "Zeek " + path
+	}
+	return what + " (" + flow("", f) + ")"
 }

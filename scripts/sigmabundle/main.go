@@ -1,7 +1,8 @@
-// Command sigmabundle packs SigmaHQ's Windows rules, unmodified, into the
-// archive the binary embeds (detection/sigmahq/windows.tar.gz):
+// Command sigmabundle packs the SigmaHQ rules of the sources Garrison
+// reads (shippedTrees), unmodified, into the archive the binary embeds
+// (detection/sigmahq/rules.tar.gz):
 //
-//	go run ./scripts/sigmabundle ../shared/data/detection/sigma detection/sigmahq/windows.tar.gz
+//	go run ./scripts/sigmabundle ../shared/data/detection/sigma detection/sigmahq/rules.tar.gz
 //
 // The archive is the same bytes for the same rules (sorted, no times), so
 // a rebuild from an unchanged tree changes nothing in git.
@@ -29,19 +30,26 @@ func main() {
 	}
 }
 
+// shippedTrees are the trees of SigmaHQ's rules/ whose log sources Garrison
+// reads: Windows events, Linux syslog, auditd and Sysmon for Linux, Zeek
+// logs, DNS queries and FortiGate's key=value lines.
+var shippedTrees = []string{"windows", "linux", "network/zeek", "network/dns", "network/fortinet"}
+
 func pack(sigmaDir, out string) error {
 	var paths []string
-	root := filepath.Join(sigmaDir, "rules", "windows")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yml") {
+	for _, tree := range shippedTrees {
+		root := filepath.Join(sigmaDir, "rules", filepath.FromSlash(tree))
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yml") {
+				return err
+			}
+			rel, err := filepath.Rel(sigmaDir, path)
+			paths = append(paths, filepath.ToSlash(rel))
 			return err
+		})
+		if err != nil {
+			return fmt.Errorf("read %s: %w", root, err)
 		}
-		rel, err := filepath.Rel(sigmaDir, path)
-		paths = append(paths, filepath.ToSlash(rel))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("read %s: %w", root, err)
 	}
 	sort.Strings(paths)
 	f, err := os.Create(out)
