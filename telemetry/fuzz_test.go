@@ -30,6 +30,12 @@ func FuzzParse(f *testing.F) {
 			f.Add(uint8(slices.Index(Formats, format)), b[:min(len(b), 4096)])
 		}
 	}
+	for _, line := range []string{ // auditd records, with hex arguments and the ENRICHED fields
+		`type=EXECVE msg=audit(1684329817.579:2995): argc=3 a0="sh" a1="-c" a2=6563686F20226869220A`,
+		"node=web1 type=SYSCALL msg=audit(1684329817.579:2996): syscall=59 comm=\"perl\"\x1dSYSCALL=execve UID=\"root\"",
+	} {
+		f.Add(uint8(slices.Index(Formats, FormatSyslog)), []byte(line))
+	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		format := Formats[int(which)%len(Formats)]
 		res, err := Parse(format, body, now)
