@@ -46,6 +46,8 @@ func alertEvent(r record, ts time.Time) (Event, error) {
 	}
 	if blockedAction(a.str("action")) {
 		e.Type = event.TypeBlocked
+	} else {
+		e.Target = exploitTarget(a, src, dst) // a blocked attempt stays capped: it did not reach the host
 	}
 	alertDetails(e.Details, a, src, dst)
 	if name := dnsName(r); name != "" {

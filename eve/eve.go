@@ -27,6 +27,10 @@ type Event struct {
 	Indicator string         // signature text, domain or IP that identifies the threat
 	Details   map[string]any // selected EVE fields, JSON scalars kept as int64/float64/string/bool
 	Line      int            // the record's line (or element) in the payload
+	// Target is set on an exploit attempt from outside whose severity the
+	// table capped because its target is not known to run what it
+	// targets: whoever knows the inventory may lift the cap (Target).
+	Target *Target
 }
 
 // DNSQuery is one DNS lookup seen by the sensor.

@@ -160,9 +160,10 @@ var severityTable = map[string]map[string]rule{
 	ClassC2: {Inbound: setTo(event.Critical), Outbound: setTo(event.Critical), Internal: setTo(event.Critical), External: setTo(event.High)},
 	// A compromised host answers from the source: ours when it is inside.
 	ClassResponse: {Inbound: capAt(event.Medium), Outbound: setTo(event.Critical), Internal: setTo(event.Critical), External: capAt(event.Medium)},
-	// An attempt from outside, at a host not known to run the product
-	// targeted, is at most medium; an internal host attacking is not
-	// an attempt on us but a sign it is compromised.
+	// An attempt from outside is at most medium unless its host runs the
+	// product targeted, which only the inventory knows (Event.Target,
+	// target.go); an internal host attacking is not an attempt on us but
+	// a sign it is compromised.
 	ClassExploit: {Inbound: capAt(event.Medium), Outbound: setTo(event.High), Internal: setTo(event.High), External: capAt(event.Medium)},
 	// Scans from the internet are weather; an internal host scanning is not.
 	ClassScan: {Inbound: capAt(event.Low), Outbound: setTo(event.Medium), Internal: setTo(event.Medium), External: capAt(event.Low)},

@@ -54,6 +54,11 @@ func eveBatch(b Batch, res eve.Result, o Options) (Batch, error) {
 			return Batch{}, valid.Field(fmt.Sprintf("line %d", e.Line), fmt.Sprintf("holds an EVE record whose timestamp %s %s; nothing was stored",
 				e.Timestamp.Format(time.RFC3339), problem))
 		}
+		if e.Target != nil && o.TargetRuns != nil {
+			if why, ok := o.TargetRuns(*e.Target); ok { // the host runs what it targets: the cap is lifted
+				e.Severity, e.Details["target_runs"] = e.Target.Uncapped, why
+			}
+		}
 		details, err := json.Marshal(e.Details)
 		if err != nil {
 			return Batch{}, valid.Field("body", "holds a record whose details cannot be stored")

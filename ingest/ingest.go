@@ -11,6 +11,8 @@ import (
 	"garrison/alerting"
 	"garrison/blocklist"
 	"garrison/detection"
+	"garrison/eve"
+	"garrison/intel"
 	"garrison/mail"
 	"garrison/store"
 	"garrison/telemetry"
@@ -68,6 +70,9 @@ type Options struct {
 	Blocked *blocklist.List
 	// Detect returns the detection rules a record fires (nil: none run).
 	Detect func(*telemetry.Raw) []*alerting.Rule
+	// TargetRuns says whether the host an exploit attempt aims at runs
+	// what it targets, and why (nil: the table's cap stays).
+	TargetRuns func(eve.Target) (string, bool)
 }
 
 func (o Options) classify(domain string) string {
@@ -173,7 +178,14 @@ func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte,
 			o.Detect = d.Match
 		}
 	}
+	var targetErr error
+	if kind == KindSuricata {
+		o.TargetRuns = in.targetRuns(ctx, orgID, &targetErr)
+	}
 	b, err := Parse(kind, body, o)
+	if err == nil {
+		err = targetErr
+	}
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -193,6 +205,29 @@ func (in *Ingester) Ingest(ctx context.Context, orgID, kind string, body []byte,
 		in.warnStorage(ctx, orgID)
 	}
 	return Receipt{IDs: ids, DNSQueries: len(b.DNS), Skipped: b.Skipped, Rejected: b.Rejected}, nil
+}
+
+// targetRuns answers for an EVE body whether an exploit attempt's host
+// runs what it targets, reading the inventory on the first attempt that
+// asks (most bodies hold none); a failure is kept in *failed.
+func (in *Ingester) targetRuns(ctx context.Context, orgID string, failed *error) func(eve.Target) (string, bool) {
+	var finder *intel.TargetFinder
+	return func(t eve.Target) (string, bool) {
+		if *failed != nil {
+			return "", false
+		}
+		if finder == nil {
+			if finder, *failed = intel.NewTargetFinder(ctx, in.store, orgID); *failed != nil {
+				*failed = fmt.Errorf("exploit targets: %w", *failed)
+				return "", false
+			}
+		}
+		why, ok, err := finder.Runs(ctx, t.Host.String(), t.CVEs, t.Products)
+		if err != nil {
+			*failed = fmt.Errorf("exploit targets: %w", err)
+		}
+		return why, ok
+	}
 }
 
 // warnStorage tells the organization's admins, once, that its storage
