@@ -68,10 +68,7 @@ func benchmarkFeed(b *testing.B, format string, body []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := newDetector(cat, store.DetectionConfig{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := newDetector(cat, store.DetectionConfig{}, &customCache{})
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

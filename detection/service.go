@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"garrison/actor"
-	"garrison/alerting"
 	"garrison/fault"
 	"garrison/sigma"
 	"garrison/store"
@@ -21,6 +20,8 @@ import (
 type Service struct {
 	store *store.Store
 	now   func() time.Time
+
+	custom customCache // organizations' own rules, compiled once
 
 	mu     sync.Mutex
 	cached map[string]*Detector
@@ -55,10 +56,7 @@ func (s *Service) For(ctx context.Context, orgID string) (*Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err = newDetector(cat, cfg)
-	if err != nil {
-		return nil, err
-	}
+	d = newDetector(cat, cfg, &s.custom)
 	s.mu.Lock()
 	if len(s.cached) >= maxCachedDetectors {
 		clear(s.cached)
@@ -79,7 +77,7 @@ func (s *Service) changed() {
 	s.mu.Unlock()
 }
 
-func newDetector(cat *Catalog, cfg store.DetectionConfig) (*Detector, error) {
+func newDetector(cat *Catalog, cfg store.DetectionConfig, custom *customCache) *Detector {
 	p := NewPolicy(cfg)
 	d := &Detector{shipped: cat.engine, alerts: cat.alerts, order: cat.order, disabled: map[*sigma.Rule]bool{}, shippedRules: len(cat.Rules)}
 	for _, r := range cat.Rules {
@@ -87,25 +85,16 @@ func newDetector(cat *Catalog, cfg store.DetectionConfig) (*Detector, error) {
 			d.disabled[r.Rule] = true
 		}
 	}
-	var custom []*sigma.Rule
-	for _, cr := range cfg.Rules {
-		if on, _ := p.Enabled(cr.ID, CustomSet); !on {
-			continue
+	var run []*store.CustomRule
+	for i := range cfg.Rules {
+		if on, _ := p.Enabled(cfg.Rules[i].ID, CustomSet); on {
+			run = append(run, &cfg.Rules[i])
 		}
-		r, err := sigma.Parse([]byte(cr.YAML))
-		if err != nil { // validated when added; one a later release refuses must not stop ingest
-			continue
-		}
-		if d.customAlerts == nil {
-			d.customAlerts = map[*sigma.Rule]*alerting.Rule{}
-		}
-		d.customAlerts[r] = alertRule(&Rule{Rule: r, Set: CustomSet})
-		custom = append(custom, r)
 	}
-	if len(custom) > 0 {
-		d.custom = NewEngine(custom)
+	if e := custom.engine(run); e != nil {
+		d.custom, d.customAlerts = e.engine, e.alerts
 	}
-	return d, nil
+	return d
 }
 
 // RuleState is a rule with whether it runs for an organization, and why.
@@ -180,9 +169,10 @@ func (s *Service) states(ctx context.Context, orgID string) ([]RuleState, *Catal
 	}
 	for i := range cfg.Rules {
 		cr := &cfg.Rules[i]
-		compiled, err := sigma.Parse([]byte(cr.YAML))
-		if err != nil { // listed by what was stored, so that it can be deleted
-			compiled = &sigma.Rule{ID: cr.ID, Title: cr.Title, Level: cr.Level, Description: "This release cannot read the rule: " + err.Error()}
+		c := s.custom.compile(cr)
+		compiled := c.rule
+		if c.err != nil { // listed by what was stored, so that it can be deleted
+			compiled = &sigma.Rule{ID: cr.ID, Title: cr.Title, Level: cr.Level, Description: "This release cannot read the rule: " + c.err.Error()}
 		}
 		on, from := p.Enabled(cr.ID, CustomSet)
 		out = append(out, RuleState{Rule: &Rule{Rule: compiled, Set: CustomSet}, Enabled: on, From: from, Custom: cr})

@@ -34,6 +34,14 @@ func linkIncidents(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID s
 	}
 	sort.Strings(fingerprints) // incidents open in the same order on every run
 	var linked []string
+	// joined is the incident each attacker's alerts of this batch joined,
+	// and the newest last_seen it is known to have: the next alert of the
+	// attacker within the window joins it without asking the database.
+	type joinedIncident struct {
+		id   string
+		last int64
+	}
+	joined := map[string]joinedIncident{}
 	for _, fp := range fingerprints {
 		d := alerts[fp]
 		first := d.first
@@ -62,19 +70,25 @@ func linkIncidents(ctx context.Context, tx *sql.Tx, mem *orgAlertMemory, orgID s
 		if attacker.Valid {
 			key = attacker.String
 		}
-		var id string
-		err := tx.QueryRowContext(ctx, `SELECT incident_id FROM alerts WHERE org_id = ? AND attacker = ? AND incident_id IS NOT NULL
-			AND last_seen >= ? ORDER BY last_seen DESC LIMIT 1`, orgID, key, first-alerting.IncidentWindow.Milliseconds()).Scan(&id)
-		switch {
-		case err == sql.ErrNoRows:
-			id = NewID("inc", now)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO incidents (id, org_id, attacker, created_at) VALUES (?, ?, ?, ?)`,
-				id, orgID, key, ms(now)); err != nil {
-				return nil, fmt.Errorf("open incident: %w", err)
+		since := first - alerting.IncidentWindow.Milliseconds()
+		in, ok := joined[key]
+		if !ok || in.last < since {
+			err := tx.QueryRowContext(ctx, `SELECT incident_id, last_seen FROM alerts WHERE org_id = ? AND attacker = ?
+				AND incident_id IS NOT NULL AND last_seen >= ? ORDER BY last_seen DESC LIMIT 1`, orgID, key, since).Scan(&in.id, &in.last)
+			switch {
+			case err == sql.ErrNoRows:
+				in = joinedIncident{id: NewID("inc", now), last: d.last}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO incidents (id, org_id, attacker, created_at) VALUES (?, ?, ?, ?)`,
+					in.id, orgID, key, ms(now)); err != nil {
+					return nil, fmt.Errorf("open incident: %w", err)
+				}
+			case err != nil:
+				return nil, fmt.Errorf("find incident: %w", err)
 			}
-		case err != nil:
-			return nil, fmt.Errorf("find incident: %w", err)
 		}
+		in.last = max(in.last, d.last)
+		joined[key] = in
+		id := in.id
 		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET attacker = ?, incident_id = ? WHERE id = ? AND org_id = ?`,
 			key, id, d.id, orgID); err != nil {
 			return nil, fmt.Errorf("join incident: %w", err)
