@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Zeek logs and syslog lines run the shipped rules written for them, as
-// Windows events do: a Zeek dce_rpc record Garrison otherwise skips is
+// Zeek logs, syslog lines and the Windows events Wazuh forwards run the
+// shipped rules written for them, as Windows events do: a Zeek dce_rpc record Garrison otherwise skips is
 // kept when a rule fires on it, a DNS lookup a rule fires on is stored as
 // the query and as the event its alert names, and a syslog line opens the
 // alert of its program's rule; each alert keeps its rule's author. A set
@@ -47,6 +47,18 @@ func TestZeekAndSyslogRulesOpenAlerts(t *testing.T) {
 	cron, ok := ruleAlerts(e, key, "af202fd3-7bff-4212-a25a-fb34606cfcbe")["web1"]
 	if !ok || cron.Get("event_count").Int() != 1 || cron.Get("rule", "author").Str() != "Pawel Mazur" {
 		t.Fatalf("the crontab alert: %v", cron)
+	}
+
+	// A Windows event Wazuh forwards reads as one.
+	wazuh := fmt.Sprintf(`{"timestamp":%q,"rule":{"level":3,"id":"61603","description":"Sysmon - Event 1","groups":["sysmon"]},`+
+		`"agent":{"id":"004","name":"ws-9"},"data":{"win":{"system":{"eventID":"1","channel":"Microsoft-Windows-Sysmon/Operational",`+
+		`"providerName":"Microsoft-Windows-Sysmon","computer":"ws-9"},"eventdata":{"image":"C:\\Windows\\System32\\sc.exe",`+
+		`"originalFileName":"sc.exe","commandLine":"sc.exe stop WinDefend","parentImage":"C:\\Windows\\System32\\cmd.exe"}}}}`,
+		e.Clock.Now().Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000-0700"))
+	e.postWebhook("wazuh", key, "application/x-ndjson", []byte(wazuh)).Must(t, http.StatusCreated)
+	defender, ok := ruleAlerts(e, key, "a7ee1722-c3c5-aeff-3212-c777e4733217")["ws-9"]
+	if !ok || defender.Get("severity").Str() != "high" || defender.Get("rule", "author").Str() != "ok @securonix invrep-de, oscd.community, frack113" {
+		t.Fatalf("the Wazuh-forwarded event's alert: %v", defender)
 	}
 
 	e.Do("PUT", "/api/detection-rule-sets/network.zeek", key, map[string]any{"enabled": false}).Must(t, http.StatusOK)

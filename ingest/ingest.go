@@ -102,7 +102,7 @@ func Parse(kind string, body []byte, o Options) (Batch, error) {
 
 // Detected reports whether detection rules read records of the kind.
 func Detected(kind string) bool {
-	return kind == KindWindows || kind == KindZeek || kind == KindSyslog
+	return kind == KindWindows || kind == KindZeek || kind == KindSyslog || kind == KindWazuh
 }
 
 // Receipt is what a stored body added.

@@ -21,6 +21,8 @@ import (
 //
 // The asset is the agent's name; rule.id is the rule, rule.description
 // the message; MITRE ATT&CK ids (rule.mitre.id) are kept in the details.
+// A Windows event the alert carries (data.win) is read by the detection
+// rules as the windows format's are (wazuhWindows).
 
 var wazuhThreatGroups = []string{"attack", "ids", "exploit", "exploit_attempt", "malware", "rootkit", "virustotal",
 	"web_scan", "recon", "sql_injection", "invalid_access", "aws_guardduty", "gcp_scc", "azure_security_center",
@@ -162,7 +164,27 @@ func wazuhRecord(o obj) (Record, error) {
 	if r.Indicator == "" && r.Fields.SrcIP.IsValid() {
 		r.Indicator = r.Fields.SrcIP.String()
 	}
+	r.Raw = wazuhWindows(data)
 	return r, nil
+}
+
+// wazuhWindows is the Windows event a Wazuh alert carries (its
+// eventchannel decoder's data.win), as detection rules read Windows
+// events: Wazuh writes each EventData name with its first letter in lower
+// case (commandLine, ipAddress), which is undone.
+func wazuhWindows(data obj) *Raw {
+	sys, win := data.path("win", "system"), data.path("win", "eventdata")
+	id, ok := sys.int("eventID")
+	if sys == nil || !ok {
+		return nil
+	}
+	d := make(obj, len(win))
+	for k, v := range win {
+		if k != "" {
+			d[strings.ToUpper(k[:1])+k[1:]] = v
+		}
+	}
+	return &Raw{Format: FormatWindows, Channel: sys.str("channel"), Provider: sys.str("providerName"), EventID: id, data: d}
 }
 
 // quote renders an input value for a reason, short however long the input.
