@@ -78,21 +78,19 @@ func ingestAll(ctx context.Context, o options, g *garrison, smp *sampler, creds 
 	}
 	// Windows events and syslog lines at the same size, right after native
 	// ingest on the same seeded database: their ratio to it is the goal.
-	// Windows events with every shipped detection rule on (the default),
-	// right after the same feed with all of them off: their ratio is what
+	// Each feed with every shipped detection rule on (the default), right
+	// after the same feed with all of them off: their ratio is what
 	// detection costs ingest.
 	for i := range telemetryFeeds {
 		f := &telemetryFeeds[i]
-		if f.name == "windows" {
-			if err := setDetection(ctx, g, creds.AdminKey, false); err != nil {
-				return err
-			}
-			if err := phase("seeded, 2 senders, windows, detection off", 2, f); err != nil {
-				return err
-			}
-			if err := setDetection(ctx, g, creds.AdminKey, true); err != nil {
-				return err
-			}
+		if err := setDetection(ctx, g, creds.AdminKey, false); err != nil {
+			return err
+		}
+		if err := phase("seeded, 2 senders, "+f.name+", detection off", 2, f); err != nil {
+			return err
+		}
+		if err := setDetection(ctx, g, creds.AdminKey, true); err != nil {
+			return err
 		}
 		if err := phase("seeded, 2 senders, "+f.name, 2, f); err != nil {
 			return err
