@@ -1292,3 +1292,77 @@ CREATE TABLE incidents (
     created_at  INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX incidents_org ON incidents (org_id, created_at);
+
+-- migration: 35
+-- Findings (intel/findings.go): every asset's software matched against the
+-- whole intelligence store, kept as it changes. asset_products and
+-- intel_cve_products index both sides by normalized vendor and product, so
+-- that an asset change re-matches only the CVEs of its products and an
+-- import only the assets of its CVEs' products. match_queue holds what is
+-- still to be matched, written with the change itself: a crash between the
+-- change and its matching loses nothing (drained at start). A finding's
+-- score, KEV listing and EPSS are copied from the CVE at each match, for
+-- the filters; its status changes are kept in finding_changes.
+CREATE TABLE asset_products (
+    vendor      TEXT NOT NULL,
+    product     TEXT NOT NULL,
+    asset_id    TEXT NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+    org_id      TEXT NOT NULL,
+    PRIMARY KEY (vendor, product, asset_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX asset_products_asset ON asset_products (asset_id);
+CREATE TABLE intel_cve_products (
+    vendor      TEXT NOT NULL,
+    product     TEXT NOT NULL,
+    cve_id      TEXT NOT NULL,
+    PRIMARY KEY (vendor, product, cve_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX intel_cve_products_cve ON intel_cve_products (cve_id);
+CREATE TABLE match_queue (
+    kind        TEXT NOT NULL CHECK (kind IN ('asset', 'cve', 'all')),
+    key         TEXT NOT NULL,
+    queued_at   INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE findings (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    asset_id      TEXT NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+    cve_id        TEXT NOT NULL,
+    vendor        TEXT NOT NULL,
+    product       TEXT NOT NULL,
+    software      TEXT NOT NULL,
+    match         TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    version_known INTEGER NOT NULL,
+    cvss          REAL,
+    kev           INTEGER NOT NULL,
+    ransomware    INTEGER NOT NULL,
+    epss          REAL,
+    status        TEXT NOT NULL CHECK (status IN ('open', 'fixed', 'accepted_risk', 'not_affected')),
+    status_reason TEXT NOT NULL DEFAULT '',
+    justification TEXT NOT NULL DEFAULT '',
+    status_until  INTEGER,
+    status_by     TEXT NOT NULL DEFAULT '',
+    status_at     INTEGER NOT NULL,
+    first_seen    INTEGER NOT NULL,
+    last_seen     INTEGER NOT NULL,
+    fixed_at      INTEGER,
+    UNIQUE (org_id, asset_id, cve_id, vendor, product)
+) STRICT;
+CREATE INDEX findings_org_status ON findings (org_id, status, cvss);
+CREATE INDEX findings_cve ON findings (cve_id, org_id);
+CREATE INDEX findings_asset ON findings (asset_id);
+CREATE TABLE finding_changes (
+    id          INTEGER PRIMARY KEY,
+    finding_id  TEXT NOT NULL REFERENCES findings(id) ON DELETE CASCADE,
+    org_id      TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    actor       TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    reason      TEXT NOT NULL
+) STRICT;
+CREATE INDEX finding_changes_finding ON finding_changes (finding_id, id);
+-- Every asset and CVE the store holds is matched once, at the first start
+-- of a release that has findings.
+INSERT INTO match_queue (kind, key, queued_at) VALUES ('all', '', 0);

@@ -41,10 +41,17 @@ const (
 	Notify
 	// Watch: silent sources and expiring keys noticed.
 	Watch
+	// Findings: assets and CVEs changed matched again, expired risk
+	// acceptances reopened.
+	Findings
 )
 
 // allLoops is what a server runs.
-var allLoops = []Loop{Maintenance, Mail, KeyUses, Agents, Retention, IntelSync, Trim, Buckets, Purge, Fleet, Notify, Watch}
+var allLoops = []Loop{Maintenance, Mail, KeyUses, Agents, Retention, IntelSync, Trim, Buckets, Purge, Fleet, Notify, Watch, Findings}
+
+// matchInterval is how often the matcher looks at its queue without being
+// woken (what a crash left, risk acceptances expiring).
+const matchInterval = time.Minute
 
 // maintenanceInterval is how often expired denylist entries and tokens go,
 // and an intelligence import whose process ended is closed.
@@ -77,6 +84,7 @@ func (a *App) Start(ctx context.Context, loops ...Loop) (wait func()) {
 	run(Fleet, func() { a.Fleet.Run(ctx) })
 	run(Notify, func() { a.Dispatch.Run(ctx) })
 	run(Watch, func() { a.Watchdog.Run(ctx) })
+	run(Findings, func() { a.Intel.RunMatcher(ctx, matchInterval, a.log) })
 	run(Retention, func() {
 		a.Store.Retain(ctx, store.Retention{Events: a.settings.Retention, Audit: a.settings.AuditRetention}, a.log)
 	})

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 34
+-- Schema version (PRAGMA user_version): 35
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -144,6 +144,15 @@ CREATE TABLE api_keys (
     created_at    INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX api_keys_org ON api_keys (org_id, created_at);
+
+CREATE TABLE asset_products (
+    vendor      TEXT NOT NULL,
+    product     TEXT NOT NULL,
+    asset_id    TEXT NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+    org_id      TEXT NOT NULL,
+    PRIMARY KEY (vendor, product, asset_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX asset_products_asset ON asset_products (asset_id);
 
 CREATE TABLE asset_rollup (
     org_id        TEXT NOT NULL,
@@ -406,6 +415,47 @@ CREATE INDEX events_org_src_ip ON events (org, src_ip, ts) WHERE src_ip IS NOT N
 CREATE INDEX events_org_ts ON events (org, ts);
 CREATE INDEX events_org_user ON events (org, user_name, ts) WHERE user_name IS NOT NULL;
 
+CREATE TABLE finding_changes (
+    id          INTEGER PRIMARY KEY,
+    finding_id  TEXT NOT NULL REFERENCES findings(id) ON DELETE CASCADE,
+    org_id      TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    actor       TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    reason      TEXT NOT NULL
+) STRICT;
+CREATE INDEX finding_changes_finding ON finding_changes (finding_id, id);
+
+CREATE TABLE findings (
+    id            TEXT PRIMARY KEY,
+    org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+    asset_id      TEXT NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+    cve_id        TEXT NOT NULL,
+    vendor        TEXT NOT NULL,
+    product       TEXT NOT NULL,
+    software      TEXT NOT NULL,
+    match         TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    version_known INTEGER NOT NULL,
+    cvss          REAL,
+    kev           INTEGER NOT NULL,
+    ransomware    INTEGER NOT NULL,
+    epss          REAL,
+    status        TEXT NOT NULL CHECK (status IN ('open', 'fixed', 'accepted_risk', 'not_affected')),
+    status_reason TEXT NOT NULL DEFAULT '',
+    justification TEXT NOT NULL DEFAULT '',
+    status_until  INTEGER,
+    status_by     TEXT NOT NULL DEFAULT '',
+    status_at     INTEGER NOT NULL,
+    first_seen    INTEGER NOT NULL,
+    last_seen     INTEGER NOT NULL,
+    fixed_at      INTEGER,
+    UNIQUE (org_id, asset_id, cve_id, vendor, product)
+) STRICT;
+CREATE INDEX findings_asset ON findings (asset_id);
+CREATE INDEX findings_cve ON findings (cve_id, org_id);
+CREATE INDEX findings_org_status ON findings (org_id, status, cvss);
+
 CREATE TABLE fold_state (
     id          INTEGER PRIMARY KEY CHECK (id = 1),
     events_seq  INTEGER NOT NULL
@@ -438,6 +488,14 @@ CREATE TABLE intel_changes (
 ) STRICT;
 CREATE INDEX intel_changes_cve ON intel_changes (cve_id, id);
 CREATE INDEX intel_changes_import ON intel_changes (import_id, cve_id);
+
+CREATE TABLE intel_cve_products (
+    vendor      TEXT NOT NULL,
+    product     TEXT NOT NULL,
+    cve_id      TEXT NOT NULL,
+    PRIMARY KEY (vendor, product, cve_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX intel_cve_products_cve ON intel_cve_products (cve_id);
 
 CREATE TABLE intel_cves (
     id         TEXT PRIMARY KEY,
@@ -554,6 +612,13 @@ CREATE TABLE leads (
 ) STRICT;
 CREATE INDEX leads_org_score ON leads (org_id, score DESC, id);
 CREATE INDEX leads_org_updated ON leads (org_id, updated_at DESC, id);
+
+CREATE TABLE match_queue (
+    kind        TEXT NOT NULL CHECK (kind IN ('asset', 'cve', 'all')),
+    key         TEXT NOT NULL,
+    queued_at   INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+) STRICT, WITHOUT ROWID;
 
 CREATE TABLE member_clients (
     user_id     TEXT NOT NULL,

@@ -261,6 +261,10 @@ type assetView struct {
 	CreatedAt string           `json:"created_at"`
 	UpdatedAt string           `json:"updated_at"`
 	Created   *bool            `json:"created,omitempty"`
+	// Findings are the detail's: its findings (at most 200, KEV-listed and
+	// highest scored first) and how many it has.
+	Findings      *[]findingView `json:"findings,omitempty"`
+	FindingsTotal *int           `json:"findings_total,omitempty"`
 }
 
 func newAssetView(a store.Asset) assetView {
@@ -322,11 +326,22 @@ func (a *API) listAssets(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getAsset(w http.ResponseWriter, r *http.Request) error {
-	as, err := a.Intel.Asset(r.Context(), principalFrom(r.Context()).OrgID, r.PathValue("id"))
+	org := principalFrom(r.Context()).OrgID
+	as, err := a.Intel.Asset(r.Context(), org, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	writeData(w, http.StatusOK, newAssetView(as))
+	found, total, err := a.Intel.AssetFindings(r.Context(), org, as.ID)
+	if err != nil {
+		return err
+	}
+	v := newAssetView(as)
+	views := mapSlice(found, newFindingView)
+	if views == nil {
+		views = []findingView{}
+	}
+	v.Findings, v.FindingsTotal = &views, &total
+	writeData(w, http.StatusOK, v)
 	return nil
 }
 

@@ -138,6 +138,10 @@ func (a *API) table() []Route {
 		row("GET", "/api/assets/{id}", Read, a.getAsset),
 		row("PATCH", "/api/assets/{id}", Write, a.patchAsset),
 		row("DELETE", "/api/assets/{id}", Write, a.deleteAsset, audited(audit.AssetDelete)),
+		row("GET", "/api/findings", Read, a.listFindings,
+			params("kev", "min_cvss", "min_epss", "asset", "cve_id", "status", "vendor", "product", "limit", "offset")),
+		row("GET", "/api/findings/{id}", Read, a.getFinding),
+		row("PATCH", "/api/findings/{id}", Write, a.decideFinding, audited(audit.FindingStatus)),
 		row("POST", "/api/intel/import", Admin, a.importIntel, bodyCap(intel.MaxImportBytes), audited(audit.IntelImport), params("name")),
 		row("GET", "/api/intel/status", Read, a.intelStatus),
 

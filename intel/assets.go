@@ -83,7 +83,20 @@ func (a AssetInput) asset(orgID string) store.Asset {
 	if sw == nil {
 		sw = []store.Software{}
 	}
-	return store.Asset{OrgID: orgID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: sw}
+	return store.Asset{OrgID: orgID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: sw, Products: productKeys(sw)}
+}
+
+// matchWritten matches assets just written, so that the answer and the
+// next read show their findings. The write is done and queued them: if
+// matching fails now, the matcher's loop tries again (and logs why).
+func (s *Service) matchWritten(ctx context.Context, assets []store.Asset) {
+	ids := make([]string, len(assets))
+	for i, a := range assets {
+		ids[i] = a.ID
+	}
+	if err := s.MatchAssets(ctx, ids); err != nil {
+		s.Wake()
+	}
 }
 
 // PutAssets validates and stores assets, all or none; problems are named
@@ -113,7 +126,11 @@ func (s *Service) PutAssets(ctx context.Context, orgID string, in []AssetInput, 
 	for i, a := range in {
 		assets[i] = a.asset(orgID)
 	}
-	return s.cfg.Store.PutAssets(ctx, orgID, assets)
+	out, created, err := s.cfg.Store.PutAssets(ctx, orgID, assets)
+	if err == nil {
+		s.matchWritten(ctx, out)
+	}
+	return out, created, err
 }
 
 // AssetPatch changes the fields it sets.
@@ -151,7 +168,11 @@ func (s *Service) UpdateAsset(ctx context.Context, orgID, id string, patch Asset
 	}
 	a := in.asset(orgID)
 	a.ID = id
-	return s.cfg.Store.UpdateAsset(ctx, a)
+	out, err := s.cfg.Store.UpdateAsset(ctx, a)
+	if err == nil {
+		s.matchWritten(ctx, []store.Asset{out})
+	}
+	return out, err
 }
 
 // Assets is a page of the organization's inventory.

@@ -62,8 +62,10 @@ type Config struct {
 
 // Service is the vulnerability intelligence of the appliance.
 type Service struct {
-	cfg     Config
-	running sync.Mutex
+	cfg      Config
+	running  sync.Mutex
+	matching sync.Mutex    // one matching at a time (findingsrun.go)
+	wake     chan struct{} // RunMatcher's
 }
 
 // New makes the service.
@@ -74,7 +76,7 @@ func New(cfg Config) *Service {
 	if cfg.Queued == nil {
 		cfg.Queued = func() {}
 	}
-	return &Service{cfg: cfg}
+	return &Service{cfg: cfg, wake: make(chan struct{}, 1)}
 }
 
 // ImportOptions describe an import.
@@ -163,6 +165,11 @@ func (s *Service) importFile(ctx context.Context, path string, opt ImportOptions
 	runs, err := s.cfg.Store.FinishIntelImport(context.WithoutCancel(ctx), res.IntelImport, s.cfg.NotifyAgent)
 	if err != nil {
 		return res, errors.Join(werr, err)
+	}
+	// The CVEs it changed are queued: their findings are matched now, or,
+	// should that fail, by the matcher's loop (which logs why).
+	if err := s.Match(ctx); err != nil {
+		s.Wake()
 	}
 	if runs > 0 {
 		s.cfg.Queued()
@@ -631,7 +638,12 @@ func (m *merger) rebuild(id string, now time.Time, watched bool) (*rebuiltRow, [
 		changes = diff(&before, &view)
 		row.ViewAt = now
 	}
-	row.View, row.Targets, row.Vendor, row.Product = viewJSON, pack(targetsJSON), view.Vendor, view.Product
+	packed := pack(targetsJSON)
+	// Findings are matched again when what they read changed: the targets,
+	// or the view (score, KEV, EPSS).
+	row.Rematch = row.View == nil || !bytes.Equal(row.View, viewJSON) || !bytes.Equal(row.Targets, packed)
+	row.Products = targetKeys(targets)
+	row.View, row.Targets, row.Vendor, row.Product = viewJSON, packed, view.Vendor, view.Product
 	m.rows.CVEs[id] = row
 	return &rebuiltRow{IntelCVE: row, Newest: newest}, changes, nil
 }

@@ -107,6 +107,11 @@ func newMatcher(ctx context.Context, st *store.Store, orgID string) (*matcher, e
 	if err != nil {
 		return nil, err
 	}
+	return matcherOf(assets), nil
+}
+
+// matcherOf indexes assets' software by vendor and product.
+func matcherOf(assets []store.Asset) *matcher {
 	m := &matcher{byProduct: map[string][]softwareRef{}}
 	for i := range assets {
 		a := &assets[i]
@@ -124,7 +129,7 @@ func newMatcher(ctx context.Context, st *store.Store, orgID string) (*matcher, e
 			}
 		}
 	}
-	return m, nil
+	return m
 }
 
 // candidates are the software entries that may be the product named.
@@ -135,17 +140,22 @@ func (m *matcher) candidates(vendor, product string) []softwareRef {
 	return m.byProduct[productKey(vendor, product)]
 }
 
-// affected lists the assets a CVE's targets match: CPE ranges when the CVE
-// has any, else the CVE 5 affected products by name; each software entry
-// once, by the first target that matches it.
+// affected lists the assets a CVE's targets match, by host name.
 func (m *matcher) affected(t Targets) []AffectedAsset {
 	out := []AffectedAsset{}
-	seen := map[softwareRef]bool{}
-	found := func(ref softwareRef, res cpe.MatchResult) {
-		seen[ref] = true
+	m.each(t, func(ref softwareRef, res cpe.MatchResult) {
 		out = append(out, AffectedAsset{AssetID: ref.asset.ID, Hostname: ref.asset.Hostname, Owner: ref.asset.Owner, Software: ref.sw,
 			Match: res.Kind, VersionKnown: res.VersionKnown, Reason: res.Reason})
-	}
+	})
+	slices.SortStableFunc(out, func(a, b AffectedAsset) int { return strings.Compare(a.Hostname, b.Hostname) })
+	return out
+}
+
+// each calls found with each software entry a CVE's targets match: CPE
+// ranges when the CVE has any, else the CVE 5 affected products by name;
+// each entry once, by the first target that matches it.
+func (m *matcher) each(t Targets, found func(softwareRef, cpe.MatchResult)) {
+	seen := map[softwareRef]bool{}
 	soft := func(ref softwareRef) cpe.Software {
 		return cpe.Software{Vendor: ref.sw.Vendor, Product: ref.sw.Product, Version: ref.sw.Version, CPE: ref.sw.CPE}
 	}
@@ -160,25 +170,25 @@ func (m *matcher) affected(t Targets) []AffectedAsset {
 			for _, ref := range m.candidates(n.Vendor, n.Product) {
 				if !seen[ref] {
 					if res, ok := r.Match(soft(ref)); ok {
+						seen[ref] = true
 						found(ref, res)
 					}
 				}
 			}
 		}
-	} else {
-		for _, af := range t.Affected {
-			a := toCPEAffected(af)
-			for _, ref := range m.candidates(af.Vendor, af.Product) {
-				if !seen[ref] {
-					if res, ok := a.Match(soft(ref)); ok {
-						found(ref, res)
-					}
+		return
+	}
+	for _, af := range t.Affected {
+		a := toCPEAffected(af)
+		for _, ref := range m.candidates(af.Vendor, af.Product) {
+			if !seen[ref] {
+				if res, ok := a.Match(soft(ref)); ok {
+					seen[ref] = true
+					found(ref, res)
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b AffectedAsset) int { return strings.Compare(a.Hostname, b.Hostname) })
-	return out
 }
 
 func toCPEAffected(a feed.Affected) cpe.Affected {

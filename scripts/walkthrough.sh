@@ -126,6 +126,10 @@ call "$B/cve-watchlist?sort=score" -H "Authorization: Bearer $TOKEN"
 call $B/cve-watchlist/$CVW -H "Authorization: Bearer $TOKEN"         # CVSS recomputed, patch status, ATT&CK,
                                                                      # ws-07 affected (9.3 is within [9.0, 9.4)), history
 wait_for "$B/notifications?unread=true" 'CVE-2010-2883'              # "CVE-2010-2883: Intelligence arrived: …"
+# Findings: every asset matched against the whole store, watched or not.
+FND=$(call "$B/findings?asset=$(call $B/assets -H "Authorization: Bearer $TOKEN" | field id)" -H "Authorization: Bearer $TOKEN" | field id)
+call -X PATCH $B/findings/$FND -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"status":"accepted_risk","reason":"Reader is removed next week","expires_at":"'$(date -u -d '+30 days' +%Y-%m-%dT%H:%M:%SZ)'"}'
 
 # Outreach is in the Pro and Ultimate plans: the operator moves Acme MSP to Pro
 # with the admin CLI. Import prospects as CSV, score them into leads, move one

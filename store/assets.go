@@ -22,6 +22,9 @@ type Asset struct {
 	ID, OrgID, Hostname, IP, OS, Owner string
 	Software                           []Software
 	CreatedAt, UpdatedAt               time.Time
+	// Products are the software's vendors and products as the matching
+	// indexes them (set by intel on writes; not read back).
+	Products []ProductKey
 }
 
 // MaxAssets bounds an organization's inventory.
@@ -64,6 +67,9 @@ func (s *Store) PutAssets(ctx context.Context, orgID string, assets []Asset) (ou
 				return err
 			}
 			created[i] = out[i].ID == id
+			if err := setAssetProducts(ctx, tx, orgID, out[i].ID, a.Products, ms(now)); err != nil {
+				return err
+			}
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM assets WHERE org_id = ?`, orgID).Scan(&n); err != nil {
@@ -116,8 +122,10 @@ func (s *Store) UpdateAsset(ctx context.Context, a Asset) (Asset, error) {
 			return ErrNotFound
 		case isUniqueViolation(err):
 			return ErrAssetHostname
+		case err != nil:
+			return err
 		}
-		return err
+		return setAssetProducts(ctx, tx, a.OrgID, a.ID, a.Products, ms(s.now()))
 	})
 	return out, err
 }

@@ -62,6 +62,9 @@ var (
 	ErrAssetLimit = fault.New(fault.Conflict, fmt.Sprintf("The inventory holds its maximum of %d assets; remove assets before adding more", MaxAssets))
 	// ErrAssetHostname: another asset of the organization has the hostname.
 	ErrAssetHostname = fault.New(fault.Conflict, "Another asset of the organization has this hostname")
+	// ErrFindingFixed refuses a decision on a fixed finding: matching
+	// reopens it if the software is vulnerable again.
+	ErrFindingFixed = fault.New(fault.Conflict, "The finding is fixed: it reopens by itself if the software is vulnerable again")
 	// ErrWatchLimit: the watchlist would exceed MaxWatched.
 	ErrWatchLimit = fault.New(fault.Conflict, fmt.Sprintf("The watchlist holds its maximum of %d CVEs; remove entries before adding more", MaxWatched))
 	// ErrImportRunning: another intelligence import is running (in any process).

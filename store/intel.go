@@ -18,6 +18,11 @@ type IntelCVE struct {
 	Targets         []byte          // packed: what assets are matched against
 	Vendor, Product string
 	ViewAt          time.Time // when the view last changed
+	// Products are the vendors and products its targets name, indexed for
+	// matching; Rematch asks for its findings to be matched again (its
+	// targets or view changed). Written only, by imports.
+	Products []ProductKey
+	Rematch  bool
 }
 
 // IntelEPSS is a CVE's EPSS score.
@@ -146,6 +151,15 @@ func (s *Store) WriteIntel(ctx context.Context, b IntelBatch) error {
 				product = excluded.product, view_at = excluded.view_at`,
 				c.ID, nullBytes(c.NVD), nullBytes(c.CVE5), string(c.View), c.Targets, c.Vendor, c.Product, ms(c.ViewAt)); err != nil {
 				return fmt.Errorf("write intel cve %s: %w", c.ID, err)
+			}
+			if !c.Rematch {
+				continue
+			}
+			if err := setCVEProducts(ctx, tx, c.ID, c.Products); err != nil {
+				return err
+			}
+			if err := queueMatch(ctx, tx, MatchCVE, c.ID, ms(s.now())); err != nil {
+				return err
 			}
 		}
 		for id, data := range b.KEV {

@@ -1,0 +1,216 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"garrison/handlers/apitest"
+)
+
+// sharedIntel is the real NVD and KEV data of ../shared/data (public
+// domain and CC0), read at run time.
+const sharedIntel = "../../shared/data/"
+
+func readShared(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(sharedIntel + name)
+	if err != nil {
+		t.Skipf("SKIP: the real NVD and KEV samples are read from %s at run time, and %s is not there: %v", sharedIntel, name, err)
+	}
+	return b
+}
+
+// findingsOf lists an organization's findings for a query, by CVE id.
+func findingsOf(t *testing.T, e *env, cred, query string) map[string]apitest.JSON {
+	t.Helper()
+	out := map[string]apitest.JSON{}
+	for _, f := range e.Do("GET", "/api/findings?limit=200&"+query, cred, nil).Must(t, http.StatusOK).Get("data").List() {
+		out[f.Get("cve_id").Str()] = f
+	}
+	return out
+}
+
+func sortedKeys(m map[string]apitest.JSON) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Every asset's software is matched against the whole store, whichever
+// comes first: FortiOS 6.0.4 finds exactly the six CVEs of the 982 of the
+// real NVD sample whose ranges include it (not CVE-2018-13374, fixed in
+// 6.0.3), KEV-listed as CISA lists them. An upgrade fixes the three fixed
+// in 6.0.5 by itself, saying why.
+func TestFindingsFromTheWholeStore(t *testing.T) {
+	nvd, kev := readShared(t, "nvd_cves_sample.json"), readShared(t, "cisa_kev.json")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, nvd).Must(t, http.StatusOK)
+	e.importIntel(admin.Token, kev).Must(t, http.StatusOK)
+
+	fw := e.Do("POST", "/api/assets", admin.Token, map[string]any{"hostname": "fw-604", "ip": "10.0.0.1",
+		"software": []map[string]any{{"vendor": "Fortinet", "product": "FortiOS", "version": "6.0.4"}}}).Must(t, http.StatusCreated).Get("data")
+	fwID := fw.Get("id").Str()
+	want := []string{"CVE-2018-13379", "CVE-2018-13382", "CVE-2018-13383", "CVE-2019-5591", "CVE-2021-44168", "CVE-2023-28002"}
+	found := findingsOf(t, e, admin.Token, "asset="+fwID)
+	if got := sortedKeys(found); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("FortiOS 6.0.4 finds %v, want %v", got, want)
+	}
+	for id, f := range found {
+		kevListed, ransomware := id != "CVE-2023-28002", strings.HasPrefix(id, "CVE-2018-")
+		if f.Get("status").Str() != "open" || f.Get("kev").Bool() != kevListed || f.Get("ransomware").Bool() != ransomware ||
+			f.Get("match").Str() != "cpe" || !f.Get("version_known").Bool() || f.Get("asset_hostname").Str() != "fw-604" ||
+			f.Get("software", "version").Str() != "6.0.4" || f.Get("cvss_score").IsNull() {
+			t.Errorf("%s: %v", id, f)
+		}
+	}
+	detail := e.Do("GET", "/api/assets/"+fwID, admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	if detail.Get("findings_total").Int() != 6 || detail.Get("findings").Len() != 6 || detail.Get("findings").List()[0].Get("kev").Bool() != true {
+		t.Fatalf("the asset's detail: %v", detail)
+	}
+
+	// The five KEV-listed ones are notified once, most urgent first.
+	var notices []apitest.JSON
+	for _, n := range e.Do("GET", "/api/notifications", admin.Token, nil).Must(t, http.StatusOK).Get("data").List() {
+		if n.Get("kind").Str() == "finding" {
+			notices = append(notices, n)
+		}
+	}
+	if len(notices) != 1 || notices[0].Get("title").Str() != "5 new findings, KEV-listed or critical" ||
+		!strings.HasPrefix(notices[0].Get("body").Str(), "CVE-2018-13379 (KEV, ransomware, CVSS 9.8) on fw-604: Fortinet FortiOS 6.0.4\n") {
+		t.Fatalf("notifications: %v", notices)
+	}
+
+	// The upgrade to 6.0.5 fixes what 6.0.5 fixed, by itself.
+	e.Do("PATCH", "/api/assets/"+fwID, admin.Token, map[string]any{"software": []map[string]any{
+		{"vendor": "Fortinet", "product": "FortiOS", "version": "6.0.5"}}}).Must(t, http.StatusOK)
+	found = findingsOf(t, e, admin.Token, "asset="+fwID)
+	for id, f := range found {
+		fixed := strings.HasPrefix(id, "CVE-2018-")
+		if fixed != (f.Get("status").Str() == "fixed") || fixed == f.Get("fixed_at").IsNull() {
+			t.Errorf("after the upgrade %s is %s", id, f)
+		}
+		if fixed && f.Get("status_reason").Str() != "Fortinet FortiOS is now at version 6.0.5, outside the vulnerable versions" {
+			t.Errorf("%s fixed because %q", id, f.Get("status_reason").Str())
+		}
+	}
+	history := e.Do("GET", "/api/findings/"+found["CVE-2018-13379"].Get("id").Str(), admin.Token, nil).Must(t, http.StatusOK).Get("data", "history")
+	if history.Len() != 2 || history.List()[0].Get("status").Str() != "open" || history.List()[1].Get("status").Str() != "fixed" ||
+		history.List()[1].Get("actor").Str() != "garrison" {
+		t.Fatalf("history: %v", history)
+	}
+	// Filters.
+	for query, n := range map[string]int{"status=fixed": 3, "status=open": 3, "kev=true": 5, "kev=false": 1, "min_cvss=9.8": 1, "min_cvss=7": 3,
+		"cve_id=cve-2019-5591": 1, "vendor=fortinet&product=fortios": 6, "product=http_server": 0, "min_epss=0": 0} {
+		r := e.Do("GET", "/api/findings?"+query, admin.Token, nil).Must(t, http.StatusOK)
+		if got := r.Get("pagination", "total").Int(); got != n {
+			t.Errorf("%s: %d findings, want %d", query, got, n)
+		}
+	}
+	for _, query := range []string{"kev=yes", "min_cvss=11", "min_epss=2", "cve_id=nope", "status=closed", "colour=red", "limit=-1"} {
+		e.Do("GET", "/api/findings?"+query, admin.Token, nil).Must(t, http.StatusBadRequest)
+	}
+	// Another organization sees none of it.
+	other := e.Register("bob@other.test", "Other")
+	if n := e.Do("GET", "/api/findings", other.Token, nil).Must(t, http.StatusOK).Get("pagination", "total").Int(); n != 0 {
+		t.Fatalf("another organization sees %d findings", n)
+	}
+	e.Do("GET", "/api/findings/"+found["CVE-2019-5591"].Get("id").Str(), other.Token, nil).Must(t, http.StatusNotFound)
+
+	// Its inventory written before the intelligence arrives finds the same.
+	e2 := newEnv(t)
+	carol := e2.Register("carol@msp.test", "MSP")
+	e2.Do("POST", "/api/assets", carol.Token, map[string]any{"hostname": "fw-604",
+		"software": []map[string]any{{"vendor": "fortinet", "product": "fortios", "version": "6.0.4"}}}).Must(t, http.StatusCreated)
+	e2.importIntel(carol.Token, nvd).Must(t, http.StatusOK)
+	if got := sortedKeys(findingsOf(t, e2, carol.Token, "")); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("matched by the import: %v, want %v", got, want)
+	}
+}
+
+// A finding's lifecycle: a risk accepted until a date reopens by itself
+// after it; not_affected takes a VEX justification; bad decisions change
+// nothing.
+func TestFindingDecisions(t *testing.T) {
+	nvd := readShared(t, "nvd_cves_sample.json")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, nvd).Must(t, http.StatusOK)
+	e.Do("POST", "/api/assets", admin.Token, map[string]any{"hostname": "fw-604",
+		"software": []map[string]any{{"vendor": "fortinet", "product": "fortios", "version": "6.0.4"}}}).Must(t, http.StatusCreated)
+	found := findingsOf(t, e, admin.Token, "")
+	risk, vex := found["CVE-2021-44168"].Get("id").Str(), found["CVE-2023-28002"].Get("id").Str()
+	until := e.Clock.Now().Add(30 * 24 * time.Hour).UTC().Format(time.RFC3339)
+
+	for _, c := range []struct {
+		name string
+		body map[string]any
+		code string
+	}{
+		{"fixed is matching's", map[string]any{"status": "fixed", "reason": "x"}, "validation_error"},
+		{"no reason", map[string]any{"status": "accepted_risk", "expires_at": until}, "validation_error"},
+		{"no expiry", map[string]any{"status": "accepted_risk", "reason": "x"}, "validation_error"},
+		{"expiry past", map[string]any{"status": "accepted_risk", "reason": "x", "expires_at": "2020-01-01T00:00:00Z"}, "validation_error"},
+		{"expiry too far", map[string]any{"status": "accepted_risk", "reason": "x",
+			"expires_at": e.Clock.Now().Add(400 * 24 * time.Hour).Format(time.RFC3339)}, "validation_error"},
+		{"bad justification", map[string]any{"status": "not_affected", "reason": "x", "justification": "trust me"}, "validation_error"},
+		{"justification on a risk", map[string]any{"status": "accepted_risk", "reason": "x", "expires_at": until,
+			"justification": "component_not_present"}, "validation_error"},
+		{"unknown field", map[string]any{"status": "open", "why": 1}, "validation_error"},
+	} {
+		r := e.Do("PATCH", "/api/findings/"+risk, admin.Token, c.body)
+		if r.Status != http.StatusBadRequest || r.Get("code").Str() != c.code {
+			t.Errorf("%s: %d %s", c.name, r.Status, r.Raw)
+		}
+	}
+	if s := e.Do("GET", "/api/findings/"+risk, admin.Token, nil).Must(t, http.StatusOK).Get("data", "status").Str(); s != "open" {
+		t.Fatalf("a refused decision changed the finding: %s", s)
+	}
+
+	accepted := e.Do("PATCH", "/api/findings/"+risk, admin.Token, map[string]any{"status": "accepted_risk",
+		"reason": "Replacement firewall arrives next month", "expires_at": until}).Must(t, http.StatusOK).Get("data")
+	if accepted.Get("status").Str() != "accepted_risk" || accepted.Get("expires_at").Str() != until || accepted.Get("history").Len() != 2 {
+		t.Fatalf("accepted: %v", accepted)
+	}
+	notAffected := e.Do("PATCH", "/api/findings/"+vex, admin.Token, map[string]any{"status": "not_affected",
+		"justification": "vulnerable_code_not_in_execute_path", "reason": "The SSL-VPN web portal is disabled"}).Must(t, http.StatusOK).Get("data")
+	if notAffected.Get("justification").Str() != "vulnerable_code_not_in_execute_path" {
+		t.Fatalf("not affected: %v", notAffected)
+	}
+	// The day after the expiry, the matcher reopens it (the session has
+	// expired by then: a key reads on).
+	key := e.APIKey(admin, "admin")
+	e.Clock.Advance(31 * 24 * time.Hour)
+	admin.Token = key
+	if err := e.App.Intel.Match(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	reopened := e.Do("GET", "/api/findings/"+risk, admin.Token, nil).Must(t, http.StatusOK).Get("data")
+	last := reopened.Get("history").List()[reopened.Get("history").Len()-1]
+	if reopened.Get("status").Str() != "open" || !reopened.Get("expires_at").IsNull() || last.Get("reason").Str() != "The risk acceptance expired" {
+		t.Fatalf("after the expiry: %v", reopened)
+	}
+	if s := e.Do("GET", "/api/findings/"+vex, admin.Token, nil).Must(t, http.StatusOK).Get("data", "status").Str(); s != "not_affected" {
+		t.Fatalf("not_affected became %s", s)
+	}
+	// A fixed finding is matching's; a read key decides nothing; another
+	// organization's finding is not found.
+	e.Do("PATCH", "/api/assets/"+found["CVE-2018-13379"].Get("asset_id").Str(), admin.Token, map[string]any{
+		"software": []map[string]any{{"vendor": "fortinet", "product": "fortios", "version": "7.4.0"}}}).Must(t, http.StatusOK)
+	r := e.Do("PATCH", "/api/findings/"+found["CVE-2018-13379"].Get("id").Str(), admin.Token, map[string]any{"status": "open"})
+	if r.Status != http.StatusConflict {
+		t.Fatalf("deciding on a fixed finding: %d %s", r.Status, r.Raw)
+	}
+	readKey := e.APIKey(admin, "read")
+	e.Do("PATCH", "/api/findings/"+risk, readKey, map[string]any{"status": "open"}).Must(t, http.StatusForbidden)
+	other := e.Register("bob@other.test", "Other")
+	e.Do("PATCH", "/api/findings/"+risk, other.Token, map[string]any{"status": "open"}).Must(t, http.StatusNotFound)
+}

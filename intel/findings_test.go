@@ -1,0 +1,65 @@
+package intel
+
+import (
+	"fmt"
+	"testing"
+
+	"garrison/intel/feed"
+	"garrison/store"
+)
+
+// The index keys of each side are what the matching compares: vendor and
+// product as CPE names them, a software CPE's too, a wildcard as "*".
+func TestFindingKeys(t *testing.T) {
+	sw := []store.Software{
+		{Vendor: "Fortinet", Product: "FortiOS", Version: "6.0.4"},
+		{Vendor: "Apache Software Foundation", Product: "HTTP Server", CPE: "cpe:2.3:a:apache:http_server:2.4.49:*:*:*:*:*:*:*"},
+		{Vendor: "fortinet", Product: "fortios"}, // the same key once
+	}
+	if got := fmt.Sprint(productKeys(sw)); got != "[{fortinet fortios} {apache_software_foundation http_server} {apache http_server}]" {
+		t.Errorf("productKeys: %s", got)
+	}
+	for _, c := range []struct {
+		name    string
+		targets Targets
+		want    string
+	}{
+		{"CPE ranges", Targets{CPEMatches: []feed.CPEMatch{{Criteria: "cpe:2.3:o:fortinet:fortios:*:*:*:*:*:*:*:*"},
+			{Criteria: "cpe:2.3:o:fortinet:fortios:6.0.4:*:*:*:*:*:*:*"}, {Criteria: "cpe:2.3:a:*:openssl:*:*:*:*:*:*:*:*"}}},
+			"[{fortinet fortios} {* openssl}]"},
+		{"CVE 5 products when no CPE", Targets{Affected: []feed.Affected{{Vendor: "Synacor", Product: "Zimbra Collaboration (ZCS)"}, {Vendor: "n/a", Product: "n/a"}}},
+			"[{synacor zimbra_collaboration_(zcs)} {n/a n/a}]"},
+		{"CPE ranges win", Targets{CPEMatches: []feed.CPEMatch{{Criteria: "cpe:2.3:a:zimbra:collaboration:*:*:*:*:*:*:*:*"}},
+			Affected: []feed.Affected{{Vendor: "Synacor", Product: "Zimbra"}}}, "[{zimbra collaboration}]"},
+	} {
+		if got := fmt.Sprint(targetKeys(c.targets)); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// A finding no match names any more is fixed with the reason the asset
+// as it is now gives.
+func TestFixedReason(t *testing.T) {
+	asset := &store.Asset{ID: "ast_1", Software: []store.Software{{Vendor: "Fortinet", Product: "FortiOS", Version: "6.0.5"},
+		{Vendor: "OpenBSD", Product: "OpenSSH"}}}
+	reason := fixedReason(map[string]*store.Asset{"ast_1": asset})
+	finding := func(vendor, product, version string) store.Finding {
+		return store.Finding{FindingMatch: store.FindingMatch{AssetID: "ast_1", Key: store.ProductKey{Vendor: normalizeName(vendor), Product: normalizeName(product)},
+			Software: store.Software{Vendor: vendor, Product: product, Version: version}}}
+	}
+	for _, c := range []struct {
+		f    store.Finding
+		want string
+	}{
+		{finding("Fortinet", "FortiOS", "6.0.4"), "Fortinet FortiOS is now at version 6.0.5, outside the vulnerable versions"},
+		{finding("Fortinet", "FortiOS", "6.0.5"), "The CVE's data no longer names this version as vulnerable"},
+		{finding("OpenBSD", "OpenSSH", "9.6"), "OpenBSD OpenSSH is now at version (unknown), outside the vulnerable versions"},
+		{finding("Microsoft", "Exchange Server", "2019"), "Microsoft Exchange Server is no longer on the asset"},
+		{store.Finding{FindingMatch: store.FindingMatch{AssetID: "ast_2"}}, "The CVE's data no longer names this software"},
+	} {
+		if got := reason(c.f); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.f.Software, got, c.want)
+		}
+	}
+}
