@@ -1366,3 +1366,7 @@ CREATE INDEX finding_changes_finding ON finding_changes (finding_id, id);
 -- Every asset and CVE the store holds is matched once, at the first start
 -- of a release that has findings.
 INSERT INTO match_queue (kind, key, queued_at) VALUES ('all', '', 0);
+
+-- migration: 36
+-- An asset reachable from the internet ranks its findings first.
+ALTER TABLE assets ADD COLUMN internet_facing INTEGER NOT NULL DEFAULT 0;

@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 35
+-- Schema version (PRAGMA user_version): 36
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -172,7 +172,7 @@ CREATE TABLE assets (
     owner      TEXT NOT NULL,
     software   TEXT NOT NULL,
     created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL, internet_facing INTEGER NOT NULL DEFAULT 0,
     UNIQUE (org_id, hostname)
 ) STRICT;
 

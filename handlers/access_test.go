@@ -86,6 +86,7 @@ var routeAccess = map[string]handlers.Access{
 	"GET /api/incidents":                                      handlers.Read,
 	"GET /api/findings":                                       handlers.Read,
 	"GET /api/findings/{id}":                                  handlers.Read,
+	"GET /api/findings/priorities":                            handlers.Read,
 	"PATCH /api/findings/{id}":                                handlers.Write,
 	"GET /api/incidents/{id}":                                 handlers.Read,
 	"GET /api/detection-rules":                                handlers.Read,

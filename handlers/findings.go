@@ -102,3 +102,62 @@ func (a *API) decideFinding(w http.ResponseWriter, r *http.Request) error {
 	writeData(w, http.StatusOK, newFindingDetail(f, changes))
 	return nil
 }
+
+// upgradeView is one row of the fix-first list.
+type upgradeView struct {
+	AssetID        string             `json:"asset_id"`
+	AssetHostname  string             `json:"asset_hostname"`
+	InternetFacing bool               `json:"internet_facing"`
+	Software       store.Software     `json:"software"`
+	ToVersion      *string            `json:"to_version"`
+	Summary        string             `json:"summary"`
+	Closes         []findingBriefView `json:"closes"`
+	Remaining      []findingBriefView `json:"remaining"`
+	KEV            int                `json:"kev"`
+	Ransomware     int                `json:"ransomware"`
+	MaxEPSS        *float64           `json:"max_epss"`
+	MaxCVSS        *float64           `json:"max_cvss"`
+}
+
+// findingBriefView names a finding in the fix-first list.
+type findingBriefView struct {
+	ID         string   `json:"id"`
+	CVEID      string   `json:"cve_id"`
+	KEV        bool     `json:"kev"`
+	Ransomware bool     `json:"ransomware"`
+	CVSSScore  *float64 `json:"cvss_score"`
+	EPSS       *float64 `json:"epss"`
+}
+
+func newFindingBrief(f store.Finding) findingBriefView {
+	return findingBriefView{ID: f.ID, CVEID: f.CVEID, KEV: f.KEV, Ransomware: f.Ransomware, CVSSScore: f.CVSS, EPSS: f.EPSS}
+}
+
+func newUpgradeView(u intel.Upgrade) upgradeView {
+	v := upgradeView{AssetID: u.Asset.ID, AssetHostname: u.Asset.Hostname, InternetFacing: u.Asset.InternetFacing, Software: u.Software,
+		Summary: u.Summary(), Closes: mapSlice(u.Closes, newFindingBrief), Remaining: mapSlice(u.Remaining, newFindingBrief),
+		KEV: u.KEV, Ransomware: u.Ransomware, MaxEPSS: u.MaxEPSS, MaxCVSS: u.MaxCVSS}
+	if u.ToVersion != "" {
+		v.ToVersion = &u.ToVersion
+	}
+	if v.Closes == nil {
+		v.Closes = []findingBriefView{}
+	}
+	if v.Remaining == nil {
+		v.Remaining = []findingBriefView{}
+	}
+	return v
+}
+
+func (a *API) findingPriorities(w http.ResponseWriter, r *http.Request) error {
+	page, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	upgrades, total, err := a.Intel.Priorities(r.Context(), principalFrom(r.Context()).OrgID, page)
+	if err != nil {
+		return err
+	}
+	writeList(w, mapSlice(upgrades, newUpgradeView), total, page)
+	return nil
+}

@@ -214,3 +214,50 @@ func TestFindingDecisions(t *testing.T) {
 	other := e.Register("bob@other.test", "Other")
 	e.Do("PATCH", "/api/findings/"+risk, other.Token, map[string]any{"status": "open"}).Must(t, http.StatusNotFound)
 }
+
+// Fix first: the open findings grouped by the one upgrade that closes the
+// most. FortiOS 6.0.4's six CVEs: 6.2.10 closes five (6.0.5 only three,
+// 6.0.14 four: CVE-2019-5591 is fixed after 6.2.0 and CVE-2021-44168's
+// 6.2 range ends before 6.2.10), leaving CVE-2023-28002, whose ranges end
+// included, naming no fixed version. It ranks above a critical Jira on an
+// internet-facing host, KEV-listed and ransomware-used CVEs coming first,
+// and that Jira above the same one on an internal host.
+func TestFindingPriorities(t *testing.T) {
+	nvd, kev := readShared(t, "nvd_cves_sample.json"), readShared(t, "cisa_kev.json")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, nvd).Must(t, http.StatusOK)
+	e.importIntel(admin.Token, kev).Must(t, http.StatusOK)
+	e.Do("POST", "/api/assets", admin.Token, []map[string]any{
+		{"hostname": "fw-604", "software": []map[string]any{{"vendor": "fortinet", "product": "fortios", "version": "6.0.4"}}},
+		{"hostname": "intranet", "software": []map[string]any{{"vendor": "atlassian", "product": "jira_data_center", "version": "8.5.0"}}},
+		{"hostname": "www", "internet_facing": true, "software": []map[string]any{{"vendor": "atlassian", "product": "jira_data_center", "version": "8.5.0"}}},
+	}).Must(t, http.StatusCreated)
+	r := e.Do("GET", "/api/findings/priorities", admin.Token, nil).Must(t, http.StatusOK)
+	list := r.Get("data").List()
+	if len(list) == 0 {
+		t.Fatalf("no priorities: %s", r.Raw)
+	}
+	top := list[0]
+	if top.Get("asset_hostname").Str() != "fw-604" || top.Get("to_version").Str() != "6.2.10" || top.Get("closes").Len() != 5 ||
+		top.Get("remaining").Len() != 1 || top.Get("kev").Int() != 5 || top.Get("ransomware").Int() != 3 ||
+		top.Get("summary").Str() != "Upgrade fortinet fortios on fw-604 to 6.2.10: closes 5, 5 of them KEV; 1 stays open" {
+		t.Fatalf("first: %v", top)
+	}
+	var closed []string
+	for _, f := range top.Get("closes").List() {
+		closed = append(closed, f.Get("cve_id").Str())
+	}
+	slices.Sort(closed)
+	if strings.Join(closed, " ") != "CVE-2018-13379 CVE-2018-13382 CVE-2018-13383 CVE-2019-5591 CVE-2021-44168" {
+		t.Fatalf("6.2.10 closes %v", closed)
+	}
+	// Of equal findings, the internet-facing host's come first.
+	if len(list) != 3 || list[1].Get("asset_hostname").Str() != "www" || list[2].Get("asset_hostname").Str() != "intranet" ||
+		!list[1].Get("internet_facing").Bool() || list[1].Get("to_version").Str() != list[2].Get("to_version").Str() {
+		t.Fatalf("the rest: %s", r.Raw)
+	}
+	for _, q := range []string{"limit=0x", "offset=-1", "colour=red"} {
+		e.Do("GET", "/api/findings/priorities?"+q, admin.Token, nil).Must(t, http.StatusBadRequest)
+	}
+}

@@ -252,15 +252,17 @@ func (a *API) deleteWatch(w http.ResponseWriter, r *http.Request) error {
 // Assets.
 
 type assetView struct {
-	ID        string           `json:"id"`
-	Hostname  string           `json:"hostname"`
-	IP        string           `json:"ip"`
-	OS        string           `json:"os"`
-	Owner     string           `json:"owner"`
-	Software  []store.Software `json:"software"`
-	CreatedAt string           `json:"created_at"`
-	UpdatedAt string           `json:"updated_at"`
-	Created   *bool            `json:"created,omitempty"`
+	ID       string           `json:"id"`
+	Hostname string           `json:"hostname"`
+	IP       string           `json:"ip"`
+	OS       string           `json:"os"`
+	Owner    string           `json:"owner"`
+	Software []store.Software `json:"software"`
+	// InternetFacing ranks its findings first.
+	InternetFacing bool   `json:"internet_facing"`
+	CreatedAt      string `json:"created_at"`
+	UpdatedAt      string `json:"updated_at"`
+	Created        *bool  `json:"created,omitempty"`
 	// Findings are the detail's: its findings (at most 200, KEV-listed and
 	// highest scored first) and how many it has.
 	Findings      *[]findingView `json:"findings,omitempty"`
@@ -268,7 +270,7 @@ type assetView struct {
 }
 
 func newAssetView(a store.Asset) assetView {
-	return assetView{ID: a.ID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: a.Software,
+	return assetView{ID: a.ID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: a.Software, InternetFacing: a.InternetFacing,
 		CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
 }
 

@@ -140,6 +140,7 @@ func (a *API) table() []Route {
 		row("DELETE", "/api/assets/{id}", Write, a.deleteAsset, audited(audit.AssetDelete)),
 		row("GET", "/api/findings", Read, a.listFindings,
 			params("kev", "min_cvss", "min_epss", "asset", "cve_id", "status", "vendor", "product", "limit", "offset")),
+		row("GET", "/api/findings/priorities", Read, a.findingPriorities, params("limit", "offset")),
 		row("GET", "/api/findings/{id}", Read, a.getFinding),
 		row("PATCH", "/api/findings/{id}", Write, a.decideFinding, audited(audit.FindingStatus)),
 		row("POST", "/api/intel/import", Admin, a.importIntel, bodyCap(intel.MaxImportBytes), audited(audit.IntelImport), params("name")),

@@ -28,6 +28,8 @@ type AssetInput struct {
 	OS       string           `json:"os"`
 	Owner    string           `json:"owner"`
 	Software []store.Software `json:"software"`
+	// InternetFacing ranks its findings first (GET /findings/priorities).
+	InternetFacing bool `json:"internet_facing"`
 }
 
 // check validates one asset; prefix names its place in a batch ("0.").
@@ -83,7 +85,8 @@ func (a AssetInput) asset(orgID string) store.Asset {
 	if sw == nil {
 		sw = []store.Software{}
 	}
-	return store.Asset{OrgID: orgID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: sw, Products: productKeys(sw)}
+	return store.Asset{OrgID: orgID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: sw, Products: productKeys(sw),
+		InternetFacing: a.InternetFacing}
 }
 
 // matchWritten matches assets just written, so that the answer and the
@@ -140,6 +143,8 @@ type AssetPatch struct {
 	OS       *string           `json:"os"`
 	Owner    *string           `json:"owner"`
 	Software *[]store.Software `json:"software"`
+	// InternetFacing null or left out keeps it.
+	InternetFacing *bool `json:"internet_facing"`
 }
 
 // UpdateAsset changes the fields the patch sets; the result is validated
@@ -149,7 +154,10 @@ func (s *Service) UpdateAsset(ctx context.Context, orgID, id string, patch Asset
 	if err != nil {
 		return store.Asset{}, err
 	}
-	in := AssetInput{Hostname: cur.Hostname, IP: cur.IP, OS: cur.OS, Owner: cur.Owner, Software: cur.Software}
+	in := AssetInput{Hostname: cur.Hostname, IP: cur.IP, OS: cur.OS, Owner: cur.Owner, Software: cur.Software, InternetFacing: cur.InternetFacing}
+	if patch.InternetFacing != nil {
+		in.InternetFacing = *patch.InternetFacing
+	}
 	for _, f := range []struct {
 		from *string
 		to   *string

@@ -20,6 +20,7 @@ type Software struct {
 // Asset is a machine of the organization's inventory.
 type Asset struct {
 	ID, OrgID, Hostname, IP, OS, Owner string
+	InternetFacing                     bool
 	Software                           []Software
 	CreatedAt, UpdatedAt               time.Time
 	// Products are the software's vendors and products as the matching
@@ -30,13 +31,13 @@ type Asset struct {
 // MaxAssets bounds an organization's inventory.
 const MaxAssets = 10000
 
-const assetColumns = `id, org_id, hostname, ip, os, owner, software, created_at, updated_at`
+const assetColumns = `id, org_id, hostname, ip, os, owner, software, created_at, updated_at, internet_facing`
 
 func scanAsset(row interface{ Scan(...any) error }) (Asset, error) {
 	var a Asset
 	var software string
 	var created, updated int64
-	if err := row.Scan(&a.ID, &a.OrgID, &a.Hostname, &a.IP, &a.OS, &a.Owner, &software, &created, &updated); err != nil {
+	if err := row.Scan(&a.ID, &a.OrgID, &a.Hostname, &a.IP, &a.OS, &a.Owner, &software, &created, &updated, &a.InternetFacing); err != nil {
 		return Asset{}, fmt.Errorf("asset: %w", err)
 	}
 	if err := json.Unmarshal([]byte(software), &a.Software); err != nil {
@@ -59,10 +60,10 @@ func (s *Store) PutAssets(ctx context.Context, orgID string, assets []Asset) (ou
 				return fmt.Errorf("encode software: %w", err)
 			}
 			id := NewID("ast", now)
-			row := tx.QueryRowContext(ctx, `INSERT INTO assets (`+assetColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			row := tx.QueryRowContext(ctx, `INSERT INTO assets (`+assetColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (org_id, hostname) DO UPDATE SET ip = excluded.ip, os = excluded.os, owner = excluded.owner,
-				software = excluded.software, updated_at = excluded.updated_at RETURNING `+assetColumns,
-				id, orgID, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(now), ms(now))
+				software = excluded.software, updated_at = excluded.updated_at, internet_facing = excluded.internet_facing RETURNING `+assetColumns,
+				id, orgID, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(now), ms(now), a.InternetFacing)
 			if out[i], err = scanAsset(row); err != nil {
 				return err
 			}
@@ -115,8 +116,9 @@ func (s *Store) UpdateAsset(ctx context.Context, a Asset) (Asset, error) {
 	}
 	var out Asset
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		out, err = scanAsset(tx.QueryRowContext(ctx, `UPDATE assets SET hostname = ?, ip = ?, os = ?, owner = ?, software = ?, updated_at = ?
-			WHERE org_id = ? AND id = ? RETURNING `+assetColumns, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(s.now()), a.OrgID, a.ID))
+		out, err = scanAsset(tx.QueryRowContext(ctx, `UPDATE assets SET hostname = ?, ip = ?, os = ?, owner = ?, software = ?, updated_at = ?,
+			internet_facing = ? WHERE org_id = ? AND id = ? RETURNING `+assetColumns, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(s.now()),
+			a.InternetFacing, a.OrgID, a.ID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return ErrNotFound
