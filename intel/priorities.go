@@ -23,12 +23,12 @@ import (
 
 // Upgrade is one change that closes findings.
 type Upgrade struct {
-	Asset     store.Asset
-	Software  store.Software
-	ToVersion string          // "" when no fixed version is known
-	Closes    []store.Finding // the open findings it closes
-	Remaining []store.Finding // this software's open findings it leaves
-	KEV, Ransomware int
+	Asset            store.Asset
+	Software         store.Software
+	ToVersion        string          // "" when no fixed version is known
+	Closes           []store.Finding // the open findings it closes
+	Remaining        []store.Finding // this software's open findings it leaves
+	KEV, Ransomware  int
 	MaxEPSS, MaxCVSS *float64
 }
 
