@@ -358,10 +358,10 @@ var dataChecks = []*Check{
 		},
 	},
 	{
-		ID: "vulnerability_sla", Title: "Watched vulnerabilities are patched within their SLA", Severity: event.High,
+		ID: "vulnerability_sla", Title: "Vulnerabilities affecting assets are patched within their SLA", Severity: event.High,
 		Controls: map[string][]string{"soc2": {"CC7.1"}, "hipaa": {"164.308(a)(1)(ii)(B)"}, "nist": {"ID.RA-01", "PR.PS-02"}, "cis": {"7.2", "7.7"}},
 		Steps: []string{
-			"Patch the affected assets of each overdue CVE (the CVE watchlist page names them), KEV-listed first, then by CVSS score.",
+			"Patch the affected assets of each overdue CVE (the Findings page's fix-first list names the upgrade), KEV-listed first, then by CVSS score.",
 			"Update each patched asset's software list on the Assets page with the new version, so the CVE no longer matches it.",
 			"Where no patch exists, apply the vendor's mitigation and record it in an attestation of the control.",
 		},
@@ -380,11 +380,11 @@ var dataChecks = []*Check{
 				}
 			}
 			if len(tracked) == 0 {
-				return outcome{NotApplicable, fmt.Sprintf("No watched CVE affects an asset of the inventory (%d watched).", len(f.Exposure)),
+				return outcome{NotApplicable, fmt.Sprintf("No open finding or watched CVE affects an asset of the inventory (%d watched or found).", len(f.Exposure)),
 					map[string]any{"watched": len(f.Exposure)}}
 			}
 			return passIf(len(overdue) == 0,
-				fmt.Sprintf("%d of %d watched CVEs affecting assets are past their patching deadline (KEV due date; critical %d days, high %d days, others %d days after being watched or published).",
+				fmt.Sprintf("%d of %d CVEs affecting assets (open findings and watched CVEs) are past their patching deadline (KEV due date; critical %d days, high %d days, others %d days after being found, watched or published).",
 					len(overdue), len(tracked), int(patchSLA["critical"].Hours()/24), int(patchSLA["high"].Hours()/24), int(patchSLA[""].Hours()/24)),
 				map[string]any{"affecting_assets": len(tracked), "overdue": len(overdue), "cve_ids": firstIDs(overdue)})
 		},

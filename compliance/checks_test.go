@@ -310,7 +310,7 @@ func TestPatchDue(t *testing.T) {
 }
 
 func TestCheckVulnerabilitySLA(t *testing.T) {
-	const rule = " (KEV due date; critical 15 days, high 30 days, others 90 days after being watched or published)."
+	const rule = " (KEV due date; critical 15 days, high 30 days, others 90 days after being found, watched or published)."
 	cve := func(id, severity string, watchedAgo time.Duration, affected int) intel.ExposureItem {
 		return intel.ExposureItem{CVEID: id, Enriched: true, Severity: severity, WatchedAt: testNow.Add(-watchedAgo), Affected: affected}
 	}
@@ -318,16 +318,16 @@ func TestCheckVulnerabilitySLA(t *testing.T) {
 	runCheckCases(t, "vulnerability_sla", []checkCase{
 		{"no watchlist in this release", func(f *Facts) { f.Settings.CVEWatchlist = false }, NotApplicable,
 			"This release has no CVE watchlist, so no patching deadline can be checked yet.", map[string]any{}},
-		{"nothing watched", expose(), NotApplicable, "No watched CVE affects an asset of the inventory (0 watched).",
+		{"nothing watched", expose(), NotApplicable, "No open finding or watched CVE affects an asset of the inventory (0 watched or found).",
 			map[string]any{"watched": 0}},
 		{"watched CVEs affect no asset or have no intelligence", expose(cve("CVE-1", "critical", 100*day, 0),
 			intel.ExposureItem{CVEID: "CVE-2", Severity: "critical", WatchedAt: testNow.Add(-100 * day), Affected: 3}), NotApplicable,
-			"No watched CVE affects an asset of the inventory (2 watched).", map[string]any{"watched": 2}},
+			"No open finding or watched CVE affects an asset of the inventory (2 watched or found).", map[string]any{"watched": 2}},
 		{"critical due exactly now", expose(cve("CVE-1", "critical", 15*day, 1)), Pass,
-			"0 of 1 watched CVEs affecting assets are past their patching deadline" + rule,
+			"0 of 1 CVEs affecting assets (open findings and watched CVEs) are past their patching deadline" + rule,
 			map[string]any{"affecting_assets": 1, "overdue": 0, "cve_ids": []string{}}},
 		{"critical due a second ago", expose(cve("CVE-1", "critical", 15*day+time.Second, 1)), Fail,
-			"1 of 1 watched CVEs affecting assets are past their patching deadline" + rule,
+			"1 of 1 CVEs affecting assets (open findings and watched CVEs) are past their patching deadline" + rule,
 			map[string]any{"affecting_assets": 1, "overdue": 1, "cve_ids": []string{"CVE-1"}}},
 		{"high due exactly now", expose(cve("CVE-1", "high", 30*day, 2)), Pass, "", nil},
 		{"high due a second ago", expose(cve("CVE-1", "high", 30*day+time.Second, 2)), Fail, "", nil},
@@ -339,7 +339,7 @@ func TestCheckVulnerabilitySLA(t *testing.T) {
 			return it
 		}()), Fail, "", map[string]any{"affecting_assets": 1, "overdue": 1, "cve_ids": []string{"CVE-1"}}},
 		{"one of two overdue", expose(cve("CVE-1", "critical", 20*day, 1), cve("CVE-2", "critical", 2*day, 4), cve("CVE-3", "low", 400*day, 0)),
-			Fail, "1 of 2 watched CVEs affecting assets are past their patching deadline" + rule,
+			Fail, "1 of 2 CVEs affecting assets (open findings and watched CVEs) are past their patching deadline" + rule,
 			map[string]any{"affecting_assets": 2, "overdue": 1, "cve_ids": []string{"CVE-1"}}},
 	})
 }

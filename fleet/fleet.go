@@ -28,6 +28,7 @@ import (
 	"garrison/alerting"
 	"garrison/dashboard"
 	"garrison/event"
+	"garrison/intel"
 	"garrison/posture"
 	"garrison/store"
 	"garrison/valid"
@@ -432,4 +433,51 @@ func (s *Service) Alerts(ctx context.Context, who account.Credential, q alerting
 		out[i] = Alert{Client: byID[a.OrgID], Alert: a.Alert}
 	}
 	return out, total, nil
+}
+
+// Exposure is which of a provider's clients a CVE affects, and where.
+type Exposure struct {
+	CVEID   string
+	Clients []ClientExposure // by name
+}
+
+// ClientExposure is one client's open findings of the CVE.
+type ClientExposure struct {
+	Client   store.Org
+	Findings []store.Finding // by host
+}
+
+// maxExposureFindings bounds the findings one exposure lists.
+const maxExposureFindings = 10_000
+
+// Exposure answers which clients the staff member reaches a CVE affects:
+// their open findings of it, by client.
+func (s *Service) Exposure(ctx context.Context, who account.Credential, cveID string) (Exposure, error) {
+	id, ok := intel.NormalizeCVEID(cveID)
+	if !ok {
+		return Exposure{}, valid.Field("cve_id", "is required: a CVE id (CVE-2024-12345)")
+	}
+	sc, err := account.ClientScope(who)
+	if err != nil {
+		return Exposure{}, err
+	}
+	found, err := s.store.FleetFindings(ctx, sc, id, maxExposureFindings)
+	if err != nil {
+		return Exposure{}, err
+	}
+	clients, err := s.accounts.Clients(ctx, who)
+	if err != nil {
+		return Exposure{}, err
+	}
+	out := Exposure{CVEID: id}
+	byOrg := map[string][]store.Finding{}
+	for _, f := range found {
+		byOrg[f.OrgID] = append(byOrg[f.OrgID], f)
+	}
+	for _, c := range clients {
+		if fs := byOrg[c.ID]; len(fs) > 0 {
+			out.Clients = append(out.Clients, ClientExposure{Client: c, Findings: fs})
+		}
+	}
+	return out, nil
 }

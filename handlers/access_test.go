@@ -64,6 +64,7 @@ var routeAccess = map[string]handlers.Access{
 	"GET /api/clients":                                        handlers.Read,
 	"POST /api/clients":                                       handlers.Admin,
 	"GET /api/clients/alerts":                                 handlers.Read,
+	"GET /api/clients/exposure":                               handlers.Read,
 	"GET /api/clients/{id}":                                   handlers.Read,
 	"PATCH /api/clients/{id}":                                 handlers.Admin,
 	"DELETE /api/clients/{id}":                                handlers.Admin,

@@ -259,3 +259,36 @@ func (a *API) convertLead(w http.ResponseWriter, r *http.Request) error {
 	writeData(w, http.StatusCreated, newClientOrgView(c))
 	return nil
 }
+
+// exposureView is which clients a CVE affects.
+type exposureView struct {
+	CVEID           string               `json:"cve_id"`
+	ClientsAffected int                  `json:"clients_affected"`
+	AssetsAffected  int                  `json:"assets_affected"`
+	Clients         []clientExposureView `json:"clients"`
+}
+
+type clientExposureView struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Findings []findingView `json:"findings"`
+}
+
+func (a *API) clientExposure(w http.ResponseWriter, r *http.Request) error {
+	cveID, _ := queryValue(r, "cve_id")
+	ex, err := a.Fleet.Exposure(r.Context(), principalFrom(r.Context()).Credential, cveID)
+	if err != nil {
+		return err
+	}
+	v := exposureView{CVEID: ex.CVEID, ClientsAffected: len(ex.Clients), Clients: []clientExposureView{}}
+	assets := map[string]bool{}
+	for _, c := range ex.Clients {
+		for _, f := range c.Findings {
+			assets[f.AssetID] = true
+		}
+		v.Clients = append(v.Clients, clientExposureView{ID: c.Client.ID, Name: c.Client.Name, Findings: mapSlice(c.Findings, newFindingView)})
+	}
+	v.AssetsAffected = len(assets)
+	writeData(w, http.StatusOK, v)
+	return nil
+}

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -87,6 +88,13 @@ func TestFindingsFromTheWholeStore(t *testing.T) {
 	if len(notices) != 1 || notices[0].Get("title").Str() != "5 new findings, KEV-listed or critical" ||
 		!strings.HasPrefix(notices[0].Get("body").Str(), "CVE-2018-13379 (KEV, ransomware, CVSS 9.8) on fw-604: Fortinet FortiOS 6.0.4\n") {
 		t.Fatalf("notifications: %v", notices)
+	}
+
+	// The score weighs the open findings, watched or not: five KEV-listed
+	// CVEs affecting an asset cost the most the rule takes (60).
+	vuln := e.Do("GET", "/api/dashboard/security-score", admin.Token, nil).Must(t, http.StatusOK).Get("data", "sub_scores", "vulnerabilities")
+	if !vuln.Get("assessed").Bool() || vuln.Get("score").Float() != 40 {
+		t.Fatalf("vulnerabilities sub-score: %v", vuln)
 	}
 
 	// The upgrade to 6.0.5 fixes what 6.0.5 fixed, by itself.
@@ -259,5 +267,57 @@ func TestFindingPriorities(t *testing.T) {
 	}
 	for _, q := range []string{"limit=0x", "offset=-1", "colour=red"} {
 		e.Do("GET", "/api/findings/priorities?"+q, admin.Token, nil).Must(t, http.StatusBadRequest)
+	}
+}
+
+// On a provider, which clients and assets a CVE affects, within the
+// clients each staff member reaches; the fleet view counts each client's
+// KEV-listed CVEs from its findings.
+func TestClientExposure(t *testing.T) {
+	nvd, kev := readShared(t, "nvd_cves_sample.json"), readShared(t, "cisa_kev.json")
+	f := newFleet(t)
+	e := f.e
+	e.importIntel(f.ann.Token, nvd).Must(t, http.StatusOK)
+	e.importIntel(f.ann.Token, kev).Must(t, http.StatusOK)
+	fortios := func(version string) map[string]any {
+		return map[string]any{"hostname": "fw", "software": []map[string]any{{"vendor": "fortinet", "product": "fortios", "version": version}}}
+	}
+	inOrg(e, "POST", "/api/assets", f.providerKey, f.dental, fortios("6.0.4")).Must(t, http.StatusCreated)
+	inOrg(e, "POST", "/api/assets", f.providerKey, f.law, fortios("6.0.5")).Must(t, http.StatusCreated)
+	inOrg(e, "POST", "/api/assets", e.APIKey(f.quinn, "admin"), f.otherClient, fortios("6.0.4")).Must(t, http.StatusCreated)
+
+	clients := func(cred, cve string) []string {
+		r := e.Do("GET", "/api/clients/exposure?cve_id="+cve, cred, nil).Must(t, http.StatusOK).Get("data")
+		var names []string
+		for _, c := range r.Get("clients").List() {
+			names = append(names, fmt.Sprintf("%s:%d", c.Get("name").Str(), c.Get("findings").Len()))
+		}
+		if r.Get("clients_affected").Int() != len(names) {
+			t.Fatalf("exposure: %v", r)
+		}
+		return names
+	}
+	for _, c := range []struct {
+		who, cve, want string
+	}{
+		{f.ann.Token, "CVE-2021-44168", "Dental One:1 Law Two:1"},
+		{f.ann.Token, "cve-2018-13379", "Dental One:1"},
+		{f.tom.Token, "CVE-2021-44168", "Dental One:1"},
+		{f.ann.Token, "CVE-2018-13374", ""},
+	} {
+		if got := strings.Join(clients(c.who, c.cve), " "); got != c.want {
+			t.Errorf("%s: %q, want %q", c.cve, got, c.want)
+		}
+	}
+	e.Do("GET", "/api/clients/exposure", f.ann.Token, nil).WantFields(t, "cve_id")
+	e.Do("GET", "/api/clients/exposure?cve_id=nope", f.ann.Token, nil).WantFields(t, "cve_id")
+	e.Do("GET", "/api/clients/exposure?cve_id=CVE-2021-44168", f.cal.Token, nil).WantError(t, http.StatusForbidden, "forbidden", "")
+
+	kevByClient := map[string]int{}
+	for _, c := range e.Do("GET", "/api/clients", f.ann.Token, nil).Must(t, http.StatusOK).Get("data").List() {
+		kevByClient[c.Get("name").Str()] = c.Get("kev_cves").Int()
+	}
+	if kevByClient["Dental One"] != 5 || kevByClient["Law Two"] != 2 {
+		t.Fatalf("KEV CVEs by client: %v", kevByClient)
 	}
 }

@@ -47,6 +47,7 @@ func (a *API) table() []Route {
 		row("GET", "/api/clients", Read, a.listClients, params("limit", "offset", "sort", "grade", "silent", "q")),
 		row("POST", "/api/clients", Admin, a.createClient, audited(audit.ClientCreate)),
 		row("GET", "/api/clients/alerts", Read, a.clientAlerts, params("limit", "offset", "status", "severity")),
+		row("GET", "/api/clients/exposure", Read, a.clientExposure, params("cve_id")),
 		row("GET", "/api/clients/{id}", Read, a.getClient),
 		row("PATCH", "/api/clients/{id}", Admin, a.patchClient, audited(audit.ClientUpdate)),
 		row("DELETE", "/api/clients/{id}", Admin, a.deleteClient, audited(audit.ClientDelete)),

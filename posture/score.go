@@ -238,10 +238,12 @@ func grade(score int) string {
 	return "F"
 }
 
-// vulnerabilityScore weighs the watched CVEs: those with affected assets
-// most, a KEV listing (exploited in the wild) above a critical score above
-// a high one; a watched KEV or critical CVE without affected assets costs a
-// little, as a reminder to check the inventory.
+// vulnerabilityScore weighs the CVEs affecting the organization (its open
+// findings, and the watched CVEs no finding names): those with affected
+// assets most, a KEV listing (exploited in the wild) above a critical
+// score or a likely exploitation (EPSS) above a high score; a watched KEV
+// or critical CVE without affected assets costs a little, as a reminder
+// to check the inventory.
 func vulnerabilityScore(items []intel.ExposureItem) *SubScore {
 	enriched := 0
 	var kevAffected, criticalAffected, highAffected, unconfirmed []string
@@ -253,7 +255,7 @@ func vulnerabilityScore(items []intel.ExposureItem) *SubScore {
 		switch {
 		case it.Affected > 0 && it.KEV:
 			kevAffected = append(kevAffected, it.CVEID)
-		case it.Affected > 0 && it.Score >= 9:
+		case it.Affected > 0 && (it.Score >= 9 || it.EPSS != nil && *it.EPSS >= likelyExploited):
 			criticalAffected = append(criticalAffected, it.CVEID)
 		case it.Affected > 0 && it.Score >= 7:
 			highAffected = append(highAffected, it.CVEID)
@@ -263,7 +265,7 @@ func vulnerabilityScore(items []intel.ExposureItem) *SubScore {
 	}
 	if enriched == 0 {
 		if len(items) == 0 {
-			return notAssessed("No CVE is on the watchlist")
+			return notAssessed("No finding is open and no CVE is on the watchlist")
 		}
 		return notAssessed("No watched CVE has intelligence yet; import NVD or CVE 5 data")
 	}
@@ -271,14 +273,19 @@ func vulnerabilityScore(items []intel.ExposureItem) *SubScore {
 	s.penalise("kev_cves_with_affected_assets", len(kevAffected), min(60, 25*len(kevAffected)),
 		"each CISA KEV-listed CVE affecting an asset costs 25 (at most 60): "+listOrNone(kevAffected))
 	s.penalise("critical_cves_with_affected_assets", len(criticalAffected), min(45, 15*len(criticalAffected)),
-		"each other critical (CVSS 9.0 or more) CVE affecting an asset costs 15 (at most 45): "+listOrNone(criticalAffected))
+		"each other critical (CVSS 9.0 or more) or likely exploited (EPSS 0.5 or more) CVE affecting an asset costs 15 (at most 45): "+
+			listOrNone(criticalAffected))
 	s.penalise("high_cves_with_affected_assets", len(highAffected), min(20, 5*len(highAffected)),
 		"each high (CVSS 7.0 to 8.9) CVE affecting an asset costs 5 (at most 20): "+listOrNone(highAffected))
 	s.penalise("kev_or_critical_cves_without_matched_assets", len(unconfirmed), min(10, 2*len(unconfirmed)),
 		"each KEV-listed or critical CVE no asset matches costs 2 (at most 10): check the inventory lists the software: "+listOrNone(unconfirmed))
-	s.finish(fmt.Sprintf("%d watched CVEs with intelligence, weighed by exploitation, severity and affected assets", enriched))
+	s.finish(fmt.Sprintf("%d CVEs with intelligence (open findings and watched CVEs), weighed by exploitation, severity and affected assets", enriched))
 	return s
 }
+
+// likelyExploited is the EPSS from which a CVE affecting an asset weighs
+// as a critical one: even odds of exploitation within 30 days.
+const likelyExploited = 0.5
 
 func listOrNone(ids []string) string {
 	if len(ids) == 0 {

@@ -307,7 +307,7 @@ func TestVulnerabilityNotAssessed(t *testing.T) {
 		items []intel.ExposureItem
 		want  string
 	}{
-		{"empty watchlist", nil, "No CVE is on the watchlist"},
+		{"empty watchlist", nil, "No finding is open and no CVE is on the watchlist"},
 		{"nothing enriched", []intel.ExposureItem{{CVEID: "CVE-2024-0001", KEV: true, Affected: 3, Score: 10}},
 			"No watched CVE has intelligence yet; import NVD or CVE 5 data"},
 	}
@@ -341,6 +341,8 @@ func TestVulnerabilityClassification(t *testing.T) {
 		{"score 8.9 affecting an asset is high", intel.ExposureItem{Affected: 1, Score: 8.9}, high, 5, 95},
 		{"score 7.0 affecting an asset is high", intel.ExposureItem{Affected: 1, Score: 7}, high, 5, 95},
 		{"score 6.9 affecting an asset costs nothing", intel.ExposureItem{Affected: 1, Score: 6.9}, "", 0, 100},
+		{"EPSS 0.5 affecting an asset weighs as critical", intel.ExposureItem{Affected: 1, Score: 5, EPSS: ptr(0.5)}, critical, 15, 85},
+		{"EPSS 0.49 does not", intel.ExposureItem{Affected: 1, Score: 5, EPSS: ptr(0.49)}, "", 0, 100},
 		{"no score affecting an asset costs nothing", intel.ExposureItem{Affected: 1, Score: -1}, "", 0, 100},
 		{"KEV without affected assets", intel.ExposureItem{KEV: true}, unconfirmed, 2, 98},
 		{"critical 9.0 without affected assets", intel.ExposureItem{Score: 9}, unconfirmed, 2, 98},
@@ -368,7 +370,7 @@ func TestVulnerabilityClassification(t *testing.T) {
 			if got := assessedScore(t, s); got != tc.wantScore {
 				t.Errorf("score %d, want %d", got, tc.wantScore)
 			}
-			if want := "1 watched CVEs with intelligence, weighed by exploitation, severity and affected assets"; s.Summary != want {
+			if want := "1 CVEs with intelligence (open findings and watched CVEs), weighed by exploitation, severity and affected assets"; s.Summary != want {
 				t.Errorf("summary %q, want %q", s.Summary, want)
 			}
 		})
@@ -432,7 +434,7 @@ func TestVulnerabilityIgnoresUnenriched(t *testing.T) {
 	if got := assessedScore(t, s); got != 100 {
 		t.Errorf("score %d, want 100: an unenriched CVE costs nothing", got)
 	}
-	if want := "1 watched CVEs with intelligence, weighed by exploitation, severity and affected assets"; s.Summary != want {
+	if want := "1 CVEs with intelligence (open findings and watched CVEs), weighed by exploitation, severity and affected assets"; s.Summary != want {
 		t.Errorf("summary %q, want %q", s.Summary, want)
 	}
 }
@@ -683,3 +685,5 @@ func TestConfirmedAlertsCost(t *testing.T) {
 		})
 	}
 }
+
+func ptr(f float64) *float64 { return &f }

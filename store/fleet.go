@@ -144,3 +144,11 @@ type prefixed struct {
 }
 
 func (p prefixed) Scan(dest ...any) error { return p.row.Scan(append(p.before, dest...)...) }
+
+// FleetFindings reads the open findings of a CVE in the clients the scope
+// reaches (at most limit), by client and host.
+func (s *Store) FleetFindings(ctx context.Context, sc ClientScope, cveID string, limit int) ([]Finding, error) {
+	return queryAll(ctx, s.reads(), "fleet findings", `SELECT `+findingColumns+` FROM findings f JOIN assets a ON a.id = f.asset_id
+		WHERE f.cve_id = ?3 AND f.status = 'open' AND f.org_id IN `+scopeClients+` ORDER BY f.org_id, a.hostname LIMIT ?4`,
+		[]any{sc.ProviderID, sc.UserID, cveID, limit}, func(rows *sql.Rows) (Finding, error) { return scanFinding(rows) })
+}
