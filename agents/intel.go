@@ -28,6 +28,8 @@ type CVERecord struct {
 	KnownExploited bool      `json:"known_exploited"`
 	CWEs           []string  `json:"cwes"`
 	Published      time.Time `json:"published"`
+	// Techniques are its ATT&CK mapping, as the watchlist derives it.
+	Techniques []intel.Technique `json:"-"`
 }
 
 // intelSource is the intelligence store as the researcher reads it.
@@ -43,7 +45,8 @@ type intelCVEs struct{ s intelSource }
 
 func cveRecord(r intel.Record) CVERecord {
 	v := r.View
-	c := CVERecord{ID: v.ID, Description: v.Description, Vendors: []string{}, KnownExploited: v.KEV != nil, CWEs: v.CWEs}
+	c := CVERecord{ID: v.ID, Description: v.Description, Vendors: []string{}, KnownExploited: v.KEV != nil, CWEs: v.CWEs,
+		Techniques: intel.CVETechniques(&v)}
 	if v.Primary != nil {
 		c.CVSS, c.Severity = v.Primary.Score, v.Severity()
 	}

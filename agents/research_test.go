@@ -10,6 +10,7 @@ import (
 
 	"garrison/attack"
 	"garrison/event"
+	"garrison/intel"
 	"garrison/store"
 	"garrison/valid"
 )
@@ -205,8 +206,10 @@ func TestMapTechniques(t *testing.T) {
 			{"T1505.003", 0, []string{"CTID mapping of CVE-2021-44228 (secondary_impact)"}},
 			{"T1608.001", 0, []string{"CTID mapping of CVE-2021-44228 (secondary_impact)"}},
 		}},
-		{"an unmapped CVE's weaknesses", nil, "cve-2099-0001", "cve", []string{"CWE-645"}, []techniqueSummary{
-			{"T1531", 0, []string{"derived: CVE-2099-0001 has CWE-645, which CAPEC-2 Inducing Account Lockout exploits"}}}},
+		{"an unmapped CVE's weakness that is how it is reached", nil, "cve-2099-0001", "cve", []string{"CWE-307"}, []techniqueSummary{
+			{"T1078", 0, []string{"derived: CVE-2099-0001: CWE-307 → CAPEC-560 Use of Known Domain Credentials"}}}},
+		{"an unmapped CVE's weakness that is not: its vector", nil, "cve-2099-0001", "cve", []string{"CWE-645"}, []techniqueSummary{
+			{"T1190", 0, []string{"derived: CVE-2099-0001: reachable over the network without user interaction, with high confidentiality, integrity and availability impact"}}}},
 		{"weaknesses only count for a CVE", nil, "example.com", "domain", []string{"CWE-645"}, []techniqueSummary{}},
 		{"a CVE's events add to its mappings", []event.Event{threat("exploit attempt")}, "CVE-2021-44228", "cve", nil, []techniqueSummary{
 			{"T1190", 1, []string{"CTID mapping of CVE-2021-44228 (exploitation)", `text mentions "exploit"`}},
@@ -219,7 +222,12 @@ func TestMapTechniques(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := []techniqueSummary{}
-			for _, f := range mapTechniques(tc.events, tc.target, tc.kind, tc.cwes) {
+			var mapped []intel.Technique
+			if tc.kind == "cve" && tc.cwes != nil { // as the store would hold it: a network-reachable, full-impact flaw
+				mapped = intel.CVETechniques(&intel.View{ID: strings.ToUpper(tc.target), CWEs: tc.cwes,
+					Primary: &intel.Score{Vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"}})
+			}
+			for _, f := range mapTechniques(tc.events, tc.target, tc.kind, mapped) {
 				if f.Name == "" || f.URL == "" {
 					t.Errorf("technique %s without its catalog entry", f.ID)
 				}

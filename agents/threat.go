@@ -16,6 +16,7 @@ import (
 	"garrison/alerting"
 	"garrison/attack"
 	"garrison/blocklist"
+	"garrison/intel"
 	"garrison/store"
 	"garrison/valid"
 	"garrison/wording"
@@ -160,12 +161,11 @@ type techniqueFinding struct {
 	Events   int      `json:"events"`
 }
 
-// mapTechniques maps the events' signatures and types, and a CVE target, to
-// ATT&CK techniques, counting the events behind each.
-// mapTechniques maps the research to ATT&CK: for a CVE, the CTID mappings
-// of it, else (derived) the techniques its weaknesses reach through CAPEC;
-// then what the matching events show.
-func mapTechniques(events []event.Event, target, kind string, cwes []string) []techniqueFinding {
+// mapTechniques maps the research to ATT&CK: for a CVE, its mapping as
+// the intelligence store derives it (intel.CVETechniques: the CTID
+// mappings of it, else what its weaknesses and vector say); then what the
+// matching events show.
+func mapTechniques(events []event.Event, target, kind string, cveTechniques []intel.Technique) []techniqueFinding {
 	found := map[string]*techniqueFinding{}
 	add := func(t attack.Technique, reason string, n int) {
 		f, ok := found[t.ID]
@@ -179,15 +179,19 @@ func mapTechniques(events []event.Event, target, kind string, cwes []string) []t
 		}
 	}
 	if kind == "cve" {
-		for _, m := range attack.ForCVE(target) {
-			add(m.Technique, "CTID mapping of "+strings.ToUpper(target)+" ("+m.Role+")", 0)
-		}
-		if len(found) == 0 {
-			for _, cwe := range cwes {
-				for _, m := range attack.ForCWE(cwe) {
-					add(m.Technique, "derived: "+strings.ToUpper(target)+" has "+m.CWE+", which "+m.CAPEC+" "+m.CAPECName+" exploits", 0)
-				}
+		id := strings.ToUpper(target)
+		if cveTechniques == nil { // the store does not hold it: CTID's mapping still names it
+			for _, m := range attack.ForCVE(target) {
+				cveTechniques = append(cveTechniques, intel.Technique{ID: m.Technique.ID, Name: m.Technique.Name, Tactics: m.Technique.Tactics,
+					URL: m.Technique.URL, Source: "ctid", Role: m.Role})
 			}
+		}
+		for _, t := range cveTechniques {
+			reason := "CTID mapping of " + id + " (" + t.Role + ")"
+			if t.Source != "ctid" {
+				reason = "derived: " + id + ": " + t.Via
+			}
+			add(attack.Technique{ID: t.ID, Name: t.Name, Tactics: t.Tactics, URL: t.URL}, reason, 0)
 		}
 	}
 	seen := map[string][]attack.Match{}
@@ -323,17 +327,17 @@ func researchThreat(ctx context.Context, env *Env, run store.AgentRun, params Pa
 
 	var techniques []techniqueFinding
 	if enabled(p.Options.MitreMapping) {
-		var cwes []string
+		var cveTechniques []intel.Technique
 		if kind == "cve" && env.CVEs != nil {
 			c, ok, err := env.CVEs.LookupCVE(ctx, strings.ToUpper(p.Target))
 			if err != nil {
 				return Report{}, err
 			}
 			if ok {
-				cwes = c.CWEs
+				cveTechniques = c.Techniques
 			}
 		}
-		techniques = mapTechniques(events, p.Target, kind, cwes)
+		techniques = mapTechniques(events, p.Target, kind, cveTechniques)
 		out["mitre_attack"] = map[string]any{"version": attack.Version, "techniques": nonNil(techniques)}
 	}
 

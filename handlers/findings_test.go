@@ -321,3 +321,45 @@ func TestClientExposure(t *testing.T) {
 		t.Fatalf("KEV CVEs by client: %v", kevByClient)
 	}
 }
+
+// patch_status says what it rests on, on named CVEs of the real samples:
+// Zimbra's CVE-2024-45519, whose references are the release notes of the
+// fixed versions; a CVE whose only sign is a fixed version in its NVD
+// ranges; one whose only sign is KEV's required action; one with none.
+func TestPatchStatusBasis(t *testing.T) {
+	nvd, kev := readShared(t, "nvd_cves_sample.json"), readShared(t, "cisa_kev.json")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, nvd).Must(t, http.StatusOK)
+	e.importIntel(admin.Token, kev).Must(t, http.StatusOK)
+	for _, c := range []struct{ cve, status, basis string }{
+		{"CVE-2024-45519", "patch_available", "reference"},
+		{"CVE-2014-6287", "patch_available", "fixed_version"},
+		{"CVE-2010-5326", "patch_available", "kev_required_action"},
+		{"CVE-1999-0396", "no_patch_known", ""},
+	} {
+		w := e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": c.cve}).Must(t, http.StatusCreated).Get("data")
+		basis := ""
+		if !w.Get("patch_basis").IsNull() {
+			basis = w.Get("patch_basis").Str()
+		}
+		if w.Get("patch_status").Str() != c.status || basis != c.basis {
+			t.Errorf("%s: %s (%q), want %s (%q)", c.cve, w.Get("patch_status").Str(), basis, c.status, c.basis)
+		}
+	}
+}
+
+// The ATT&CK fallback from a CVE's weakness shows only how the CVE is
+// reached: Zimbra's network-reachable code execution (CWE-284, which CAPEC
+// maps to rootkits and bootkits) is Exploit Public-Facing Application.
+func TestCWEFallbackFitsTheVector(t *testing.T) {
+	nvd := readShared(t, "nvd_cves_sample.json")
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, nvd).Must(t, http.StatusOK)
+	w := e.Do("POST", "/api/cve-watchlist", admin.Token, map[string]any{"cve_id": "CVE-2024-45519"}).Must(t, http.StatusCreated).Get("data")
+	techs := w.Get("attack_techniques").List()
+	if len(techs) != 1 || techs[0].Get("id").Str() != "T1190" || techs[0].Get("source").Str() != "cvss-vector" {
+		t.Fatalf("techniques: %v", w.Get("attack_techniques"))
+	}
+}

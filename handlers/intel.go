@@ -139,6 +139,7 @@ type watchView struct {
 	Vendor            *string               `json:"vendor"`
 	Product           *string               `json:"product"`
 	PatchStatus       string                `json:"patch_status"`
+	PatchBasis        *string               `json:"patch_basis"`
 	PatchReferences   []string              `json:"patch_references"`
 	ExploitReferences []string              `json:"exploit_references"`
 	KEV               *intel.KEV            `json:"kev"`
@@ -193,6 +194,9 @@ func newWatchView(e intel.Entry) watchView {
 		v.Vendor, v.Product = &iv.Vendor, &iv.Product
 	}
 	v.PatchStatus, v.PatchReferences, v.ExploitReferences = iv.PatchStatus, iv.PatchRefs, iv.ExploitRefs
+	if iv.PatchBasis != "" {
+		v.PatchBasis = &iv.PatchBasis
+	}
 	v.KEV, v.EPSS, v.CWE, v.SSVC = iv.KEV, iv.EPSS, iv.CWEs, iv.SSVC
 	return v
 }

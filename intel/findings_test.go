@@ -63,3 +63,33 @@ func TestFixedReason(t *testing.T) {
 		}
 	}
 }
+
+// A technique derived from a weakness fits a CVE when it is how the CVE's
+// vector says it is reached.
+func TestReachFits(t *testing.T) {
+	view := func(vector string) *View { return &View{Primary: &Score{Vector: vector}} }
+	initial, execution, evasion := []string{"Initial Access", "Persistence"}, []string{"Execution"}, []string{"Defense Evasion"}
+	for _, c := range []struct {
+		name    string
+		v       *View
+		tactics []string
+		want    bool
+	}{
+		{"network, no user: initial access", view("CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"), initial, true},
+		{"network, no user: not execution", view("CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"), execution, false},
+		{"network, a user: execution", view("CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:H/A:H"), execution, true},
+		{"local: execution", view("CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H"), execution, true},
+		{"local: not initial access", view("CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H"), initial, false},
+		{"never evasion", view("CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"), evasion, false},
+		{"v2 network", view("AV:N/AC:L/Au:N/C:C/I:C/A:C"), initial, true},
+		{"v4 network, passive user", view("CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:P/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N"), execution, true},
+		{"no score", &View{}, initial, false},
+	} {
+		if got := vectorReach(c.v).fits(c.tactics); got != c.want {
+			t.Errorf("%s: %v", c.name, got)
+		}
+	}
+	if r := vectorReach(view("AV:N/AC:L/Au:N/C:C/I:C/A:C")); !r.fullImpact {
+		t.Error("v2 complete impact is full")
+	}
+}

@@ -64,11 +64,15 @@ type View struct {
 	Published   *string `json:"published"`
 	Modified    *string `json:"modified"`
 	// Primary is the score entries show: v3.1, else v4.0, else v3.0, else v2.
-	Primary     *Score     `json:"primary"`
-	Scores      []Score    `json:"scores"`
-	Vendor      string     `json:"vendor"`
-	Product     string     `json:"product"`
-	PatchStatus string     `json:"patch_status"`
+	Primary     *Score  `json:"primary"`
+	Scores      []Score `json:"scores"`
+	Vendor      string  `json:"vendor"`
+	Product     string  `json:"product"`
+	PatchStatus string  `json:"patch_status"`
+	// PatchBasis says what the status rests on: a reference tagged as a
+	// patch, advisory or release notes; a fixed version in the affected
+	// data; KEV's required action; "" for none.
+	PatchBasis  string     `json:"patch_basis,omitempty"`
 	PatchRefs   []string   `json:"patch_references"`
 	ExploitRefs []string   `json:"exploit_references"`
 	KEV         *KEV       `json:"kev"`
@@ -181,8 +185,27 @@ func buildView(id string, s sources) (View, Targets) {
 		v.Sources = append(v.Sources, "epss")
 		v.EPSS = &EPSS{Score: s.epss.Score, Percentile: s.epss.Percentile, Date: s.epss.ScoreDate}
 	}
-	v.PatchStatus, v.PatchRefs, v.ExploitRefs = patchAndExploits(refs, v.KEV, s.nvd != nil || s.cve5 != nil)
+	v.PatchStatus, v.PatchBasis, v.PatchRefs, v.ExploitRefs = patchAndExploits(refs, v.KEV, fixedVersionKnown(t), s.nvd != nil || s.cve5 != nil)
 	return v, t
+}
+
+// fixedVersionKnown reports whether the affected data names a version
+// that fixes the CVE: an NVD range's excluded end, or a CVE 5 version
+// range's lessThan or a version it says is unaffected.
+func fixedVersionKnown(t Targets) bool {
+	for _, m := range t.CPEMatches {
+		if m.Vulnerable && m.EndExcluding != "" {
+			return true
+		}
+	}
+	for _, a := range t.Affected {
+		for _, v := range a.Versions {
+			if v.LessThan != "" && v.LessThan != "*" || strings.EqualFold(v.Status, "unaffected") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func score(m feed.Metric) Score {
@@ -271,12 +294,24 @@ func vendorProduct(matches []feed.CPEMatch, affected []feed.Affected) (string, s
 // apply updates means a patch is available; KEV's "discontinue use" with no
 // patch reference means none is known. A record with references and no such
 // sign is no_patch_known; no record at all is unknown.
-func patchAndExploits(refs []feed.Reference, kev *KEV, haveRecord bool) (string, []string, []string) {
+// Bases of a patch status.
+const (
+	PatchByReference    = "reference"           // a reference tagged Patch, Vendor Advisory or Release Notes
+	PatchByFixedVersion = "fixed_version"       // the affected data names a fixed version
+	PatchByKEV          = "kev_required_action" // CISA's required action is to apply updates
+)
+
+// patchAndExploits reads the references' tags: a patch is known from a
+// reference tagged Patch, Vendor Advisory or Release Notes (a vendor's
+// release notes of the fixed versions), else from a fixed version in the
+// affected data, else from KEV's required action; it returns the status,
+// its basis, and the patch and exploit references.
+func patchAndExploits(refs []feed.Reference, kev *KEV, fixedVersion, haveRecord bool) (string, string, []string, []string) {
 	patches, exploits := []string{}, []string{}
 	for _, r := range refs {
 		for _, t := range r.Tags {
 			switch strings.ToLower(strings.ReplaceAll(t, " ", "-")) {
-			case "patch", "vendor-advisory":
+			case "patch", "vendor-advisory", "release-notes":
 				if !slices.Contains(patches, r.URL) {
 					patches = append(patches, r.URL)
 				}
@@ -289,13 +324,15 @@ func patchAndExploits(refs []feed.Reference, kev *KEV, haveRecord bool) (string,
 	}
 	switch {
 	case len(patches) > 0:
-		return PatchAvailable, patches, exploits
+		return PatchAvailable, PatchByReference, patches, exploits
+	case fixedVersion:
+		return PatchAvailable, PatchByFixedVersion, patches, exploits
 	case kev != nil && kevSaysUpdate(kev.RequiredAction):
-		return PatchAvailable, patches, exploits
+		return PatchAvailable, PatchByKEV, patches, exploits
 	case haveRecord || kev != nil:
-		return NoPatchKnown, patches, exploits
+		return NoPatchKnown, "", patches, exploits
 	}
-	return PatchUnknown, patches, exploits
+	return PatchUnknown, "", patches, exploits
 }
 
 func kevSaysUpdate(action string) bool {

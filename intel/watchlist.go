@@ -200,6 +200,10 @@ func toCPEAffected(a feed.Affected) cpe.Affected {
 	return out
 }
 
+// CVETechniques maps a CVE to ATT&CK as the watchlist does (without the
+// technique names an imported bundle gives): for the threat researcher.
+func CVETechniques(v *View) []Technique { return techniques(v, nil) }
+
 // techniques maps a CVE to ATT&CK: the CTID mappings of the CVE when there
 // are any, else the techniques its weaknesses reach through CAPEC.
 // Imported technique names win over the embedded catalog's.
@@ -220,10 +224,16 @@ func techniques(v *View, imported map[string]store.IntelTechnique) []Technique {
 	if len(out) > 0 {
 		return out
 	}
+	// Derived from the weakness, a technique is shown only when it is how
+	// the CVE is reached (initial access or execution) in a way its vector
+	// allows; otherwise a mail server's code execution reads as
+	// "Rootkit" and "Bootkit" (CAPEC's patterns of the weakness, not of
+	// this CVE), which is noise.
+	reach := vectorReach(v)
 	seen := map[string]bool{}
 	for _, cwe := range v.CWEs {
 		for _, m := range attack.ForCWE(cwe) {
-			if seen[m.Technique.ID] {
+			if seen[m.Technique.ID] || !reach.fits(m.Technique.Tactics) {
 				continue
 			}
 			seen[m.Technique.ID] = true
@@ -231,7 +241,68 @@ func techniques(v *View, imported map[string]store.IntelTechnique) []Technique {
 				Source: "cwe-capec", Via: m.CWE + " → " + m.CAPEC + " " + m.CAPECName}))
 		}
 	}
+	// A network-reachable flaw needing no user that gives code execution
+	// (or full compromise) is exploiting a public-facing application.
+	if len(out) == 0 && reach.network && !reach.userInteraction && reach.fullImpact {
+		if t, ok := attack.Lookup("T1190"); ok {
+			out = append(out, overlay(Technique{ID: t.ID, Name: t.Name, Tactics: t.Tactics, URL: t.URL, Source: "cvss-vector",
+				Via: "reachable over the network without user interaction, with high confidentiality, integrity and availability impact"}))
+		}
+	}
 	return out
+}
+
+// reach is how a CVE's primary CVSS vector says it is exploited.
+type reach struct {
+	known, network, userInteraction, fullImpact bool
+}
+
+// vectorReach reads the primary score's vector (v2, v3.x or v4.0).
+func vectorReach(v *View) reach {
+	if v.Primary == nil || v.Primary.Vector == "" {
+		return reach{}
+	}
+	r := reach{known: true}
+	metrics := map[string]string{}
+	for _, part := range strings.Split(v.Primary.Vector, "/") {
+		if k, val, ok := strings.Cut(part, ":"); ok {
+			metrics[k] = val
+		}
+	}
+	r.network = metrics["AV"] == "N"
+	r.userInteraction = metrics["UI"] == "R" || metrics["UI"] == "P" || metrics["UI"] == "A"
+	high := func(keys ...string) bool {
+		for _, k := range keys {
+			if metrics[k] != "H" && metrics[k] != "C" { // v2 writes C (complete)
+				return false
+			}
+		}
+		return true
+	}
+	r.fullImpact = high("C", "I", "A") || high("VC", "VI", "VA")
+	return r
+}
+
+// fits reports whether a technique of these tactics is how a CVE of this
+// reach is exploited: initial access over the network without a user,
+// execution when a user or local access is needed.
+func (r reach) fits(tactics []string) bool {
+	if !r.known {
+		return false
+	}
+	for _, t := range tactics {
+		switch strings.ToLower(strings.ReplaceAll(t, " ", "-")) {
+		case "initial-access":
+			if r.network && !r.userInteraction {
+				return true
+			}
+		case "execution":
+			if r.userInteraction || !r.network {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // enrich turns a stored entry into an Entry.
