@@ -363,3 +363,34 @@ func TestCWEFallbackFitsTheVector(t *testing.T) {
 		t.Fatalf("techniques: %v", w.Get("attack_techniques"))
 	}
 }
+
+// NVD AND configurations are honoured: CVE-2010-2883 names Adobe Reader
+// only running on Windows or macOS, so Reader 9.3 on Ubuntu is not
+// affected, on Windows and macOS it is, and where the OS is not given it
+// may be (the reason says so).
+func TestRunningOnPlatforms(t *testing.T) {
+	e := newEnv(t)
+	admin := e.Register("ann@acme.test", "Acme")
+	e.importIntel(admin.Token, readTestdata(t, "../intel/testdata/nvd_sample.json")).Must(t, http.StatusOK)
+	reader := []map[string]any{{"vendor": "adobe", "product": "acrobat_reader", "version": "9.3"}}
+	e.Do("POST", "/api/assets", admin.Token, []map[string]any{
+		{"hostname": "win", "os": "Windows 10 Pro", "software": reader},
+		{"hostname": "mac", "os": "macOS 14 Sonoma", "software": reader},
+		{"hostname": "ubuntu", "os": "Ubuntu 22.04 LTS", "software": reader},
+		{"hostname": "unknown", "software": reader},
+		{"hostname": "listed", "software": append([]map[string]any{{"vendor": "microsoft", "product": "windows", "version": "10"}}, reader...)},
+	}).Must(t, http.StatusCreated)
+	got := map[string]string{}
+	for _, f := range e.Do("GET", "/api/findings?cve_id=CVE-2010-2883", admin.Token, nil).Must(t, http.StatusOK).Get("data").List() {
+		got[f.Get("asset_hostname").Str()] = f.Get("reason").Str()
+	}
+	want := map[string]string{
+		"win":     "9.3 is within [9.0, 9.4); running on Windows 10 Pro",
+		"mac":     "9.3 is within [9.0, 9.4); running on macOS 14 Sonoma",
+		"unknown": "9.3 is within [9.0, 9.4); only running on macos or windows, which the asset's OS (not given) may be",
+		"listed":  "9.3 is within [9.0, 9.4); running on microsoft windows",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("CVE-2010-2883 found on\n%v\nwant\n%v", got, want)
+	}
+}

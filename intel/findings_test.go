@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"garrison/intel/cpe"
 	"garrison/intel/feed"
 	"garrison/store"
 )
@@ -91,5 +92,33 @@ func TestReachFits(t *testing.T) {
 	}
 	if r := vectorReach(view("AV:N/AC:L/Au:N/C:C/I:C/A:C")); !r.fullImpact {
 		t.Error("v2 complete impact is full")
+	}
+}
+
+// An asset runs a platform when its software lists it or its OS says so,
+// in the words distributions and vendors use.
+func TestRunsPlatform(t *testing.T) {
+	for _, c := range []struct {
+		os, platform string
+		software     []store.Software
+		want         bool
+	}{
+		{"Windows Server 2019 Datacenter", "cpe:2.3:o:microsoft:windows:-:*:*:*:*:*:*:*", nil, true},
+		{"Windows Server 2019 Datacenter", "cpe:2.3:o:microsoft:windows_server_2019:-:*:*:*:*:*:*:*", nil, true},
+		{"Windows 11 Pro", "cpe:2.3:o:microsoft:windows_10:-:*:*:*:*:*:*:*", nil, false},
+		{"Ubuntu 22.04 LTS", "cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*", nil, true},
+		{"Ubuntu 22.04 LTS", "cpe:2.3:o:microsoft:windows:-:*:*:*:*:*:*:*", nil, false},
+		{"macOS 14 Sonoma", "cpe:2.3:o:apple:mac_os_x:-:*:*:*:*:*:*:*", nil, true},
+		{"Debian GNU/Linux 12", "cpe:2.3:o:debian:debian_linux:*:*:*:*:*:*:*:*", nil, true},
+		{"", "cpe:2.3:h:microchip:timeprovider_4100:-:*:*:*:*:*:*:*", []store.Software{{Vendor: "Microchip", Product: "TimeProvider 4100"}}, true},
+		{"", "cpe:2.3:o:microsoft:windows:-:*:*:*:*:*:*:*", nil, false},
+	} {
+		n, err := cpe.Parse(c.platform)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := runsPlatform(&store.Asset{OS: c.os, Software: c.software}, n); got != c.want {
+			t.Errorf("%q on %s: %v", c.os, c.platform, got)
+		}
 	}
 }

@@ -168,11 +168,16 @@ func (m *matcher) each(t Targets, found func(softwareRef, cpe.MatchResult)) {
 			r := cpe.Range{Criteria: cm.Criteria, StartIncluding: cm.StartIncluding, StartExcluding: cm.StartExcluding,
 				EndIncluding: cm.EndIncluding, EndExcluding: cm.EndExcluding}
 			for _, ref := range m.candidates(n.Vendor, n.Product) {
-				if !seen[ref] {
-					if res, ok := r.Match(soft(ref)); ok {
-						seen[ref] = true
-						found(ref, res)
-					}
+				if seen[ref] {
+					continue
+				}
+				res, ok := r.Match(soft(ref))
+				if ok && cm.RunningOn != "" {
+					ok = onPlatform(ref.asset, cm.RunningOn, &res)
+				}
+				if ok {
+					seen[ref] = true
+					found(ref, res)
 				}
 			}
 		}

@@ -134,6 +134,10 @@ type CPEMatch struct {
 	Vulnerable                     bool
 	StartIncluding, StartExcluding string
 	EndIncluding, EndExcluding     string
+	// RunningOn is an AND configuration's platforms, '|'-separated CPE
+	// criteria: the product is vulnerable only running on one of them
+	// ("Acrobat on Windows"); "" when any platform will do.
+	RunningOn string `json:",omitempty"`
 }
 
 // AffectedVersion is one CVE 5 affected[].versions[] entry.

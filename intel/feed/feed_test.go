@@ -283,7 +283,8 @@ func TestNVDGolden(t *testing.T) {
 			{URL: "https://www.microchip.com/en-us/solutions/technologies/embedded-security/how-to-report-potential-product-security-vulnerabilities/timeprovider-4100-grandmaster-rce-through-configuration-file", Tags: []string{"Vendor Advisory"}},
 		},
 		// The vulnerable=false hardware node is dropped.
-		CPEMatches: []CPEMatch{{Criteria: "cpe:2.3:o:microchip:timeprovider_4100_firmware:*:*:*:*:*:*:*:*", Vulnerable: true, StartIncluding: "1.0", EndExcluding: "2.4.7"}},
+		CPEMatches: []CPEMatch{{Criteria: "cpe:2.3:o:microchip:timeprovider_4100_firmware:*:*:*:*:*:*:*:*", Vulnerable: true, StartIncluding: "1.0", EndExcluding: "2.4.7",
+			RunningOn: "cpe:2.3:h:microchip:timeprovider_4100:-:*:*:*:*:*:*:*"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("CVE-2024-9054:\n got %+v\nwant %+v", got, want)

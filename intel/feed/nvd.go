@@ -46,9 +46,31 @@ type nvdWeak struct {
 }
 
 type nvdConfig struct {
-	Nodes []struct {
+	Operator string `json:"operator"` // "AND": a vulnerable product only on the platforms of its other nodes
+	Nodes    []struct {
 		CPEMatch []nvdCPEMatch `json:"cpeMatch"`
 	} `json:"nodes"`
+}
+
+// maxPlatforms bounds the platforms one AND configuration keeps.
+const maxPlatforms = 32
+
+// platforms are an AND configuration's running-on criteria: the entries
+// of its nodes not themselves vulnerable, '|'-separated ("" for none, or
+// for a configuration that is not AND).
+func (cfg nvdConfig) platforms() string {
+	if !strings.EqualFold(cfg.Operator, "AND") {
+		return ""
+	}
+	var out []string
+	for _, node := range cfg.Nodes {
+		for _, m := range node.CPEMatch {
+			if c := strings.TrimSpace(m.Criteria); !m.Vulnerable && c != "" && len(out) < maxPlatforms && !strings.Contains(c, "|") {
+				out = append(out, c)
+			}
+		}
+	}
+	return strings.Join(out, "|")
 }
 
 type nvdCPEMatch struct {
@@ -165,6 +187,7 @@ func (n *nvdCVE) normalize(id string, cut *cuts) CVE {
 	c.CWEs = cwes
 	var seen map[CPEMatch]struct{} // duplicates are dropped
 	for _, cfg := range n.Configurations {
+		runningOn := cfg.platforms()
 		for _, node := range cfg.Nodes {
 		match:
 			for _, m := range node.CPEMatch {
@@ -178,6 +201,7 @@ func (n *nvdCVE) normalize(id string, cut *cuts) CVE {
 					StartExcluding: strings.TrimSpace(m.VersionStartExcluding),
 					EndIncluding:   strings.TrimSpace(m.VersionEndIncluding),
 					EndExcluding:   strings.TrimSpace(m.VersionEndExcluding),
+					RunningOn:      runningOn,
 				}
 				if seen != nil {
 					if _, dup := seen[cm]; dup {
