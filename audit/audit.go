@@ -53,6 +53,7 @@ const (
 	AssetDelete         = "asset.delete"
 	WatchRemove         = "watchlist.remove"
 	FindingStatus       = "finding.status"
+	AssetImport         = "asset.import"
 	ProspectImport      = "outreach.import"
 	LeadStatus          = "lead.status"
 	OrgCreate           = "org.create" // garrison org create
@@ -84,7 +85,7 @@ var Actions = []string{Register, Login, LoginFailed, AccessDenied, Logout, Logou
 	AlertUpdate, AlertAcknowledge, TicketUpdate, RunStart, RunCancel, ComplianceAudit, ComplianceAttest, ComplianceRemediate, PolicyAdopt, IntelImport, AssetDelete, WatchRemove, ProspectImport, LeadStatus, OrgCreate,
 	SwitchOrg, ClientCreate, ClientUpdate, ClientDelete, MemberClients, LeadConvert,
 	ChannelCreate, ChannelUpdate, ChannelDelete, ChannelTest, RuleCreate, RuleUpdate, RuleDelete, AlertTicket,
-	SuppressionCreate, SuppressionEnd, DetectionSet, DetectionRule, DetectionRuleCreate, DetectionRuleDelete, FindingStatus}
+	SuppressionCreate, SuppressionEnd, DetectionSet, DetectionRule, DetectionRuleCreate, DetectionRuleDelete, FindingStatus, AssetImport}
 
 // writeTimeout bounds writing an entry after its request or command ended.
 const writeTimeout = 10 * time.Second

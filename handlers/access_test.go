@@ -133,6 +133,7 @@ var routeAccess = map[string]handlers.Access{
 	"DELETE /api/cve-watchlist/{id}":                          handlers.Write,
 	"GET /api/assets":                                         handlers.Read,
 	"POST /api/assets":                                        handlers.Write,
+	"POST /api/assets/import":                                 handlers.Write,
 	"GET /api/assets/{id}":                                    handlers.Read,
 	"PATCH /api/assets/{id}":                                  handlers.Write,
 	"DELETE /api/assets/{id}":                                 handlers.Write,

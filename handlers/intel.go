@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"path"
+	"strconv"
 	"time"
 
 	"garrison/intel"
@@ -372,5 +373,66 @@ func (a *API) deleteAsset(w http.ResponseWriter, r *http.Request) error {
 	}
 	auditDetail(r, "hostname", as.Hostname)
 	writeData(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
+	return nil
+}
+
+// MaxInventoryBytes caps an inventory import's body (a large SBOM is a
+// few MiB).
+const MaxInventoryBytes = 32 << 20
+
+// inventoryChangeView is what an import did to one asset.
+type inventoryChangeView struct {
+	ID       string           `json:"id"`
+	Hostname string           `json:"hostname"`
+	Created  bool             `json:"created"`
+	Added    []store.Software `json:"added"`
+	Changed  []store.Software `json:"changed"`
+	Removed  []store.Software `json:"removed"`
+}
+
+type inventoryProblemView struct {
+	Where  string `json:"where"`
+	Reason string `json:"reason"`
+}
+
+func nonNilSoftware(s []store.Software) []store.Software {
+	if s == nil {
+		return []store.Software{}
+	}
+	return s
+}
+
+func (a *API) importInventory(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBodyAs(r, "application/json", "application/vnd.cyclonedx+json", "text/csv", "text/plain")
+	if err != nil {
+		return err
+	}
+	host, _ := queryValue(r, "hostname")
+	partial, err := boolParam(r, "partial")
+	if err != nil {
+		return err
+	}
+	rep, err := a.Intel.ImportInventory(r.Context(), principalFrom(r.Context()).OrgID, body, intel.InventoryOptions{Hostname: host, Partial: partial})
+	if err != nil {
+		return err
+	}
+	v := map[string]any{"format": rep.Format}
+	changes := make([]inventoryChangeView, len(rep.Assets))
+	status := http.StatusOK
+	for i, c := range rep.Assets {
+		changes[i] = inventoryChangeView{ID: c.Asset.ID, Hostname: c.Asset.Hostname, Created: c.Created, Added: nonNilSoftware(c.Added),
+			Changed: nonNilSoftware(c.Changed), Removed: nonNilSoftware(c.Removed)}
+		if c.Created {
+			status = http.StatusCreated
+		}
+	}
+	problems := make([]inventoryProblemView, len(rep.Problems))
+	for i, p := range rep.Problems {
+		problems[i] = inventoryProblemView{p.Where, p.Reason}
+	}
+	v["assets"], v["problems"] = changes, problems
+	auditDetail(r, "format", rep.Format)
+	auditDetail(r, "assets", strconv.Itoa(len(changes)))
+	writeData(w, status, v)
 	return nil
 }

@@ -136,6 +136,7 @@ func (a *API) table() []Route {
 		row("DELETE", "/api/cve-watchlist/{id}", Write, a.deleteWatch, audited(audit.WatchRemove)),
 		row("GET", "/api/assets", Read, a.listAssets, params("limit", "offset")),
 		row("POST", "/api/assets", Write, a.putAssets),
+		row("POST", "/api/assets/import", Write, a.importInventory, bodyCap(MaxInventoryBytes), audited(audit.AssetImport), params("hostname", "partial")),
 		row("GET", "/api/assets/{id}", Read, a.getAsset),
 		row("PATCH", "/api/assets/{id}", Write, a.patchAsset),
 		row("DELETE", "/api/assets/{id}", Write, a.deleteAsset, audited(audit.AssetDelete)),

@@ -56,6 +56,7 @@ func (a *AssetInput) check(p *valid.Problems, prefix string) {
 		p.CheckText(at+"vendor", s.Vendor, valid.TextRule{Max: maxLabel, Required: true, OneLine: true})
 		p.CheckText(at+"product", s.Product, valid.TextRule{Max: maxLabel, Required: true, OneLine: true})
 		p.Check(len(s.Version) <= maxVersion && valid.Text(s.Version) && !strings.ContainsAny(s.Version, " \n\t"), at+"version", "must be at most 64 bytes without spaces")
+		p.CheckText(at+"rule", s.Rule, valid.TextRule{Max: 300, OneLine: true})
 		if s.CPE != "" {
 			_, err := cpe.Parse(s.CPE)
 			p.Check(len(s.CPE) <= maxCPE && err == nil, at+"cpe", "must be a CPE 2.3 name (cpe:2.3:part:vendor:product:version:…)")

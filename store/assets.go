@@ -15,6 +15,9 @@ type Software struct {
 	Product string `json:"product"`
 	Version string `json:"version"`
 	CPE     string `json:"cpe,omitempty"`
+	// Rule is how an inventory import named it as NVD does (intel's name
+	// dictionary): "display name: mozilla:firefox".
+	Rule string `json:"rule,omitempty"`
 }
 
 // Asset is a machine of the organization's inventory.
@@ -150,4 +153,13 @@ func (s *Store) deleteOwned(ctx context.Context, table, orgID, id string) error 
 		}
 		return nil
 	})
+}
+
+// AssetByHostname reads one asset of the organization by host name.
+func (s *Store) AssetByHostname(ctx context.Context, orgID, hostname string) (Asset, error) {
+	a, err := scanAsset(s.reads().QueryRowContext(ctx, `SELECT `+assetColumns+` FROM assets WHERE org_id = ? AND hostname = ?`, orgID, hostname))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Asset{}, ErrNotFound
+	}
+	return a, err
 }

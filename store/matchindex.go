@@ -344,3 +344,32 @@ func qualified(prefix, columns string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// KnownProducts says which of the keys the intelligence store's CVEs name.
+func (s *Store) KnownProducts(ctx context.Context, keys []ProductKey) (map[ProductKey]bool, error) {
+	out := map[ProductKey]bool{}
+	err := chunks(keys, func(part []ProductKey) error {
+		values, args := valuesOf(part)
+		found, err := queryAll(ctx, s.reads(), "known products", `WITH k (vendor, product) AS (`+values+`)
+			SELECT DISTINCT k.vendor, k.product FROM k JOIN intel_cve_products p ON p.vendor = k.vendor AND p.product = k.product`, args,
+			func(rows *sql.Rows) (ProductKey, error) {
+				var k ProductKey
+				return k, rows.Scan(&k.Vendor, &k.Product)
+			})
+		for _, k := range found {
+			out[k] = true
+		}
+		return err
+	})
+	return out, err
+}
+
+// VendorsOfProduct lists up to limit vendors the intelligence store's
+// CVEs name a product under.
+func (s *Store) VendorsOfProduct(ctx context.Context, product string, limit int) ([]string, error) {
+	return queryAll(ctx, s.reads(), "vendors of a product", `SELECT DISTINCT vendor FROM intel_cve_products WHERE product = ? AND vendor <> '*'
+		ORDER BY vendor LIMIT ?`, []any{product, limit}, func(rows *sql.Rows) (string, error) {
+		var v string
+		return v, rows.Scan(&v)
+	})
+}
