@@ -91,9 +91,9 @@ func TestInventoryImportCSV(t *testing.T) {
 		}
 	}
 	for key, want := range map[string]string{
-		"mozilla:firefox":      "display name: mozilla:firefox",
-		"google:chrome":        "display name: google:chrome",
-		"adobe:acrobat_reader": "display name: adobe:acrobat_reader",
+		"mozilla:firefox":                       "display name: mozilla:firefox",
+		"google:chrome":                         "display name: google:chrome",
+		"adobe:acrobat_reader":                  "display name: adobe:acrobat_reader",
 		"Notepad++ Team:Notepad++ (64-bit x64)": "",
 	} {
 		if got, ok := rules[key]; !ok || got != want {
