@@ -67,9 +67,14 @@ func (s *Service) Match(ctx context.Context) error {
 }
 
 // MatchAssets matches assets just written, for the answer to show their
-// findings; the queue keeps them until the next Match otherwise.
+// findings. When a long match holds the matcher (a full match, a large
+// import's), the write does not wait for it: the assets stay queued and
+// the matcher takes them next.
 func (s *Service) MatchAssets(ctx context.Context, ids []string) error {
-	s.matching.Lock()
+	if !s.matching.TryLock() {
+		s.Wake()
+		return nil
+	}
 	defer s.matching.Unlock()
 	jobs, err := s.cfg.Store.MatchJobsOf(ctx, store.MatchAsset, ids)
 	if err != nil {
