@@ -1370,3 +1370,8 @@ INSERT INTO match_queue (kind, key, queued_at) VALUES ('all', '', 0);
 -- migration: 36
 -- An asset reachable from the internet ranks its findings first.
 ALTER TABLE assets ADD COLUMN internet_facing INTEGER NOT NULL DEFAULT 0;
+
+-- migration: 37
+-- The CVEs naming any vendor of a product ("*"), and the vendors NVD names
+-- a product under (the name dictionary), are found by product.
+CREATE INDEX intel_cve_products_product ON intel_cve_products (product);

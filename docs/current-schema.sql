@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 36
+-- Schema version (PRAGMA user_version): 37
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -496,6 +496,7 @@ CREATE TABLE intel_cve_products (
     PRIMARY KEY (vendor, product, cve_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX intel_cve_products_cve ON intel_cve_products (cve_id);
+CREATE INDEX intel_cve_products_product ON intel_cve_products (product);
 
 CREATE TABLE intel_cves (
     id         TEXT PRIMARY KEY,

@@ -169,19 +169,20 @@ func orNone(s string) string {
 	return s
 }
 
-// loadCVEs reads and decodes CVEs of the store (those it lacks left out).
+// loadCVEs reads and decodes CVEs of the store (those it lacks left out):
+// their targets and views only.
 func (s *Service) loadCVEs(ctx context.Context, ids []string) (map[string]cveData, error) {
-	rows, err := s.cfg.Store.IntelRowsFor(ctx, ids)
+	rows, err := s.cfg.Store.IntelTargets(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]cveData, len(rows.CVEs))
-	for id, c := range rows.CVEs {
+	out := make(map[string]cveData, len(rows))
+	for _, c := range rows {
 		d, err := decodeCVE(c)
 		if err != nil {
 			return nil, err
 		}
-		out[id] = d
+		out[c.ID] = d
 	}
 	return out, nil
 }

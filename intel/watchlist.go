@@ -171,7 +171,7 @@ func (m *matcher) each(t Targets, found func(softwareRef, cpe.MatchResult)) {
 				if seen[ref] {
 					continue
 				}
-				res, ok := r.Match(soft(ref))
+				res, ok := r.MatchParsed(n, soft(ref))
 				if ok && cm.RunningOn != "" {
 					ok = onPlatform(ref.asset, cm.RunningOn, &res)
 				}

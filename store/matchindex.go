@@ -373,3 +373,26 @@ func (s *Store) VendorsOfProduct(ctx context.Context, product string, limit int)
 		return v, rows.Scan(&v)
 	})
 }
+
+// IntelTargets reads what matching needs of CVEs: their views and
+// targets, not their source records.
+func (s *Store) IntelTargets(ctx context.Context, ids []string) ([]IntelCVE, error) {
+	var out []IntelCVE
+	err := chunks(ids, func(part []string) error {
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		found, err := queryAll(ctx, s.reads(), "cve targets", `SELECT id, view, targets FROM intel_cves WHERE id IN (`+inList(len(part))+`)`, args,
+			func(rows *sql.Rows) (IntelCVE, error) {
+				var c IntelCVE
+				var view string
+				err := rows.Scan(&c.ID, &view, &c.Targets)
+				c.View = []byte(view)
+				return c, err
+			})
+		out = append(out, found...)
+		return err
+	})
+	return out, err
+}

@@ -62,12 +62,18 @@ type Software struct {
 // hardware, matches any version. Software without a version cannot be shown
 // to be outside the range, so it matches with VersionKnown false.
 func (r Range) Match(s Software) (MatchResult, bool) {
-	res := MatchResult{Kind: "cpe"}
 	crit, err := Parse(r.Criteria)
 	if err != nil {
-		res.Reason = "invalid criteria: " + err.Error()
-		return res, false
+		return MatchResult{Kind: "cpe", Reason: "invalid criteria: " + err.Error()}, false
 	}
+	return r.MatchParsed(crit, s)
+}
+
+// MatchParsed is Match with the criteria already parsed (Parse of
+// r.Criteria): a caller trying one range against many software entries
+// parses it once.
+func (r Range) MatchParsed(crit Name, s Software) (MatchResult, bool) {
+	res := MatchResult{Kind: "cpe"}
 	sw := resolve(s)
 	if sw.hasCPE && !attrMatch(crit.Part, sw.cpe.Part) {
 		res.Reason = "part differs"
