@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -186,12 +187,18 @@ func (s *Store) CVEsOfProducts(ctx context.Context, keys []ProductKey) ([]string
 		return nil, err
 	}
 	add(wild)
-	err = chunks(keys, func(part []ProductKey) error {
-		values, args := valuesOf(part)
-		ids, err := queryAll(ctx, s.reads(), "cves of products", `WITH k (vendor, product) AS (`+values+`)
-			SELECT DISTINCT p.cve_id FROM intel_cve_products p JOIN k ON p.vendor = k.vendor AND p.product = k.product`, args, scan)
-		add(ids)
-		return err
+	// One lookup a key on the primary key: a join with a VALUES list lets
+	// the planner scan the whole index instead.
+	err = s.read(ctx, func(q querier) error {
+		for _, k := range keys {
+			ids, err := queryAll(ctx, q, "cves of a product", `SELECT cve_id FROM intel_cve_products WHERE vendor = ? AND product = ?`,
+				[]any{k.Vendor, k.Product}, scan)
+			if err != nil {
+				return err
+			}
+			add(ids)
+		}
+		return nil
 	})
 	return out, err
 }
@@ -248,11 +255,43 @@ func (s *Store) AssetsOfProducts(ctx context.Context, keys []ProductKey) ([]Asse
 			exact = append(exact, k)
 		}
 	}
+	// Exact keys: one lookup each on the primary key, then the assets by id.
+	var ids []string
+	seenID := map[string]bool{}
+	err := s.read(ctx, func(q querier) error {
+		for _, k := range exact {
+			found, err := queryAll(ctx, q, "assets of a product", `SELECT asset_id FROM asset_products WHERE vendor = ? AND product = ?`,
+				[]any{k.Vendor, k.Product}, func(rows *sql.Rows) (string, error) {
+					var id string
+					return id, rows.Scan(&id)
+				})
+			if err != nil {
+				return err
+			}
+			for _, id := range found {
+				if !seenID[id] {
+					seenID[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID, err := s.AssetsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range byID {
+		seen[a.ID] = true
+		out = append(out, a)
+	}
 	for _, group := range []struct {
 		match string
 		keys  []ProductKey
 	}{
-		{"p.vendor = k.vendor AND p.product = k.product", exact},
 		{"p.product = k.product", anyVendor},
 		{"p.vendor = k.vendor", anyProduct},
 	} {
@@ -348,18 +387,18 @@ func qualified(prefix, columns string) string {
 // KnownProducts says which of the keys the intelligence store's CVEs name.
 func (s *Store) KnownProducts(ctx context.Context, keys []ProductKey) (map[ProductKey]bool, error) {
 	out := map[ProductKey]bool{}
-	err := chunks(keys, func(part []ProductKey) error {
-		values, args := valuesOf(part)
-		found, err := queryAll(ctx, s.reads(), "known products", `WITH k (vendor, product) AS (`+values+`)
-			SELECT DISTINCT k.vendor, k.product FROM k JOIN intel_cve_products p ON p.vendor = k.vendor AND p.product = k.product`, args,
-			func(rows *sql.Rows) (ProductKey, error) {
-				var k ProductKey
-				return k, rows.Scan(&k.Vendor, &k.Product)
-			})
-		for _, k := range found {
-			out[k] = true
+	err := s.read(ctx, func(q querier) error {
+		for _, k := range keys {
+			var one int
+			err := q.QueryRowContext(ctx, `SELECT 1 FROM intel_cve_products WHERE vendor = ? AND product = ? LIMIT 1`, k.Vendor, k.Product).Scan(&one)
+			switch {
+			case err == nil:
+				out[k] = true
+			case !errors.Is(err, sql.ErrNoRows):
+				return fmt.Errorf("known product: %w", err)
+			}
 		}
-		return err
+		return nil
 	})
 	return out, err
 }
