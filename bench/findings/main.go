@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -75,6 +77,11 @@ func run() error {
 		return err
 	}
 	defer st.Close()
+	// The store maintained as a server maintains it: its WAL checkpointed,
+	// so reads do not slow down behind gigabytes of it.
+	mctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go st.Maintain(mctx, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	svc := intel.New(intel.Config{Store: st, TempDir: tmp})
 	res := results{CVEs: *nCVEs, Assets: *nAssets, Software: *nSoftware, Changed: *nChanged}
 	rng := rand.New(rand.NewPCG(1, 2))
