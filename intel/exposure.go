@@ -85,9 +85,13 @@ func Exposure(ctx context.Context, st *store.Store, orgID string) ([]ExposureIte
 		out = append(out, *byCVE[id])
 	}
 	slices.SortFunc(out, func(a, b ExposureItem) int { return strings.Compare(a.CVEID, b.CVEID) })
+	at := make(map[string]int, len(out))
+	for i, it := range out {
+		at[it.CVEID] = i
+	}
 	for _, e := range entries {
-		if it := byCVE[e.CVEID]; it != nil {
-			out[slices.IndexFunc(out, func(x ExposureItem) bool { return x.CVEID == e.CVEID })].EntryID = e.ID
+		if i, found := at[e.CVEID]; found {
+			out[i].EntryID = e.ID
 			continue
 		}
 		it := ExposureItem{CVEID: e.CVEID, EntryID: e.ID, Enriched: e.View != nil, Score: e.score(), PatchStatus: PatchUnknown,

@@ -2,6 +2,7 @@ package intel
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ func (q FindingQuery) filter() (store.FindingFilter, error) {
 		p.Check(ok, "cve_id", "must be a CVE id (CVE-2024-12345)")
 		f.CVEID = id
 	}
-	p.Check(q.Status == "" || contains(FindingStatuses, q.Status), "status", "must be one of "+strings.Join(FindingStatuses, ", "))
+	p.Check(q.Status == "" || slices.Contains(FindingStatuses, q.Status), "status", "must be one of "+strings.Join(FindingStatuses, ", "))
 	p.Check(len(q.Asset) <= 64, "asset", "must be an asset id")
 	p.Check(len(q.Vendor) <= maxLabel, "vendor", "must be at most 100 bytes")
 	p.Check(len(q.Product) <= maxLabel, "product", "must be at most 100 bytes")
@@ -64,15 +65,6 @@ func (q FindingQuery) filter() (store.FindingFilter, error) {
 		f.Product = normalizeName(q.Product)
 	}
 	return f, p.Err()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Findings lists a page of the organization's findings the query selects,
@@ -136,7 +128,7 @@ func (s *Service) Decide(ctx context.Context, who actor.Actor, id string, d Find
 			}
 		}
 	case store.FindingNotAffected:
-		p.Check(contains(Justifications, d.Justification), "justification", "must be one of "+strings.Join(Justifications, ", "))
+		p.Check(slices.Contains(Justifications, d.Justification), "justification", "must be one of "+strings.Join(Justifications, ", "))
 		p.Check(d.ExpiresAt == nil, "expires_at", "is for accepted_risk only")
 		st.Justification = d.Justification
 	default:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"garrison/intel/cpe"
@@ -34,21 +35,12 @@ func NewTargetFinder(ctx context.Context, st *store.Store, orgID string) (*Targe
 	for _, ref := range m.all {
 		a := ref.asset
 		for _, key := range []string{a.IP, strings.ToLower(a.Hostname)} {
-			if key != "" && !containsAsset(f.hosts[key], a) {
+			if key != "" && !slices.Contains(f.hosts[key], a) {
 				f.hosts[key] = append(f.hosts[key], a)
 			}
 		}
 	}
 	return f, nil
-}
-
-func containsAsset(list []*store.Asset, a *store.Asset) bool {
-	for _, have := range list {
-		if have == a {
-			return true
-		}
-	}
-	return false
 }
 
 // Runs says which of the host's software the attempt targets, and why;

@@ -99,7 +99,7 @@ type softwareRef struct {
 }
 
 func productKey(vendor, product string) string {
-	return cpe.Normalize(strings.ReplaceAll(vendor, `\`, "")) + "\x00" + cpe.Normalize(strings.ReplaceAll(product, `\`, ""))
+	return normalizeName(vendor) + "\x00" + normalizeName(product)
 }
 
 func newMatcher(ctx context.Context, st *store.Store, orgID string) (*matcher, error) {
