@@ -1375,3 +1375,31 @@ ALTER TABLE assets ADD COLUMN internet_facing INTEGER NOT NULL DEFAULT 0;
 -- The CVEs naming any vendor of a product ("*"), and the vendors NVD names
 -- a product under (the name dictionary), are found by product.
 CREATE INDEX intel_cve_products_product ON intel_cve_products (product);
+
+-- migration: 38
+-- An asset's identifier from the agent that reports it (osquery's host
+-- UUID or host identifier): an inventory import merges into the asset of
+-- that identifier first, so a renamed host stays one asset.
+ALTER TABLE assets ADD COLUMN identifier TEXT NOT NULL DEFAULT '';
+CREATE INDEX assets_identifier ON assets (org_id, identifier) WHERE identifier <> '';
+
+-- migration: 39
+-- What matching reads of a CVE, apart from its large records and view:
+-- its packed targets and the few facts of its view a finding copies (the
+-- primary score, KEV and its ransomware use, EPSS), so that matching reads
+-- a few hundred bytes a CVE instead of walking its records' pages.
+CREATE TABLE intel_cve_match (
+    cve_id  TEXT PRIMARY KEY,
+    targets BLOB NOT NULL,
+    facts   TEXT NOT NULL
+) STRICT;
+INSERT INTO intel_cve_match (cve_id, targets, facts)
+SELECT id, targets, json_object(
+    'primary', CASE WHEN json_type(view, '$.primary.score') IS NULL THEN NULL
+        ELSE json_object('score', json_extract(view, '$.primary.score')) END,
+    'kev', CASE WHEN json_type(view, '$.kev') IS NULL OR json_type(view, '$.kev') = 'null' THEN NULL
+        ELSE json_object('ransomware_use', COALESCE(json_extract(view, '$.kev.ransomware_use'), '')) END,
+    'epss', CASE WHEN json_type(view, '$.epss.score') IS NULL THEN NULL
+        ELSE json_object('score', json_extract(view, '$.epss.score')) END)
+FROM intel_cves;
+ALTER TABLE intel_cves DROP COLUMN targets;

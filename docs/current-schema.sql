@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 37
+-- Schema version (PRAGMA user_version): 39
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -172,9 +172,10 @@ CREATE TABLE assets (
     owner      TEXT NOT NULL,
     software   TEXT NOT NULL,
     created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL, internet_facing INTEGER NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL, internet_facing INTEGER NOT NULL DEFAULT 0, identifier TEXT NOT NULL DEFAULT '',
     UNIQUE (org_id, hostname)
 ) STRICT;
+CREATE INDEX assets_identifier ON assets (org_id, identifier) WHERE identifier <> '';
 
 CREATE TABLE audit_log (
     id         INTEGER PRIMARY KEY,
@@ -489,6 +490,12 @@ CREATE TABLE intel_changes (
 CREATE INDEX intel_changes_cve ON intel_changes (cve_id, id);
 CREATE INDEX intel_changes_import ON intel_changes (import_id, cve_id);
 
+CREATE TABLE intel_cve_match (
+    cve_id  TEXT PRIMARY KEY,
+    targets BLOB NOT NULL,
+    facts   TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE intel_cve_products (
     vendor      TEXT NOT NULL,
     product     TEXT NOT NULL,
@@ -503,7 +510,6 @@ CREATE TABLE intel_cves (
     nvd        BLOB,
     cve5       BLOB,
     view       TEXT NOT NULL,
-    targets    BLOB NOT NULL,
     vendor     TEXT NOT NULL DEFAULT '',
     product    TEXT NOT NULL DEFAULT '',
     view_at    INTEGER NOT NULL

@@ -264,10 +264,12 @@ type assetView struct {
 	Owner    string           `json:"owner"`
 	Software []store.Software `json:"software"`
 	// InternetFacing ranks its findings first.
-	InternetFacing bool   `json:"internet_facing"`
-	CreatedAt      string `json:"created_at"`
-	UpdatedAt      string `json:"updated_at"`
-	Created        *bool  `json:"created,omitempty"`
+	InternetFacing bool `json:"internet_facing"`
+	// Identifier is the reporting agent's name of the host.
+	Identifier string `json:"identifier"`
+	CreatedAt  string `json:"created_at"`
+	UpdatedAt  string `json:"updated_at"`
+	Created    *bool  `json:"created,omitempty"`
 	// Findings are the detail's: its findings (at most 200, KEV-listed and
 	// highest scored first) and how many it has.
 	Findings      *[]findingView `json:"findings,omitempty"`
@@ -276,7 +278,7 @@ type assetView struct {
 
 func newAssetView(a store.Asset) assetView {
 	return assetView{ID: a.ID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: a.Software, InternetFacing: a.InternetFacing,
-		CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
+		Identifier: a.Identifier, CreatedAt: timestamp.Format(a.CreatedAt), UpdatedAt: timestamp.Format(a.UpdatedAt)}
 }
 
 // putAssets takes one asset or an array of them.
@@ -403,7 +405,7 @@ func nonNilSoftware(s []store.Software) []store.Software {
 }
 
 func (a *API) importInventory(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBodyAs(r, "application/json", "application/vnd.cyclonedx+json", "text/csv", "text/plain")
+	body, err := readBodyAs(r, "application/json", "application/vnd.cyclonedx+json", "application/x-ndjson", "text/csv", "text/plain")
 	if err != nil {
 		return err
 	}
@@ -430,7 +432,7 @@ func (a *API) importInventory(w http.ResponseWriter, r *http.Request) error {
 	for i, p := range rep.Problems {
 		problems[i] = inventoryProblemView{p.Where, p.Reason}
 	}
-	v["assets"], v["problems"] = changes, problems
+	v["assets"], v["problems"], v["skipped"] = changes, problems, rep.Skipped
 	auditDetail(r, "format", rep.Format)
 	auditDetail(r, "assets", strconv.Itoa(len(changes)))
 	writeData(w, status, v)

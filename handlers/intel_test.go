@@ -376,7 +376,7 @@ func TestAssets(t *testing.T) {
 		{"software without vendor", "POST", "/api/assets", write, map[string]any{"hostname": "a", "software": []map[string]any{{"product": "p"}}}, 400, []string{"software.0.vendor"}},
 		{"version with a space", "POST", "/api/assets", write, map[string]any{"hostname": "a", "software": []map[string]any{{"vendor": "v", "product": "p", "version": "1 2"}}}, 400, []string{"software.0.version"}},
 		{"bad cpe", "POST", "/api/assets", write, map[string]any{"hostname": "a", "software": []map[string]any{{"vendor": "v", "product": "p", "cpe": "cpe:/x"}}}, 400, []string{"software.0.cpe"}},
-		{"too much software", "POST", "/api/assets", write, map[string]any{"hostname": "a", "software": sw(1001)}, 400, []string{"software"}},
+		{"too much software", "POST", "/api/assets", write, map[string]any{"hostname": "a", "software": sw(5001)}, 400, []string{"software"}},
 		{"unknown field", "POST", "/api/assets", write, map[string]any{"hostname": "a", "mac": "x"}, 400, []string{"mac"}},
 		{"errors by index", "POST", "/api/assets", write, []map[string]any{{"hostname": "ok"}, {"hostname": ""}, {"hostname": "ok"}}, 400, []string{"1.hostname", "2.hostname"}},
 		{"empty array", "POST", "/api/assets", write, []map[string]any{}, 400, []string{"body"}},

@@ -61,7 +61,7 @@ func TestInventoryImportCycloneDX(t *testing.T) {
 		{"no name for the asset", "", []byte(`{"bomFormat":"CycloneDX","specVersion":"1.5","components":[]}`), "hostname"},
 		{"broken JSON", "", []byte(`{"bomFormat":`), "body"},
 	} {
-		e.postInventory(admin.Token, c.query, c.body).WantFields(t, c.field)
+		t.Run(c.name, func(t *testing.T) { e.postInventory(admin.Token, c.query, c.body).WantFields(t, c.field) })
 	}
 	e.postInventory(e.APIKey(admin, "read"), "?hostname=x", bom).Must(t, http.StatusForbidden)
 }

@@ -14,7 +14,7 @@ import (
 // Limits of the inventory.
 const (
 	MaxAssetsPerRequest = 1000
-	maxSoftware         = 1000
+	maxSoftware         = 5000 // a Linux host's packages
 	maxHostname         = 253
 	maxLabel            = 100
 	maxVersion          = 64
@@ -30,6 +30,10 @@ type AssetInput struct {
 	Software []store.Software `json:"software"`
 	// InternetFacing ranks its findings first (GET /findings/priorities).
 	InternetFacing bool `json:"internet_facing"`
+	// Identifier is the reporting agent's name of the host (osquery's
+	// host UUID); an inventory import merges by it first. Left empty, a
+	// write keeps the asset's.
+	Identifier string `json:"identifier"`
 }
 
 // check validates one asset; prefix names its place in a batch ("0.").
@@ -45,8 +49,10 @@ func (a *AssetInput) check(p *valid.Problems, prefix string) {
 	}
 	p.CheckText(prefix+"os", a.OS, valid.TextRule{Max: maxLabel, OneLine: true})
 	p.CheckText(prefix+"owner", a.Owner, valid.TextRule{Max: maxLabel, OneLine: true})
+	a.Identifier = strings.TrimSpace(a.Identifier)
+	p.CheckText(prefix+"identifier", a.Identifier, valid.TextRule{Max: maxLabel, OneLine: true})
 	if len(a.Software) > maxSoftware {
-		p.Add(prefix+"software", "must list at most 1000 entries")
+		p.Add(prefix+"software", "must list at most "+strconv.Itoa(maxSoftware)+" entries")
 		return
 	}
 	for i := range a.Software {
@@ -87,7 +93,7 @@ func (a AssetInput) asset(orgID string) store.Asset {
 		sw = []store.Software{}
 	}
 	return store.Asset{OrgID: orgID, Hostname: a.Hostname, IP: a.IP, OS: a.OS, Owner: a.Owner, Software: sw, Products: productKeys(sw),
-		InternetFacing: a.InternetFacing}
+		InternetFacing: a.InternetFacing, Identifier: a.Identifier}
 }
 
 // matchWritten matches assets just written, so that the answer and the
@@ -145,7 +151,8 @@ type AssetPatch struct {
 	Owner    *string           `json:"owner"`
 	Software *[]store.Software `json:"software"`
 	// InternetFacing null or left out keeps it.
-	InternetFacing *bool `json:"internet_facing"`
+	InternetFacing *bool   `json:"internet_facing"`
+	Identifier     *string `json:"identifier"`
 }
 
 // UpdateAsset changes the fields the patch sets; the result is validated
@@ -155,14 +162,15 @@ func (s *Service) UpdateAsset(ctx context.Context, orgID, id string, patch Asset
 	if err != nil {
 		return store.Asset{}, err
 	}
-	in := AssetInput{Hostname: cur.Hostname, IP: cur.IP, OS: cur.OS, Owner: cur.Owner, Software: cur.Software, InternetFacing: cur.InternetFacing}
+	in := AssetInput{Hostname: cur.Hostname, IP: cur.IP, OS: cur.OS, Owner: cur.Owner, Software: cur.Software, InternetFacing: cur.InternetFacing,
+		Identifier: cur.Identifier}
 	if patch.InternetFacing != nil {
 		in.InternetFacing = *patch.InternetFacing
 	}
 	for _, f := range []struct {
 		from *string
 		to   *string
-	}{{patch.Hostname, &in.Hostname}, {patch.IP, &in.IP}, {patch.OS, &in.OS}, {patch.Owner, &in.Owner}} {
+	}{{patch.Hostname, &in.Hostname}, {patch.IP, &in.IP}, {patch.OS, &in.OS}, {patch.Owner, &in.Owner}, {patch.Identifier, &in.Identifier}} {
 		if f.from != nil {
 			*f.to = *f.from
 		}

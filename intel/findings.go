@@ -36,7 +36,10 @@ func productKeys(software []store.Software) []store.ProductKey {
 	}
 	for _, sw := range software {
 		add(sw.Vendor, sw.Product)
-		if n, err := cpe.Parse(sw.CPE); sw.CPE != "" && err == nil {
+		if sw.CPE == "" {
+			continue
+		}
+		if n, err := cpe.Parse(sw.CPE); err == nil {
 			add(n.Vendor, n.Product)
 		}
 	}
@@ -82,22 +85,42 @@ func wildName(s string) string {
 	return normalizeName(s)
 }
 
-// cveData is what matching reads of a CVE: its targets, and of its view
-// only what a finding copies (decoding the rest, descriptions and
-// references, would be most of a full match's time).
+// matchFacts are what a finding copies of a CVE's view, kept beside its
+// targets (store.IntelCVE.Facts) in the view's own shape, so that matching
+// reads neither the view nor the records.
+type matchFacts struct {
+	Primary *factScore `json:"primary"`
+	KEV     *factKEV   `json:"kev"`
+	EPSS    *factScore `json:"epss"`
+}
+
+type factScore struct {
+	Score float64 `json:"score"`
+}
+
+type factKEV struct {
+	RansomwareUse string `json:"ransomware_use"`
+}
+
+// factsOf is a view's facts, encoded.
+func factsOf(v View) ([]byte, error) {
+	var f matchFacts
+	if v.Primary != nil {
+		f.Primary = &factScore{v.Primary.Score}
+	}
+	if v.KEV != nil {
+		f.KEV = &factKEV{v.KEV.RansomwareUse}
+	}
+	if v.EPSS != nil {
+		f.EPSS = &factScore{v.EPSS.Score}
+	}
+	return json.Marshal(f)
+}
+
+// cveData is what matching reads of a CVE: its targets and facts.
 type cveData struct {
 	targets Targets
-	view    struct {
-		Primary *struct {
-			Score float64 `json:"score"`
-		} `json:"primary"`
-		KEV *struct {
-			RansomwareUse string `json:"ransomware_use"`
-		} `json:"kev"`
-		EPSS *struct {
-			Score float64 `json:"score"`
-		} `json:"epss"`
-	}
+	view    matchFacts
 }
 
 func decodeCVE(c store.IntelCVE) (cveData, error) {
@@ -109,8 +132,8 @@ func decodeCVE(c store.IntelCVE) (cveData, error) {
 	if err := json.Unmarshal(raw, &d.targets); err != nil {
 		return d, fmt.Errorf("targets of %s: %w", c.ID, err)
 	}
-	if err := json.Unmarshal(c.View, &d.view); err != nil {
-		return d, fmt.Errorf("view of %s: %w", c.ID, err)
+	if err := json.Unmarshal(c.Facts, &d.view); err != nil {
+		return d, fmt.Errorf("facts of %s: %w", c.ID, err)
 	}
 	return d, nil
 }

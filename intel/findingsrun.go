@@ -12,7 +12,7 @@ import (
 const (
 	matchJobsPerRound = 500
 	assetsPerMatch    = 100
-	cvesPerMatch      = 500
+	cvesPerMatch      = 2000 // an import's changes: their assets read once
 	fullAssetPage     = 1000
 	fullCVEPage       = 2000
 )
@@ -124,34 +124,57 @@ func (s *Service) matchEverything(ctx context.Context) error {
 		byID[all[i].ID] = &all[i]
 	}
 	reason, notice := fixedReason(byID), findingNotice(byID)
-	for after := ""; ; {
-		page, err := s.cfg.Store.EveryCVE(ctx, after, fullCVEPage)
-		if err != nil {
+	// Reading, decoding and matching a page overlaps writing the last
+	// one's findings: the two halves are about equal, on two cores.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan matchedPage, 1)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(pages)
+		readErr <- s.matchPages(ctx, m, pages)
+	}()
+	for p := range pages {
+		if err := s.cfg.Store.IndexCVEProducts(ctx, p.products); err != nil {
 			return err
 		}
-		if len(page) == 0 {
-			return nil
+		if _, err := s.cfg.Store.SyncFindings(ctx, store.FindingScope{CVEIDs: p.ids}, p.matches, reason, notice); err != nil {
+			return err
+		}
+	}
+	return <-readErr
+}
+
+// matchedPage is a page of CVEs matched, for its writing.
+type matchedPage struct {
+	ids      []string
+	products map[string][]store.ProductKey
+	matches  []store.FindingMatch
+}
+
+// matchPages reads every CVE a page at a time and matches each page.
+func (s *Service) matchPages(ctx context.Context, m *matcher, out chan<- matchedPage) error {
+	for after := ""; ; {
+		page, err := s.cfg.Store.EveryCVE(ctx, after, fullCVEPage)
+		if err != nil || len(page) == 0 {
+			return err
 		}
 		cves := make(map[string]cveData, len(page))
-		products := make(map[string][]store.ProductKey, len(page))
-		ids := make([]string, len(page))
+		p := matchedPage{products: make(map[string][]store.ProductKey, len(page)), ids: make([]string, len(page))}
 		for i, c := range page {
 			d, err := decodeCVE(c)
 			if err != nil {
 				return err
 			}
-			cves[c.ID], products[c.ID], ids[i] = d, targetKeys(d.targets), c.ID
+			cves[c.ID], p.products[c.ID], p.ids[i] = d, targetKeys(d.targets), c.ID
 		}
-		if err := s.cfg.Store.IndexCVEProducts(ctx, products); err != nil {
-			return err
-		}
-		if _, err := s.cfg.Store.SyncFindings(ctx, store.FindingScope{CVEIDs: ids}, findingMatches(m, cves), reason, notice); err != nil {
-			return err
+		p.matches = findingMatches(m, cves)
+		select {
+		case out <- p:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 		after = page[len(page)-1].ID
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 	}
 }
 

@@ -643,6 +643,9 @@ func (m *merger) rebuild(id string, now time.Time, watched bool) (*rebuiltRow, [
 	// or the view (score, KEV, EPSS).
 	row.Rematch = row.View == nil || !bytes.Equal(row.View, viewJSON) || !bytes.Equal(row.Targets, packed)
 	row.Products = targetKeys(targets)
+	if row.Facts, err = factsOf(view); err != nil {
+		return nil, nil, fmt.Errorf("encode facts %s: %w", id, err)
+	}
 	row.View, row.Targets, row.Vendor, row.Product = viewJSON, packed, view.Vendor, view.Product
 	m.rows.CVEs[id] = row
 	return &rebuiltRow{IntelCVE: row, Newest: newest}, changes, nil

@@ -57,6 +57,9 @@ type InventoryReport struct {
 	Format   string
 	Assets   []InventoryChange
 	Problems []InventoryProblem
+	// Skipped counts records read and left alone: an osquery log's rows of
+	// other tables, a package not installed.
+	Skipped int
 }
 
 // InventoryOptions are the request's.
@@ -68,11 +71,11 @@ type InventoryOptions struct {
 // ImportInventory reads an inventory file and writes its assets, all or
 // nothing unless partial.
 func (s *Service) ImportInventory(ctx context.Context, orgID string, body []byte, opt InventoryOptions) (InventoryReport, error) {
-	format, inputs, problems, err := s.parseInventory(ctx, body, opt)
+	format, inputs, problems, skipped, err := s.parseInventory(ctx, orgID, body, opt)
 	if err != nil {
 		return InventoryReport{}, err
 	}
-	rep := InventoryReport{Format: format, Problems: problems}
+	rep := InventoryReport{Format: format, Problems: problems, Skipped: skipped}
 	if len(problems) > 0 && !opt.Partial {
 		var p valid.Problems
 		for i, pr := range problems {
@@ -163,17 +166,58 @@ func softwareDiff(old, new []store.Software) (added, changed, removed []store.So
 }
 
 // parseInventory detects the format and reads the file into assets.
-func (s *Service) parseInventory(ctx context.Context, body []byte, opt InventoryOptions) (string, []*AssetInput, []InventoryProblem, error) {
+func (s *Service) parseInventory(ctx context.Context, orgID string, body []byte, opt InventoryOptions) (string, []*AssetInput, []InventoryProblem, int, error) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if len(trimmed) == 0 {
-		return "", nil, nil, valid.Field("body", "is empty: send a CycloneDX SBOM (JSON) or a CSV with a header row")
+		return "", nil, nil, 0, valid.Field("body", "is empty: send a CycloneDX SBOM (JSON), osquery results or a CSV with a header row")
 	}
-	if trimmed[0] == '{' {
+	switch {
+	case trimmed[0] == '{' && !isResultsLog(trimmed) && isCycloneDX(trimmed):
 		in, problems, err := s.parseCycloneDX(ctx, trimmed, opt.Hostname)
-		return FormatCycloneDX, in, problems, err
+		return FormatCycloneDX, in, problems, 0, err
+	case trimmed[0] == '{' || trimmed[0] == '[':
+		hosts, problems, skipped, err := s.parseOsquery(ctx, trimmed, opt.Hostname)
+		if err != nil {
+			return "", nil, nil, 0, err
+		}
+		in, err := s.osqueryInputs(ctx, orgID, hosts)
+		return FormatOsquery, in, problems, skipped, err
 	}
 	in, problems, err := s.parseInventoryCSV(ctx, trimmed)
-	return FormatCSV, in, problems, err
+	return FormatCSV, in, problems, 0, err
+}
+
+// isCycloneDX says whether a JSON object names itself a CycloneDX BOM.
+func isCycloneDX(body []byte) bool {
+	var head struct {
+		BOMFormat *string `json:"bomFormat"`
+	}
+	return json.Unmarshal(body, &head) != nil || head.BOMFormat != nil // unreadable JSON: CycloneDX's reading says why
+}
+
+// osqueryInputs finds each osquery host's asset, by its identifier first
+// (keeping the asset's host name), then by host name, and makes its input.
+func (s *Service) osqueryInputs(ctx context.Context, orgID string, hosts []*osqueryHost) ([]*AssetInput, error) {
+	out := make([]*AssetInput, 0, len(hosts))
+	for _, h := range hosts {
+		var cur *store.Asset
+		byID, err := s.cfg.Store.AssetByIdentifier(ctx, orgID, h.identifier)
+		switch {
+		case err == nil:
+			cur, h.hostname = &byID, byID.Hostname
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		default:
+			byName, err := s.cfg.Store.AssetByHostname(ctx, orgID, cmpOr(h.hostname, hostLike(h.identifier)))
+			if err == nil {
+				cur = &byName
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+		}
+		out = append(out, h.input(cur))
+	}
+	return out, nil
 }
 
 // cdxComponent is a CycloneDX component, as far as Garrison reads it.

@@ -29,10 +29,24 @@ func pack(data []byte) []byte {
 	return buf.Bytes()
 }
 
+// unpackers keep inflaters for reuse: a new one allocates its tables,
+// most of the cost of inflating a small record (matching inflates
+// thousands).
+var unpackers sync.Pool
+
 func unpack(data []byte) ([]byte, error) {
-	out, err := io.ReadAll(flate.NewReader(bytes.NewReader(data)))
+	src := bytes.NewReader(data)
+	r, _ := unpackers.Get().(io.ReadCloser)
+	if r == nil {
+		r = flate.NewReader(src)
+	} else if err := r.(flate.Resetter).Reset(src, nil); err != nil {
+		return nil, fmt.Errorf("unpack stored record: %w", err)
+	}
+	out := bytes.NewBuffer(make([]byte, 0, 4*len(data)))
+	_, err := out.ReadFrom(r)
+	unpackers.Put(r)
 	if err != nil {
 		return nil, fmt.Errorf("unpack stored record: %w", err)
 	}
-	return out, nil
+	return out.Bytes(), nil
 }

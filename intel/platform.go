@@ -91,7 +91,10 @@ func runsPlatform(a *store.Asset, p cpe.Name) (bool, string) {
 // system (a CPE of part o), which then says what it runs.
 func listsPlatform(a *store.Asset) bool {
 	for _, sw := range a.Software {
-		if n, err := cpe.Parse(sw.CPE); sw.CPE != "" && err == nil && n.Part == "o" {
+		if sw.CPE == "" {
+			continue
+		}
+		if n, err := cpe.Parse(sw.CPE); err == nil && n.Part == "o" {
 			return true
 		}
 	}

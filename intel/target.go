@@ -32,7 +32,7 @@ func NewTargetFinder(ctx context.Context, st *store.Store, orgID string) (*Targe
 		return nil, fmt.Errorf("inventory: %w", err)
 	}
 	f := &TargetFinder{st: st, m: m, hosts: map[string][]*store.Asset{}, targets: map[string]*Targets{}}
-	for _, ref := range m.all {
+	for _, ref := range m.everything() {
 		a := ref.asset
 		for _, key := range []string{a.IP, strings.ToLower(a.Hostname)} {
 			if key != "" && !slices.Contains(f.hosts[key], a) {

@@ -90,7 +90,22 @@ func (s *Service) Watch(ctx context.Context, orgID, cveID, actor string) (Entry,
 // every asset's software.
 type matcher struct {
 	byProduct map[string][]softwareRef // normalized vendor \x00 product
-	all       []softwareRef            // for criteria naming any vendor or product
+	assets    []store.Asset
+	all       []softwareRef // for criteria naming any vendor or product, made when first asked
+}
+
+// everything is every software entry, for criteria naming any vendor or
+// product (rare: made only when one does).
+func (m *matcher) everything() []softwareRef {
+	if m.all == nil {
+		m.all = []softwareRef{}
+		for i := range m.assets {
+			for _, sw := range m.assets[i].Software {
+				m.all = append(m.all, softwareRef{&m.assets[i], sw})
+			}
+		}
+	}
+	return m.all
 }
 
 type softwareRef struct {
@@ -112,15 +127,23 @@ func newMatcher(ctx context.Context, st *store.Store, orgID string) (*matcher, e
 
 // matcherOf indexes assets' software by vendor and product.
 func matcherOf(assets []store.Asset) *matcher {
-	m := &matcher{byProduct: map[string][]softwareRef{}}
+	m := &matcher{byProduct: map[string][]softwareRef{}, assets: assets}
+	// Inventories repeat names: each pair is normalized once.
+	keyOf := map[[2]string]string{}
 	for i := range assets {
 		a := &assets[i]
 		for _, sw := range a.Software {
 			ref := softwareRef{a, sw}
-			m.all = append(m.all, ref)
-			keys := []string{productKey(sw.Vendor, sw.Product)}
-			if n, err := cpe.Parse(sw.CPE); sw.CPE != "" && err == nil {
-				keys = append(keys, productKey(n.Vendor, n.Product))
+			k, ok := keyOf[[2]string{sw.Vendor, sw.Product}]
+			if !ok {
+				k = productKey(sw.Vendor, sw.Product)
+				keyOf[[2]string{sw.Vendor, sw.Product}] = k
+			}
+			keys := []string{k}
+			if sw.CPE != "" {
+				if n, err := cpe.Parse(sw.CPE); err == nil {
+					keys = append(keys, productKey(n.Vendor, n.Product))
+				}
 			}
 			for j, k := range keys {
 				if j == 0 || k != keys[0] {
@@ -135,7 +158,7 @@ func matcherOf(assets []store.Asset) *matcher {
 // candidates are the software entries that may be the product named.
 func (m *matcher) candidates(vendor, product string) []softwareRef {
 	if vendor == "*" || product == "*" || vendor == "" || product == "" {
-		return m.all
+		return m.everything()
 	}
 	return m.byProduct[productKey(vendor, product)]
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 )
 
@@ -23,9 +25,12 @@ type Software struct {
 // Asset is a machine of the organization's inventory.
 type Asset struct {
 	ID, OrgID, Hostname, IP, OS, Owner string
-	InternetFacing                     bool
-	Software                           []Software
-	CreatedAt, UpdatedAt               time.Time
+	// Identifier is what the reporting agent calls the host (osquery's
+	// host UUID); empty when none.
+	Identifier           string
+	InternetFacing       bool
+	Software             []Software
+	CreatedAt, UpdatedAt time.Time
 	// Products are the software's vendors and products as the matching
 	// indexes them (set by intel on writes; not read back).
 	Products []ProductKey
@@ -34,20 +39,64 @@ type Asset struct {
 // MaxAssets bounds an organization's inventory.
 const MaxAssets = 10000
 
-const assetColumns = `id, org_id, hostname, ip, os, owner, software, created_at, updated_at, internet_facing`
+const assetColumns = `id, org_id, hostname, ip, os, owner, software, created_at, updated_at, internet_facing, identifier`
 
 func scanAsset(row interface{ Scan(...any) error }) (Asset, error) {
+	a, software, err := scanAssetRaw(row)
+	if err != nil {
+		return Asset{}, err
+	}
+	return a, decodeSoftware(&a, software)
+}
+
+// scanAssetRaw reads an asset's row, its software left encoded.
+func scanAssetRaw(row interface{ Scan(...any) error }) (Asset, string, error) {
 	var a Asset
 	var software string
 	var created, updated int64
-	if err := row.Scan(&a.ID, &a.OrgID, &a.Hostname, &a.IP, &a.OS, &a.Owner, &software, &created, &updated, &a.InternetFacing); err != nil {
-		return Asset{}, fmt.Errorf("asset: %w", err)
-	}
-	if err := json.Unmarshal([]byte(software), &a.Software); err != nil {
-		return Asset{}, fmt.Errorf("asset %s software: %w", a.ID, err)
+	if err := row.Scan(&a.ID, &a.OrgID, &a.Hostname, &a.IP, &a.OS, &a.Owner, &software, &created, &updated, &a.InternetFacing, &a.Identifier); err != nil {
+		return Asset{}, "", fmt.Errorf("asset: %w", err)
 	}
 	a.CreatedAt, a.UpdatedAt = fromMS(created), fromMS(updated)
-	return a, nil
+	return a, software, nil
+}
+
+func decodeSoftware(a *Asset, software string) error {
+	if err := json.Unmarshal([]byte(software), &a.Software); err != nil {
+		return fmt.Errorf("asset %s software: %w", a.ID, err)
+	}
+	return nil
+}
+
+// queryAssets reads many assets, their software decoded on every core:
+// decoding is most of the cost of reading an inventory for matching.
+func queryAssets(ctx context.Context, q querier, query string, args []any) ([]Asset, error) {
+	var software []string
+	assets, err := queryAll(ctx, q, "assets", query, args, func(rows *sql.Rows) (Asset, error) {
+		a, sw, err := scanAssetRaw(rows)
+		software = append(software, sw)
+		return a, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	workers := min(runtime.GOMAXPROCS(0), 1+len(assets)/256)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(assets); i += workers {
+				if err := decodeSoftware(&assets[i], software[i]); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return assets, errors.Join(errs...)
 }
 
 // PutAssets stores assets in one transaction, all or none: an asset whose
@@ -63,10 +112,11 @@ func (s *Store) PutAssets(ctx context.Context, orgID string, assets []Asset) (ou
 				return fmt.Errorf("encode software: %w", err)
 			}
 			id := NewID("ast", now)
-			row := tx.QueryRowContext(ctx, `INSERT INTO assets (`+assetColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			row := tx.QueryRowContext(ctx, `INSERT INTO assets (`+assetColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (org_id, hostname) DO UPDATE SET ip = excluded.ip, os = excluded.os, owner = excluded.owner,
-				software = excluded.software, updated_at = excluded.updated_at, internet_facing = excluded.internet_facing RETURNING `+assetColumns,
-				id, orgID, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(now), ms(now), a.InternetFacing)
+				software = excluded.software, updated_at = excluded.updated_at, internet_facing = excluded.internet_facing,
+				identifier = CASE WHEN excluded.identifier <> '' THEN excluded.identifier ELSE assets.identifier END RETURNING `+assetColumns,
+				id, orgID, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(now), ms(now), a.InternetFacing, a.Identifier)
 			if out[i], err = scanAsset(row); err != nil {
 				return err
 			}
@@ -120,8 +170,8 @@ func (s *Store) UpdateAsset(ctx context.Context, a Asset) (Asset, error) {
 	var out Asset
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		out, err = scanAsset(tx.QueryRowContext(ctx, `UPDATE assets SET hostname = ?, ip = ?, os = ?, owner = ?, software = ?, updated_at = ?,
-			internet_facing = ? WHERE org_id = ? AND id = ? RETURNING `+assetColumns, a.Hostname, a.IP, a.OS, a.Owner, string(software), ms(s.now()),
-			a.InternetFacing, a.OrgID, a.ID))
+			internet_facing = ?, identifier = ? WHERE org_id = ? AND id = ? RETURNING `+assetColumns, a.Hostname, a.IP, a.OS, a.Owner, string(software),
+			ms(s.now()), a.InternetFacing, a.Identifier, a.OrgID, a.ID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return ErrNotFound
@@ -153,6 +203,20 @@ func (s *Store) deleteOwned(ctx context.Context, table, orgID, id string) error 
 		}
 		return nil
 	})
+}
+
+// AssetByIdentifier reads the organization's (oldest) asset of an agent's
+// identifier.
+func (s *Store) AssetByIdentifier(ctx context.Context, orgID, identifier string) (Asset, error) {
+	if identifier == "" {
+		return Asset{}, ErrNotFound
+	}
+	a, err := scanAsset(s.reads().QueryRowContext(ctx, `SELECT `+assetColumns+` FROM assets WHERE org_id = ? AND identifier = ?
+		ORDER BY created_at, id LIMIT 1`, orgID, identifier))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Asset{}, ErrNotFound
+	}
+	return a, err
 }
 
 // AssetByHostname reads one asset of the organization by host name.

@@ -12,10 +12,13 @@ import (
 // IntelCVE is a CVE of the intelligence store: the latest normalized record
 // of each source and the enrichment view computed from them.
 type IntelCVE struct {
-	ID              string
-	NVD, CVE5       []byte          // packed records (intel); nil when that source has none
-	View            json.RawMessage // the enrichment view
-	Targets         []byte          // packed: what assets are matched against
+	ID        string
+	NVD, CVE5 []byte          // packed records (intel); nil when that source has none
+	View      json.RawMessage // the enrichment view
+	Targets   []byte          // packed: what assets are matched against
+	// Facts are what a finding copies of the view (intel's matchFacts),
+	// written with the targets.
+	Facts           json.RawMessage
 	Vendor, Product string
 	ViewAt          time.Time // when the view last changed
 	// Products are the vendors and products its targets name, indexed for
@@ -68,7 +71,7 @@ func (s *Store) IntelRowsFor(ctx context.Context, ids []string) (IntelRows, erro
 	}
 	in := "(" + placeholders(len(ids)) + ")"
 	err := s.read(ctx, func(tx querier) error {
-		cves, err := queryAll(ctx, tx, "intel cves", `SELECT id, nvd, cve5, view, targets, vendor, product, view_at FROM intel_cves WHERE id IN `+in,
+		cves, err := queryAll(ctx, tx, "intel cves", `SELECT i.id, i.nvd, i.cve5, i.view, m.targets, i.vendor, i.product, i.view_at FROM intel_cves i LEFT JOIN intel_cve_match m ON m.cve_id = i.id WHERE i.id IN `+in,
 			args, func(rows *sql.Rows) (IntelCVE, error) { return scanIntelCVE(rows) })
 		if err != nil {
 			return err
@@ -116,7 +119,7 @@ func scanIntelCVE(row interface{ Scan(...any) error }) (IntelCVE, error) {
 
 // IntelCVE reads one CVE of the store.
 func (s *Store) IntelCVE(ctx context.Context, id string) (IntelCVE, error) {
-	c, err := scanIntelCVE(s.reads().QueryRowContext(ctx, `SELECT id, nvd, cve5, view, targets, vendor, product, view_at FROM intel_cves WHERE id = ?`, id))
+	c, err := scanIntelCVE(s.reads().QueryRowContext(ctx, `SELECT i.id, i.nvd, i.cve5, i.view, m.targets, i.vendor, i.product, i.view_at FROM intel_cves i LEFT JOIN intel_cve_match m ON m.cve_id = i.id WHERE i.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return IntelCVE{}, ErrNotFound
 	}
@@ -126,8 +129,8 @@ func (s *Store) IntelCVE(ctx context.Context, id string) (IntelCVE, error) {
 // SearchIntel finds CVEs whose vendor or product is the term (normalized
 // by the caller), newest first.
 func (s *Store) SearchIntel(ctx context.Context, term string, limit int) ([]IntelCVE, error) {
-	return queryAll(ctx, s.reads(), "search intel", `SELECT id, nvd, cve5, view, targets, vendor, product, view_at FROM intel_cves
-		WHERE vendor = ?1 OR product = ?1 ORDER BY id DESC LIMIT ?2`, []any{term, limit}, func(rows *sql.Rows) (IntelCVE, error) { return scanIntelCVE(rows) })
+	return queryAll(ctx, s.reads(), "search intel", `SELECT i.id, i.nvd, i.cve5, i.view, m.targets, i.vendor, i.product, i.view_at FROM intel_cves i LEFT JOIN intel_cve_match m ON m.cve_id = i.id
+		WHERE i.vendor = ?1 OR i.product = ?1 ORDER BY i.id DESC LIMIT ?2`, []any{term, limit}, func(rows *sql.Rows) (IntelCVE, error) { return scanIntelCVE(rows) })
 }
 
 // IntelBatch is one batch of an import, written in one transaction.
@@ -146,14 +149,18 @@ func (s *Store) WriteIntel(ctx context.Context, b IntelBatch) error {
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, c := range b.CVEs {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO intel_cves (id, nvd, cve5, view, targets, vendor, product, view_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (id) DO UPDATE SET nvd = excluded.nvd, cve5 = excluded.cve5, view = excluded.view, targets = excluded.targets, vendor = excluded.vendor,
+			if _, err := tx.ExecContext(ctx, `INSERT INTO intel_cves (id, nvd, cve5, view, vendor, product, view_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (id) DO UPDATE SET nvd = excluded.nvd, cve5 = excluded.cve5, view = excluded.view, vendor = excluded.vendor,
 				product = excluded.product, view_at = excluded.view_at`,
-				c.ID, nullBytes(c.NVD), nullBytes(c.CVE5), string(c.View), c.Targets, c.Vendor, c.Product, ms(c.ViewAt)); err != nil {
+				c.ID, nullBytes(c.NVD), nullBytes(c.CVE5), string(c.View), c.Vendor, c.Product, ms(c.ViewAt)); err != nil {
 				return fmt.Errorf("write intel cve %s: %w", c.ID, err)
 			}
-			if !c.Rematch {
+			if !c.Rematch { // neither targets nor view changed, so neither did facts
 				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO intel_cve_match (cve_id, targets, facts) VALUES (?, ?, ?)
+				ON CONFLICT (cve_id) DO UPDATE SET targets = excluded.targets, facts = excluded.facts`, c.ID, c.Targets, string(c.Facts)); err != nil {
+				return fmt.Errorf("write intel cve %s targets: %w", c.ID, err)
 			}
 			if err := setCVEProducts(ctx, tx, c.ID, c.Products); err != nil {
 				return err

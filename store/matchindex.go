@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -231,9 +233,9 @@ func (s *Store) AssetsOfProducts(ctx context.Context, keys []ProductKey) ([]Asse
 	var out []Asset
 	read := func(match string, part []ProductKey) error {
 		values, args := valuesOf(part)
-		assets, err := queryAll(ctx, s.reads(), "assets of products", `WITH k (vendor, product) AS (`+values+`)
+		assets, err := queryAssets(ctx, s.reads(), `WITH k (vendor, product) AS (`+values+`)
 			SELECT `+qualified("a.", assetColumns)+` FROM assets a WHERE a.id IN (SELECT p.asset_id FROM asset_products p JOIN k ON `+
-			match+`)`, args, func(rows *sql.Rows) (Asset, error) { return scanAsset(rows) })
+			match+`)`, args)
 		for _, a := range assets {
 			if !seen[a.ID] {
 				seen[a.ID] = true
@@ -304,8 +306,7 @@ func (s *Store) AssetsOfProducts(ctx context.Context, keys []ProductKey) ([]Asse
 
 // everyAssetOf reads every asset of every organization.
 func (s *Store) everyAssetOf(ctx context.Context) ([]Asset, error) {
-	return queryAll(ctx, s.reads(), "every asset", `SELECT `+assetColumns+` FROM assets`, nil,
-		func(rows *sql.Rows) (Asset, error) { return scanAsset(rows) })
+	return queryAssets(ctx, s.reads(), `SELECT `+assetColumns+` FROM assets`, nil)
 }
 
 // AssetsByID reads assets of any organization (for matching).
@@ -316,8 +317,7 @@ func (s *Store) AssetsByID(ctx context.Context, ids []string) ([]Asset, error) {
 		for i, id := range part {
 			args[i] = id
 		}
-		assets, err := queryAll(ctx, s.reads(), "assets", `SELECT `+assetColumns+` FROM assets WHERE id IN (`+inList(len(part))+`)`, args,
-			func(rows *sql.Rows) (Asset, error) { return scanAsset(rows) })
+		assets, err := queryAssets(ctx, s.reads(), `SELECT `+assetColumns+` FROM assets WHERE id IN (`+inList(len(part))+`)`, args)
 		out = append(out, assets...)
 		return err
 	})
@@ -327,28 +327,43 @@ func (s *Store) AssetsByID(ctx context.Context, ids []string) ([]Asset, error) {
 // EveryAsset reads every organization's assets, a page at a time after
 // the id given ("" first), for a full match.
 func (s *Store) EveryAsset(ctx context.Context, after string, limit int) ([]Asset, error) {
-	return queryAll(ctx, s.reads(), "every asset", `SELECT `+assetColumns+` FROM assets WHERE id > ? ORDER BY id LIMIT ?`,
-		[]any{after, limit}, func(rows *sql.Rows) (Asset, error) { return scanAsset(rows) })
+	return queryAssets(ctx, s.reads(), `SELECT `+assetColumns+` FROM assets WHERE id > ? ORDER BY id LIMIT ?`, []any{after, limit})
+}
+
+// scanCVEMatch reads what matching reads of a CVE: its facts and targets.
+func scanCVEMatch(rows *sql.Rows) (IntelCVE, error) {
+	var c IntelCVE
+	var facts string
+	err := rows.Scan(&c.ID, &facts, &c.Targets)
+	c.Facts = json.RawMessage(facts)
+	return c, err
 }
 
 // EveryCVE reads the intelligence store's CVE ids and targets, a page at
 // a time after the id given, for a full match.
 func (s *Store) EveryCVE(ctx context.Context, after string, limit int) ([]IntelCVE, error) {
-	return queryAll(ctx, s.reads(), "every cve", `SELECT id, view, targets FROM intel_cves WHERE id > ? ORDER BY id LIMIT ?`,
-		[]any{after, limit}, func(rows *sql.Rows) (IntelCVE, error) {
-			var c IntelCVE
-			var view string
-			err := rows.Scan(&c.ID, &view, &c.Targets)
-			c.View = []byte(view)
-			return c, err
-		})
+	return queryAll(ctx, s.reads(), "every cve", `SELECT cve_id, facts, targets FROM intel_cve_match WHERE cve_id > ? ORDER BY cve_id LIMIT ?`,
+		[]any{after, limit}, scanCVEMatch)
 }
 
-// IndexCVEProducts writes the index rows of CVEs whose rows predate it.
+// IndexCVEProducts writes the index rows of CVEs whose rows are not what
+// they should be (rows that predate the index).
 func (s *Store) IndexCVEProducts(ctx context.Context, products map[string][]ProductKey) error {
+	ids := make([]string, 0, len(products))
+	for id := range products {
+		ids = append(ids, id)
+	}
+	have, err := s.indexedKeys(ctx, "intel_cve_products", "cve_id", ids)
+	if err != nil {
+		return err
+	}
+	stale := staleKeys(products, have)
+	if len(stale) == 0 {
+		return nil
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		for id, keys := range products {
-			if err := setCVEProducts(ctx, tx, id, keys); err != nil {
+		for _, id := range stale {
+			if err := setCVEProducts(ctx, tx, id, products[id]); err != nil {
 				return err
 			}
 		}
@@ -356,23 +371,98 @@ func (s *Store) IndexCVEProducts(ctx context.Context, products map[string][]Prod
 	})
 }
 
-// IndexAssetProducts writes the index rows of assets whose rows predate
-// it, queueing nothing (a full match is running).
+// IndexAssetProducts writes the index rows of assets whose rows are not
+// what they should be (rows that predate the index), queueing nothing (a
+// full match is running).
 func (s *Store) IndexAssetProducts(ctx context.Context, assets []Asset) error {
+	want := make(map[string][]ProductKey, len(assets))
+	orgOf := make(map[string]string, len(assets))
+	ids := make([]string, len(assets))
+	for i, a := range assets {
+		want[a.ID], orgOf[a.ID], ids[i] = a.Products, a.OrgID, a.ID
+	}
+	have, err := s.indexedKeys(ctx, "asset_products", "asset_id", ids)
+	if err != nil {
+		return err
+	}
+	stale := staleKeys(want, have)
+	if len(stale) == 0 {
+		return nil
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		for _, a := range assets {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM asset_products WHERE asset_id = ?`, a.ID); err != nil {
+		for _, id := range stale {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM asset_products WHERE asset_id = ?`, id); err != nil {
 				return fmt.Errorf("clear asset products: %w", err)
 			}
-			for _, k := range a.Products {
+			for _, k := range want[id] {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO asset_products (vendor, product, asset_id, org_id) VALUES (?, ?, ?, ?)
-					ON CONFLICT DO NOTHING`, k.Vendor, k.Product, a.ID, a.OrgID); err != nil {
+					ON CONFLICT DO NOTHING`, k.Vendor, k.Product, id, orgOf[id]); err != nil {
 					return fmt.Errorf("index asset product: %w", err)
 				}
 			}
 		}
 		return nil
 	})
+}
+
+// indexedKeys reads the index rows of ids (table and column are
+// constants of the callers): a full match rewrites only rows that
+// differ, so a re-match of an indexed store writes no index row.
+func (s *Store) indexedKeys(ctx context.Context, table, column string, ids []string) (map[string]map[ProductKey]bool, error) {
+	have := make(map[string]map[ProductKey]bool, len(ids))
+	err := chunks(ids, func(part []string) error {
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		rows, err := queryAll(ctx, s.reads(), table, `SELECT `+column+`, vendor, product FROM `+table+` WHERE `+column+` IN (`+inList(len(part))+`)`,
+			args, func(rows *sql.Rows) (indexRow, error) {
+				var r indexRow
+				return r, rows.Scan(&r.id, &r.k.Vendor, &r.k.Product)
+			})
+		for _, r := range rows {
+			if have[r.id] == nil {
+				have[r.id] = map[ProductKey]bool{}
+			}
+			have[r.id][r.k] = true
+		}
+		return err
+	})
+	return have, err
+}
+
+// indexRow is a row of an index table: whose and which key.
+type indexRow struct {
+	id string
+	k  ProductKey
+}
+
+// staleKeys are the ids whose index rows are not the keys they should be.
+func staleKeys(want map[string][]ProductKey, have map[string]map[ProductKey]bool) []string {
+	var stale []string
+	for id, keys := range want {
+		got := have[id]
+		same := true
+		for _, k := range keys {
+			if !got[k] {
+				same = false
+				break
+			}
+		}
+		if !same || len(got) != len(distinctKeys(keys)) {
+			stale = append(stale, id)
+		}
+	}
+	slices.Sort(stale)
+	return stale
+}
+
+func distinctKeys(keys []ProductKey) map[ProductKey]bool {
+	out := make(map[ProductKey]bool, len(keys))
+	for _, k := range keys {
+		out[k] = true
+	}
+	return out
 }
 
 // qualified qualifies a column list: qualified("a.", "id, org_id").
@@ -413,8 +503,8 @@ func (s *Store) VendorsOfProduct(ctx context.Context, product string, limit int)
 	})
 }
 
-// IntelTargets reads what matching needs of CVEs: their views and
-// targets, not their source records.
+// IntelTargets reads what matching needs of CVEs: their facts and
+// targets, not their records or views.
 func (s *Store) IntelTargets(ctx context.Context, ids []string) ([]IntelCVE, error) {
 	var out []IntelCVE
 	err := chunks(ids, func(part []string) error {
@@ -422,14 +512,8 @@ func (s *Store) IntelTargets(ctx context.Context, ids []string) ([]IntelCVE, err
 		for i, id := range part {
 			args[i] = id
 		}
-		found, err := queryAll(ctx, s.reads(), "cve targets", `SELECT id, view, targets FROM intel_cves WHERE id IN (`+inList(len(part))+`)`, args,
-			func(rows *sql.Rows) (IntelCVE, error) {
-				var c IntelCVE
-				var view string
-				err := rows.Scan(&c.ID, &view, &c.Targets)
-				c.View = []byte(view)
-				return c, err
-			})
+		found, err := queryAll(ctx, s.reads(), "cve targets", `SELECT cve_id, facts, targets FROM intel_cve_match WHERE cve_id IN (`+inList(len(part))+`)`,
+			args, scanCVEMatch)
 		out = append(out, found...)
 		return err
 	})

@@ -58,7 +58,7 @@ func (s *Store) AddWatch(ctx context.Context, e WatchEntry) (WatchEntry, error) 
 }
 
 const watchColumns = `w.id, w.org_id, w.cve_id, w.added_by, w.created_at,
-	i.id, i.view, i.targets, i.vendor, i.product, i.view_at`
+	i.id, i.view, m.targets, i.vendor, i.product, i.view_at`
 
 func scanWatch(row interface{ Scan(...any) error }) (WatchEntry, error) {
 	var e WatchEntry
@@ -81,12 +81,14 @@ func scanWatch(row interface{ Scan(...any) error }) (WatchEntry, error) {
 // MaxWatched), newest first, with each CVE's view and targets.
 func (s *Store) WatchEntries(ctx context.Context, orgID string) ([]WatchEntry, error) {
 	return queryAll(ctx, s.reads(), "watchlist", `SELECT `+watchColumns+` FROM cve_watchlist w LEFT JOIN intel_cves i ON i.id = w.cve_id
+		LEFT JOIN intel_cve_match m ON m.cve_id = w.cve_id
 		WHERE w.org_id = ? ORDER BY w.created_at DESC, w.id DESC`, []any{orgID}, func(rows *sql.Rows) (WatchEntry, error) { return scanWatch(rows) })
 }
 
 // WatchEntryByID reads one entry of the organization's watchlist.
 func (s *Store) WatchEntryByID(ctx context.Context, orgID, id string) (WatchEntry, error) {
 	e, err := scanWatch(s.reads().QueryRowContext(ctx, `SELECT `+watchColumns+` FROM cve_watchlist w LEFT JOIN intel_cves i ON i.id = w.cve_id
+		LEFT JOIN intel_cve_match m ON m.cve_id = w.cve_id
 		WHERE w.org_id = ? AND w.id = ?`, orgID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return WatchEntry{}, ErrNotFound

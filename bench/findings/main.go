@@ -2,7 +2,7 @@
 // full re-match of every CVE against every asset, an incremental import of
 // changed CVEs and one asset change, with the process's peak RSS.
 //
-//	go run ./bench/findings [--cves 250000] [--assets 10000] [--software 50] [--changed 1000] [--json out.json]
+//	go run ./bench/findings [--cves 250000] [--assets 10000] [--software 50] [--changed 1000] [--json out.json] [--profile dir]
 //
 // The store is built in a temporary directory through Garrison's own
 // packages, as `garrison serve` would: the assets are written first (as
@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -61,7 +62,9 @@ func run() error {
 	nChanged := flag.Int("changed", 1000, "CVEs the incremental import changes")
 	schemaPath := flag.String("schema", "schema.sql", "Garrison's schema (run from the repository root)")
 	jsonPath := flag.String("json", "", "also write the results as JSON to this file")
+	profileDir := flag.String("profile", "", "write a CPU profile of each timed step into this directory")
 	flag.Parse()
+	profile := func(name string) func() { return startProfile(*profileDir, name) }
 	ctx := context.Background()
 	schema, err := os.ReadFile(*schemaPath)
 	if err != nil {
@@ -125,9 +128,11 @@ func run() error {
 		return err
 	}
 	start = time.Now()
+	done := profile("full")
 	if err := svc.Match(ctx); err != nil {
 		return err
 	}
+	done()
 	res.FullMatchSeconds = time.Since(start).Seconds()
 	if _, res.Findings, err = st.Findings(ctx, org, store.FindingFilter{}, store.Page{Limit: 1}); err != nil {
 		return err
@@ -139,9 +144,11 @@ func run() error {
 		return err
 	}
 	start = time.Now()
+	done = profile("incremental")
 	if _, err := svc.ImportFile(ctx, changed, intel.ImportOptions{Name: "changed.json", Via: "cli", Actor: "bench"}); err != nil {
 		return err
 	}
+	done()
 	res.IncrementalSeconds = time.Since(start).Seconds()
 	fmt.Printf("import of %d changed CVEs, matched: %.2f s\n", *nChanged, res.IncrementalSeconds)
 
@@ -152,9 +159,11 @@ func run() error {
 	sw := assets[0].Software
 	sw[0].Version = "9.9.9"
 	start = time.Now()
+	done = profile("asset")
 	if _, err := svc.UpdateAsset(ctx, org, assets[0].ID, intel.AssetPatch{Software: &sw}); err != nil {
 		return err
 	}
+	done()
 	res.AssetChangeMS = float64(time.Since(start).Microseconds()) / 1000
 	fmt.Printf("one asset change, matched: %.1f ms\n", res.AssetChangeMS)
 
@@ -168,6 +177,25 @@ func run() error {
 		return os.WriteFile(*jsonPath, b, 0o644)
 	}
 	return nil
+}
+
+// startProfile profiles the CPU into dir/name.pprof until the returned
+// function is called; without a directory it does nothing.
+func startProfile(dir, name string) func() {
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, name+".pprof"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 // writeNVD writes CVEs from..to-1 (CVE-2099-1000000 …): each names one to
