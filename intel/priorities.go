@@ -9,6 +9,7 @@ import (
 
 	"garrison/intel/cpe"
 	"garrison/store"
+	"garrison/wording"
 )
 
 // Fix first: an organization's open findings grouped by the one upgrade
@@ -37,8 +38,8 @@ type Upgrade struct {
 func (u Upgrade) Summary() string {
 	name := strings.TrimSpace(u.Software.Vendor + " " + u.Software.Product)
 	if u.ToVersion == "" {
-		return fmt.Sprintf("No fixed version of %s on %s is known for its %d open findings: remove it, or see the vendor's advisories",
-			name, u.Asset.Hostname, len(u.Remaining))
+		return fmt.Sprintf("No fixed version of %s on %s is known for its %s: remove it, or see the vendor's advisories",
+			name, u.Asset.Hostname, wording.Count(len(u.Remaining), "open finding", "open findings"))
 	}
 	s := fmt.Sprintf("Upgrade %s on %s to %s: closes %d", name, u.Asset.Hostname, u.ToVersion, len(u.Closes))
 	if u.KEV > 0 {

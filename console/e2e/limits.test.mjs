@@ -30,7 +30,7 @@ after(async () => {
   smtp?.close();
 });
 
-const pages = ['/', '/events', '/alerts', '/threats', '/agents', '/tickets', '/compliance', '/cve-watchlist', '/assets', '/leads',
+const pages = ['/', '/events', '/alerts', '/threats', '/agents', '/tickets', '/compliance', '/cve-watchlist', '/assets', '/findings', '/leads',
   '/settings?tab=keys', '/settings?tab=members', '/settings?tab=org', '/settings?tab=audit', '/notifications'];
 
 test('30 console pages in under a minute at the default sign-in limits: no 429', async () => {

@@ -16,6 +16,12 @@ const shots = path.join(import.meta.dirname, 'screenshots');
 const widths = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 
 let smtp, server, browser, token, password;
+// A Windows inventory as exported from "Programs and Features".
+const inventoryCSV = 'Computer Name,Operating System,Display Name,Publisher,Display Version\n' +
+  'ws-fin-07,Windows 10 Pro,Adobe Acrobat Reader,Adobe Systems Incorporated,9.3\n' +
+  'ws-fin-07,Windows 10 Pro,Adobe Flash Player 15 ActiveX,Adobe Systems Incorporated,15.0.0.239\n' +
+  'ws-fin-07,Windows 10 Pro,Microsoft Silverlight,Microsoft Corporation,5.1.10411.0\n' +
+  'ws-fin-08,Windows 11 Pro,Mozilla Firefox (x64 en-US),Mozilla,128.0\n';
 const pages = [];
 
 async function api(method, p, body) {
@@ -68,6 +74,18 @@ before(async () => {
   assert.ok(ruled, 'no alert names its rule');
   const incident = (await api('GET', '/api/incidents?limit=200')).data.find((i) => i.attacker === '198.51.100.9');
   assert.ok(incident && incident.alert_count === 2, `the beacon's incident: ${JSON.stringify(incident)}`);
+  // Findings: the repository's NVD sample imported by the appliance's
+  // operator (the demo organization is not one), and an inventory whose
+  // Acrobat Reader, Flash Player and Silverlight it knows to be vulnerable.
+  const operator = await server.request('POST', '/api/auth/register', { body: { email: 'ops@msp.example', password: 'correct horse battery staple 9',
+    name: 'Olga Operator', org: 'MSP Operations' } });
+  assert.equal(operator.status, 201, `operator: ${operator.text}`);
+  const nvd = fs.readFileSync(path.join(import.meta.dirname, '../../intel/testdata/nvd_sample.json'), 'utf8');
+  const imported = await server.request('POST', '/api/intel/import', { token: operator.body.token, body: nvd, contentType: 'application/json' });
+  assert.equal(imported.status, 200, `intel import: ${imported.text}`);
+  const inventory = await server.request('POST', '/api/assets/import', { token, contentType: 'text/csv', body: inventoryCSV });
+  assert.ok(inventory.status < 300, `inventory import: ${inventory.text}`);
+  const exposed = inventory.body.data.assets.find((a) => a.hostname === 'ws-fin-07');
   const runID = run.agent_run_id || run.id;
   // The onboarding checklist, finished, for its own page.
   const onboarding = (await api('POST', '/api/agents/onboarding/execute', {})).data.agent_run_id;
@@ -86,6 +104,7 @@ before(async () => {
     ['onboarding-run', `/agents/runs/${onboarding}?agent=onboarding`], ['tickets', '/tickets'],
     ['ticket', '/tickets/' + ticket.id], ['compliance', '/compliance'], ['compliance-report', '/compliance/reports/' + (report.report_id || report.id)],
     ['cve-watchlist', '/cve-watchlist'], ['cve-entry', '/cve-watchlist/' + cve.id], ['assets', '/assets'],
+    ['findings', '/findings'], ['asset-findings', '/assets?asset=' + exposed.id],
     ['leads', '/leads'], ['leads-list', '/leads?view=list'], ['lead', '/leads/' + lead.id], ['notifications', '/notifications'], ['settings-keys', '/settings?tab=keys'],
     ['settings-members', '/settings?tab=members'], ['settings-org', '/settings?tab=org'], ['settings-audit', '/settings?tab=audit'],
     ['not-found', '/no/such/page']);
@@ -112,6 +131,16 @@ async function signIn(context) {
 // States of a page a person opens (a dialog, the notifications panel):
 // screenshotted and checked like the pages.
 const states = [
+  ['inventory-import-report', '/assets', async (page) => {
+    await page.getByRole('button', { name: 'Import an inventory' }).click();
+    await page.getByLabel('Inventory file').setInputFiles({ name: 'inventory.csv', mimeType: 'text/csv', buffer: Buffer.from(inventoryCSV.replace('9.3', '9.4')) });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('status').getByText('CSV: 2 assets imported').waitFor();
+  }],
+  ['finding-decision-dialog', '/findings', async (page) => {
+    await page.getByRole('link', { name: /^Finding CVE-/ }).first().click();
+    await page.getByRole('dialog').getByRole('heading', { name: 'History' }).waitFor();
+  }],
   ['alerts-resolve-dialog', '/alerts?status=open', async (page) => {
     await page.getByRole('checkbox', { name: 'Select all on this page' }).check();
     await page.getByRole('button', { name: 'Resolve…' }).click();
@@ -281,6 +310,32 @@ test('detection rules: a refused rule names its line and selects it; a set turne
   await row.getByText('your choice of its set').waitFor();
   await row.getByRole('button', { name: 'Forget my choice' }).click();
   await row.getByText('the default: every rule runs').waitFor();
+  assert.deepEqual(w.problems, []);
+  await context.close();
+});
+
+test('findings: a risk accepted from the console leaves the open list with its reason and the date it reopens', async () => {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  const page = await signIn(context);
+  const w = watch(page);
+  await page.goto(server.base + '/findings?cve_id=CVE-2013-3896');
+  await settle(page);
+  await page.getByRole('link', { name: 'Finding CVE-2013-3896 on ws-fin-07' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('heading', { name: 'History' }).waitFor();
+  // A risk accepted without a reason is refused beside the field.
+  w.expect(400, '/api/findings/');
+  await dialog.getByRole('button', { name: 'Save decision' }).click();
+  await dialog.locator('[data-field="reason"] .field-error', { hasText: 'reason' }).waitFor();
+  await dialog.getByLabel('Reason').fill('Silverlight is removed with the March rollout');
+  await dialog.getByRole('button', { name: 'Save decision' }).click();
+  await page.getByRole('status').getByText('CVE-2013-3896 on ws-fin-07: Risk accepted.').waitFor();
+  await page.getByText('No finding matches these filters.').waitFor();
+  await page.goto(server.base + '/findings?status=accepted_risk&cve_id=CVE-2013-3896');
+  await settle(page);
+  await page.getByRole('link', { name: 'Finding CVE-2013-3896 on ws-fin-07' }).click();
+  await dialog.getByRole('cell', { name: 'Silverlight is removed with the March rollout' }).waitFor();
+  await dialog.getByText(/Risk accepted Silverlight is removed with the March rollout \(until /).waitFor();
   assert.deepEqual(w.problems, []);
   await context.close();
 });

@@ -32,6 +32,7 @@ const routes = [
   { path: '/compliance/reports/:id', page: 'compliance', view: 'report', title: 'Compliance report' },
   { path: '/cve-watchlist', page: 'intel', view: 'watchlist', title: 'CVE watchlist', nav: 'CVE watchlist' },
   { path: '/cve-watchlist/:id', page: 'intel', view: 'entry', title: 'Watched CVE' },
+  { path: '/findings', page: 'findings', title: 'Findings', nav: 'Findings' },
   { path: '/assets', page: 'intel', view: 'assets', title: 'Assets', nav: 'Assets' },
   { path: '/leads', page: 'leads', title: 'Leads', nav: 'Leads', provider: true },
   { path: '/leads/:id', page: 'leads', view: 'detail', title: 'Lead' },

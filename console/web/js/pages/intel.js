@@ -1,6 +1,7 @@
 // Vulnerability intelligence: the CVE watchlist (with the intelligence
 // store's state and the notifications its updates raise), one watched CVE
-// with its enrichment, and the asset inventory the CVEs are matched against.
+// with its enrichment, and the asset inventory (with its findings and
+// inventory imports) the CVEs are matched against.
 
 import { get, post, patch, del, query, ApiError } from '../api.js';
 import { h, section, load, table, form, time, badge, num, notice, dl, dialog, clip, notFound, words, confirmAction } from '../dom.js';
@@ -240,38 +241,88 @@ function assets(ctx) {
   const details = (id) => dialog('Asset', () => {
     const box = h('div');
     load(box, async () => {
-      // The asset answer has no CVEs: the watchlist's entries name the assets they hit.
-      const [a, hits] = await Promise.all([get('/assets/' + encodeURIComponent(id)), get('/cve-watchlist?affected=true&sort=score&limit=200')]);
-      const as = a.data;
-      const cves = hits.data.flatMap((e) => e.affected_assets.filter((x) => x.asset_id === as.id).map((x) => ({ e, x })));
+      const as = (await get('/assets/' + encodeURIComponent(id))).data;
       return [
         h('h3', {}, as.hostname),
-        dl([['IP', as.ip || '—'], ['OS', as.os || '—'], ['Owner', as.owner || '—'], ['Added', time(as.created_at)], ['Updated', time(as.updated_at)]]),
+        dl([['IP', as.ip || '—'], ['OS', as.os || '—'], ['Owner', as.owner || '—'], ['Internet-facing', as.internet_facing ? 'Yes' : 'No'],
+          as.identifier ? ['Agent identifier', h('span', { class: 'mono' }, as.identifier)] : null, ['Added', time(as.created_at)], ['Updated', time(as.updated_at)]].filter(Boolean)),
+        h('h3', {}, `Findings (${as.findings_total ?? 0})`),
+        table([
+          { label: 'CVE', cell: (f) => [h('a', { href: '/findings?status=any&finding=' + encodeURIComponent(f.id) }, f.cve_id), f.kev ? [' ', h('strong', { class: 'badge b-critical' }, 'KEV')] : null] },
+          { label: 'CVSS', class: 'num', cell: (f) => (f.cvss_score == null ? '—' : f.cvss_score.toFixed(1)) },
+          { label: 'Software', cell: (f) => [f.software.product, ' ', f.software.version || ''] },
+          { label: 'Status', cell: (f) => badge(f.status) },
+        ], as.findings || [], 'No finding: none of its software is known to be vulnerable.', 'Findings of the asset'),
+        as.findings_total > (as.findings || []).length ? h('p', {}, h('a', { href: '/findings?status=any&asset=' + encodeURIComponent(as.id) }, `All ${as.findings_total} findings`)) : null,
         h('h3', {}, 'Software'),
         table([
           { label: 'Vendor', cell: (s) => s.vendor },
           { label: 'Product', cell: (s) => s.product },
           { label: 'Version', cell: (s) => s.version || '—' },
-          { label: 'CPE', cell: (s) => (s.cpe ? h('span', { class: 'mono small' }, s.cpe) : '—') },
+          { label: 'Named by', cell: (s) => (s.cpe ? h('span', { class: 'mono small' }, s.cpe) : s.rule ? h('span', { class: 'small' }, s.rule) : '—') },
         ], as.software, 'No software listed: no CVE can be matched to this asset.', 'Software'),
-        h('h3', {}, 'Watched CVEs affecting it'),
-        table([
-          { label: 'CVE', cell: (r) => h('a', { href: '/cve-watchlist/' + r.e.id }, r.e.cve_id) },
-          { label: 'Severity', cell: (r) => badge(r.e.severity || 'none') },
-          { label: 'Why', cell: (r) => `${r.x.software.product} ${r.x.reason}` },
-        ], cves, 'None of the watched CVEs affects this asset.', 'CVEs affecting the asset'),
       ];
     });
     return box;
   });
 
+  const importInventory = () => dialog('Import an inventory', (close) => inventoryForm(close, (rep) => {
+    const n = rep.assets.length;
+    msg.replaceChildren(inventoryReport(rep, n));
+    show();
+  }));
+
   list.reload();
   if (ctx.query.get('asset')) details(ctx.query.get('asset'));
   return h('div', { class: 'page' },
     h('h1', {}, 'Assets'),
-    h('p', { class: 'muted' }, 'The machines you look after and their software; the ', h('a', { href: '/cve-watchlist' }, 'CVE watchlist'), ' is matched against them.'),
-    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => edit(null) }, 'Add an asset')),
+    h('p', { class: 'muted' }, 'The machines you look after and their software, matched against the whole intelligence store: see their ',
+      h('a', { href: '/findings' }, 'findings'), ' and the ', h('a', { href: '/cve-watchlist' }, 'CVE watchlist'), '.'),
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => edit(null) }, 'Add an asset'),
+      h('button', { type: 'button', class: 'secondary', onclick: importInventory }, 'Import an inventory')),
     msg, list.node);
+}
+
+// inventoryForm sends a file of the formats POST /assets/import reads.
+function inventoryForm(close, done) {
+  return form({
+    submit: 'Import', cancel: close,
+    fields: [
+      { name: 'file', label: 'Inventory file', type: 'file', required: true, accept: '.json,.csv,.log,.ndjson,.txt',
+        hint: 'A CycloneDX SBOM (JSON), osquery results (one host\'s tables, one query\'s rows or a pack\'s results log) or a CSV whose first row names its columns (hostname and product at least).' },
+      { name: 'hostname', label: 'Host name', maxlength: 253, placeholder: 'web-01.client.local',
+        hint: 'For an SBOM or osquery rows that do not name their host.' },
+      { name: 'partial', label: 'Keep the good hosts of a file with bad records', type: 'checkbox' },
+    ],
+    onSubmit: async (v) => {
+      if (!v.file) throw new Error('Choose a file to import.');
+      const body = await v.file.text();
+      const type = /\.csv$/i.test(v.file.name) ? 'text/csv' : /\.(log|ndjson)$/i.test(v.file.name) ? 'application/x-ndjson' : /\.json$/i.test(v.file.name) ? 'application/json' : 'text/plain';
+      const res = await post('/assets/import' + query({ hostname: v.hostname.trim(), partial: v.partial ? 'true' : '' }), undefined, { text: body, contentType: type });
+      close();
+      done(res.data);
+    },
+  });
+}
+
+const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+// inventoryReport says what an import did, host by host.
+function inventoryReport(rep, n) {
+  const formats = { cyclonedx: 'CycloneDX SBOM', osquery: 'osquery results', csv: 'CSV' };
+  return h('div', { class: 'notice', role: 'status' },
+    h('p', {}, h('strong', {}, `${formats[rep.format] || rep.format}: ${count(n, 'asset')} imported`),
+      rep.skipped ? ` (${count(rep.skipped, 'record')} of other queries skipped)` : '', '.'),
+    table([
+      { label: 'Asset', cell: (a) => h('a', { href: '/assets?asset=' + encodeURIComponent(a.id) }, a.hostname) },
+      { label: 'State', cell: (a) => (a.created ? 'New' : 'Updated') },
+      { label: 'Added', class: 'num', cell: (a) => num(a.added.length) },
+      { label: 'Changed', class: 'num', cell: (a) => num(a.changed.length) },
+      { label: 'Removed', class: 'num', cell: (a) => num(a.removed.length) },
+    ], rep.assets, 'No asset.', 'Imported assets'),
+    rep.problems.length ? [h('p', {}, `${count(rep.problems.length, 'record')} left out:`),
+      h('ul', {}, rep.problems.slice(0, 20).map((p) => h('li', {}, `${p.where}: ${p.reason}`)))] : null,
+    h('p', {}, h('a', { href: '/findings' }, 'See the findings')));
 }
 
 // Software is edited as lines "vendor, product, version, cpe" (version and cpe optional).
