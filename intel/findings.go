@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"garrison/intel/cpe"
 	"garrison/store"
@@ -199,13 +202,29 @@ func (s *Service) loadCVEs(ctx context.Context, ids []string) (map[string]cveDat
 	if err != nil {
 		return nil, err
 	}
+	// Decoded on every core: an asset's products name a thousand CVEs.
+	decoded := make([]cveData, len(rows))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(rows)/128)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(rows); i += workers {
+				if decoded[i], errs[w] = decodeCVE(rows[i]); errs[w] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	out := make(map[string]cveData, len(rows))
-	for _, c := range rows {
-		d, err := decodeCVE(c)
-		if err != nil {
-			return nil, err
-		}
-		out[c.ID] = d
+	for i, c := range rows {
+		out[c.ID] = decoded[i]
 	}
 	return out, nil
 }

@@ -130,6 +130,12 @@ wait_for "$B/notifications?unread=true" 'CVE-2010-2883'              # "CVE-2010
 FND=$(call "$B/findings?asset=$(call $B/assets -H "Authorization: Bearer $TOKEN" | field id)" -H "Authorization: Bearer $TOKEN" | field id)
 call -X PATCH $B/findings/$FND -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
   -d '{"status":"accepted_risk","reason":"Reader is removed next week","expires_at":"'$(date -u -d '+30 days' +%Y-%m-%dT%H:%M:%SZ)'"}'
+# Inventory from osquery (here one host's tables, as `osqueryi --json` gives
+# them a table at a time; a pack's results log is taken too): ws-07's
+# programs replace its list, Reader is gone, so its finding is fixed.
+call -X POST $B/assets/import -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  --data-binary @handlers/testdata/inventory/osquery-ws-07.json          # added, changed, removed per host
+call $B/findings/$FND -H "Authorization: Bearer $TOKEN"                  # "status":"fixed", "… is no longer on the asset"
 
 # Outreach is in the Pro and Ultimate plans: the operator moves Acme MSP to Pro
 # with the admin CLI. Import prospects as CSV, score them into leads, move one

@@ -62,9 +62,11 @@ func scanAssetRaw(row interface{ Scan(...any) error }) (Asset, string, error) {
 }
 
 func decodeSoftware(a *Asset, software string) error {
-	if err := json.Unmarshal([]byte(software), &a.Software); err != nil {
+	list, err := parseSoftware(software)
+	if err != nil {
 		return fmt.Errorf("asset %s software: %w", a.ID, err)
 	}
+	a.Software = list
 	return nil
 }
 
