@@ -53,7 +53,19 @@ func TestMigrationsApplyOnceAndResume(t *testing.T) {
 }
 
 func TestMigrationSequenceChecked(t *testing.T) {
-	for _, bad := range []string{"", "CREATE TABLE x (y);", "-- migration: 2\nSELECT 1;", "-- migration: 1\nSELECT 1;\n-- migration: 3\nSELECT 1;"} {
+	good := "-- migration: 1\nSELECT 1;\n-- postgres baseline: 1\nSELECT 'pg';\n-- migration: 2\nSELECT 2;\n-- postgres:\nSELECT 'pg 2';\n"
+	m, err := parseMigrations(good)
+	if err != nil || m.baselineAt != 1 || m.baseline != "SELECT 'pg';\n" || m.steps[1].sql != "SELECT 2;\n" || m.steps[1].postgres != "SELECT 'pg 2';\n" {
+		t.Fatalf("%+v, %v", m, err)
+	}
+	for _, bad := range []string{"", "CREATE TABLE x (y);", "-- migration: 2\nSELECT 1;", "-- migration: 1\nSELECT 1;\n-- migration: 3\nSELECT 1;",
+		// PostgreSQL's parts: the baseline right after its step, once; every later step with its part.
+		"-- migration: 1\nSELECT 1;\n-- postgres baseline: 2\nSELECT 1;",
+		"-- migration: 1\nSELECT 1;\n-- postgres baseline: 1\nSELECT 1;\n-- postgres baseline: 1\nSELECT 1;",
+		"-- migration: 1\nSELECT 1;\n-- postgres baseline: 1\nSELECT 1;\n-- migration: 2\nSELECT 2;",
+		"-- postgres:\nSELECT 1;\n-- migration: 1\nSELECT 1;",
+		"-- migration: 1\nSELECT 1;\n-- postgres baseline: 1\nSELECT 1;\n-- postgres:\nSELECT 1;",
+	} {
 		if _, err := parseMigrations(bad); err == nil {
 			t.Errorf("accepted %q", bad)
 		}

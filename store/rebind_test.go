@@ -1,0 +1,26 @@
+package store
+
+import "testing"
+
+// Placeholders are numbered for PostgreSQL; what only looks like one (in
+// quotes, comments, dollar quotes) is left as it is.
+func TestRebind(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`SELECT 1`, `SELECT 1`},
+		{`SELECT * FROM t WHERE a = ? AND b = ?`, `SELECT * FROM t WHERE a = $1 AND b = $2`},
+		{`WHERE vendor = ?1 OR product = ?1 ORDER BY id DESC LIMIT ?2`, `WHERE vendor = $1 OR product = $1 ORDER BY id DESC LIMIT $2`},
+		{`SELECT '?', "a?b", ? FROM t`, `SELECT '?', "a?b", $1 FROM t`},
+		{`SELECT 'it''s ?', ?`, `SELECT 'it''s ?', $1`},
+		{"SELECT ? -- why?\n, ?", "SELECT $1 -- why?\n, $2"},
+		{`SELECT /* ? */ ?`, `SELECT /* ? */ $1`},
+		{`DO $$ BEGIN PERFORM '?'; END $$; SELECT ?`, `DO $$ BEGIN PERFORM '?'; END $$; SELECT $1`},
+		{`CREATE FUNCTION f() RETURNS int AS $body$ SELECT ? $body$`, `CREATE FUNCTION f() RETURNS int AS $body$ SELECT ? $body$`},
+		{`VALUES (?, ?), (?, ?)`, `VALUES ($1, $2), ($3, $4)`},
+		{`SELECT 'unterminated ?`, `SELECT 'unterminated ?`},
+		{`SELECT ? /* unterminated`, `SELECT $1 /* unterminated`},
+	} {
+		if got := rebind(c.in); got != c.want {
+			t.Errorf("rebind(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
