@@ -76,6 +76,9 @@ var (
 // unavailableReason names a write failure that passes with time (space
 // freed, a lock released), or "" for any other error.
 func unavailableReason(err error) string {
+	if r := pgUnavailableReason(err); r != "" {
+		return r
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return ""
@@ -94,6 +97,9 @@ func unavailableReason(err error) string {
 // spaceReason reports whether err is a full disk or a storage that failed
 // to write, rather than a lock.
 func spaceReason(err error) bool {
+	if pgUnavailableReason(err) == "the database's disk is full" {
+		return true
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false
@@ -105,6 +111,9 @@ func spaceReason(err error) bool {
 // isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY constraint
 // failure, checked by the driver's result code rather than its message.
 func isUniqueViolation(err error) bool {
+	if pgUniqueViolation(err) {
+		return true
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false

@@ -346,7 +346,7 @@ func (r *rollupSums) writeIndicators(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("threat indicators: prepare: %w", err)
 	}
 	defer upsert.Close()
-	addAsset, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO threat_assets (org_id, indicator, asset) VALUES (?, ?, ?)`)
+	addAsset, err := tx.PrepareContext(ctx, `INSERT INTO threat_assets (org_id, indicator, asset) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return fmt.Errorf("threat assets: prepare: %w", err)
 	}

@@ -111,7 +111,7 @@ func (s *Store) flushPendingAuth(ctx context.Context) error {
 	revoked, ended := s.pending.snapshot()
 	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
 		for jti, expires := range revoked {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, expires); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, jti, expires); err != nil {
 				return fmt.Errorf("write a held revocation: %w", err)
 			}
 		}

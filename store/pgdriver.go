@@ -74,7 +74,17 @@ func (c pgConn) Ping(ctx context.Context) error {
 	return nil
 }
 
+// CheckNamedValue passes a bool as 0 or 1: the schema keeps booleans as
+// integers on both engines (SQLite has no other), and pgx will not write
+// a bool into an integer column.
 func (c pgConn) CheckNamedValue(v *driver.NamedValue) error {
+	if b, ok := v.Value.(bool); ok {
+		v.Value = int64(0)
+		if b {
+			v.Value = int64(1)
+		}
+		return nil
+	}
 	if n, ok := c.c.(driver.NamedValueChecker); ok {
 		return n.CheckNamedValue(v)
 	}

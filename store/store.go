@@ -59,6 +59,9 @@ type Store struct {
 	foldEvery    time.Duration
 	quota        func(orgBytes int64) int64 // Config.DefaultQuota
 	signalled    atomic.Pointer[func()]     // OnAlertSignals
+	// pg: the database is PostgreSQL (postgres.go); writer and reader are
+	// then one pool, and checkpointer is nil.
+	pg bool
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
@@ -70,6 +73,9 @@ const checkpointInterval = 250 * time.Millisecond
 type Config struct {
 	Path   string
 	Schema string
+	// Database is a PostgreSQL URL (postgres://…) for a store on
+	// PostgreSQL; empty: the SQLite file at Path.
+	Database string
 	// Now is the wall clock (default time.Now); tests drive time with it.
 	Now func() time.Time
 	// AlertMemoryLimit is how many burst windows and open-alert
@@ -103,6 +109,9 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		alerts: alertMemory{limit: cmp.Or(c.AlertMemoryLimit, defaultMemoryLimit)}, walLimit: cmp.Or(c.WALLimit, defaultWALLimit)}
 	s.auth.init()
 	s.quota = c.DefaultQuota
+	if IsPostgres(c.Database) {
+		return openPostgres(ctx, s, c)
+	}
 	path, schema := c.Path, c.Schema
 	s.path, s.reserve = path, c.DiskReserve
 	if s.lowOnSpace() {
@@ -194,7 +203,9 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 // fails (a full disk) is logged and retried; reads are exact meanwhile.
 func (s *Store) Maintain(ctx context.Context, log *slog.Logger) {
 	var wg sync.WaitGroup
-	wg.Go(func() { s.checkpointLoop(ctx) })
+	if !s.pg {
+		wg.Go(func() { s.checkpointLoop(ctx) })
+	}
 	wg.Go(func() { s.foldLoop(ctx, log) })
 	wg.Go(func() { s.probeLoop(ctx, log) })
 	wg.Wait()
@@ -203,7 +214,11 @@ func (s *Store) Maintain(ctx context.Context, log *slog.Logger) {
 // Checkpoint keeps the WAL short until ctx ends, as Maintain does: for a
 // command (an intelligence import) that writes much without the server's
 // loops, so its writes are not all copied again when it closes.
-func (s *Store) Checkpoint(ctx context.Context) { s.checkpointLoop(ctx) }
+func (s *Store) Checkpoint(ctx context.Context) {
+	if !s.pg {
+		s.checkpointLoop(ctx)
+	}
+}
 
 // probeEvery is how often Maintain checks that the database answers.
 const probeEvery = time.Second
@@ -226,7 +241,7 @@ func (s *Store) probeLoop(ctx context.Context, log *slog.Logger) {
 			}
 		}
 		s.probeWrite(ctx, log)
-		if was := s.OnReserve(); was || s.writeFailure.Load() != nil {
+		if was := s.OnReserve(); !s.pg && (was || s.writeFailure.Load() != nil) {
 			if err := s.keepReserve(log); err != nil {
 				log.Warn("disk reserve", "err", err)
 			}
@@ -305,6 +320,9 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 // as after a restart.
 func (s *Store) ReleaseMemory() {
 	s.alerts.release()
+	if s.pg { // PostgreSQL's memory is its own processes'
+		return
+	}
 	s.writer.SetMaxIdleConns(0)
 	s.writer.SetMaxIdleConns(1)
 	s.checkpointer.SetMaxIdleConns(0)
@@ -361,6 +379,10 @@ func (s *Store) Close() error {
 	if err := s.flushPendingAuth(context.Background()); err != nil {
 		foldErr = errors.Join(foldErr, fmt.Errorf("logouts held in memory are lost: %w", err))
 	}
+	if s.pg {
+		s.closeStatements()
+		return errors.Join(foldErr, s.writer.Close())
+	}
 	_, err := s.checkpointer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	if err != nil {
 		err = fmt.Errorf("final checkpoint: %w", err)
@@ -381,7 +403,18 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.writer.BeginTx(ctx, nil)
+	for attempt := 1; ; attempt++ {
+		err := s.writeTx(ctx, fn)
+		// A PostgreSQL write that lost a race with another node's is run
+		// again on the data as it is now: fn reads it afresh.
+		if !s.pg || !retryable(err) || attempt == writeAttempts || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -420,7 +453,7 @@ func (s *Store) LimitPages(ctx context.Context, extra int) error {
 // read runs fn in one read-only transaction, so everything it reads comes
 // from the same snapshot; its queries use the prepared statements.
 func (s *Store) read(ctx context.Context, fn func(q querier) error) error {
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.reader.BeginTx(ctx, s.readOptions())
 	if err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}

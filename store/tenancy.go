@@ -77,7 +77,7 @@ func addMembership(ctx context.Context, tx *sql.Tx, userID, orgID, role, origin 
 func (s *Store) UserIn(ctx context.Context, userID, orgID string) (User, error) {
 	var via string
 	row := s.reads().QueryRowContext(ctx, memberReach+`SELECT `+userColumns+`, m.via
-		FROM users u JOIN orgs o ON o.id = ?2 JOIN m WHERE u.id = ?1`, userID, orgID)
+		FROM users u JOIN orgs o ON o.id = ?2 CROSS JOIN m WHERE u.id = ?1`, userID, orgID)
 	u, err := scanUser(row, &via)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("user in organization: %w", err)
@@ -303,8 +303,8 @@ func (s *Store) SetMemberClients(ctx context.Context, providerID, userID string,
 			return fmt.Errorf("assign clients: %w", err)
 		}
 		for _, id := range clientIDs {
-			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO member_clients (user_id, provider_id, client_id)
-				SELECT ?, ?, id FROM orgs WHERE id = ? AND provider_id = ? AND kind = 'client'`, userID, providerID, id, providerID)
+			res, err := tx.ExecContext(ctx, `INSERT INTO member_clients (user_id, provider_id, client_id)
+				SELECT ?, ?, id FROM orgs WHERE id = ? AND provider_id = ? AND kind = 'client' ON CONFLICT DO NOTHING`, userID, providerID, id, providerID)
 			if err != nil {
 				return fmt.Errorf("assign client: %w", err)
 			}

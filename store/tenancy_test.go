@@ -101,8 +101,12 @@ func TestUpgradeToMemberships(t *testing.T) {
 // TestReach: who may act in which organization, by membership and by a
 // provider's staff membership and assignments.
 func TestReach(t *testing.T) {
+	storetest.EachEngine(t, testReach)
+}
+
+func testReach(t *testing.T, engine string) {
 	ctx := context.Background()
-	st := storetest.Open(t)
+	st := storetest.OpenOn(t, engine, store.Config{})
 	ann := storetest.Account(t, st, "ann") // the provider's admin
 	provider := ann.OrgID
 	dental, err := st.CreateClient(ctx, store.NewClient{ProviderID: provider, Name: "Dental"})

@@ -165,7 +165,7 @@ func (s *Store) SessionUser(ctx context.Context, userID, orgID, jti string) (Use
 	var via string
 	row := s.reads().QueryRowContext(ctx, memberReach+`SELECT `+userColumns+`, m.via,
 		EXISTS(SELECT 1 FROM revoked_tokens WHERE jti = ?3)
-		FROM users u JOIN orgs o ON o.id = ?2 JOIN m WHERE u.id = ?1`, userID, orgID, jti)
+		FROM users u JOIN orgs o ON o.id = ?2 CROSS JOIN m WHERE u.id = ?1`, userID, orgID, jti)
 	u, err := scanUser(row, &via, &revoked)
 	u.Via = via
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -217,7 +217,7 @@ func (s *Store) RevokeSession(ctx context.Context, jti string, expires time.Time
 		return ErrSessionEnded
 	}
 	err := s.writeAuth(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?, ?)`, jti, ms(expires))
+		res, err := tx.ExecContext(ctx, `INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, jti, ms(expires))
 		if err := expectOne(res, err, "revoke session"); errors.Is(err, ErrNotFound) {
 			return ErrSessionEnded
 		} else if err != nil {

@@ -49,6 +49,32 @@ func Open(t testing.TB) *store.Store {
 func OpenWith(t testing.TB, c store.Config) *store.Store {
 	t.Helper()
 	c.Path, c.Schema = filepath.Join(t.TempDir(), "garrison.db"), Schema(t)
+	return opened(t, c)
+}
+
+// Engines are the databases the store runs on: the embedded SQLite file
+// and PostgreSQL.
+var Engines = []string{"sqlite", "postgres"}
+
+// OpenOn is OpenWith on an engine of Engines: on PostgreSQL, a new
+// database of the test cluster (Postgres), the test skipped without one.
+func OpenOn(t testing.TB, engine string, c store.Config) *store.Store {
+	t.Helper()
+	if engine == "postgres" {
+		c.Database = Postgres(t)
+	}
+	return OpenWith(t, c)
+}
+
+// EachEngine runs a test on every engine, as subtests named by it.
+func EachEngine(t *testing.T, test func(t *testing.T, engine string)) {
+	for _, engine := range Engines {
+		t.Run(engine, func(t *testing.T) { test(t, engine) })
+	}
+}
+
+func opened(t testing.TB, c store.Config) *store.Store {
+	t.Helper()
 	st, err := store.Open(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
