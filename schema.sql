@@ -1412,8 +1412,10 @@ ALTER TABLE intel_cves DROP COLUMN targets;
 -- SQLite's with PostgreSQL's types (BIGINT for INTEGER, DOUBLE PRECISION
 -- for REAL, BYTEA for BLOB, identity columns for row ids), in the order
 -- their foreign keys need; booleans stay integers 0 and 1, as the store
--- writes them on both engines.
+-- writes them on both engines. A table whose queries order ties by
+-- SQLite's implicit rowid (insertion order) has a column of that name.
 CREATE TABLE orgs (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL,
     plan        TEXT NOT NULL CHECK (plan IN ('starter', 'pro', 'ultimate')),
@@ -1452,6 +1454,7 @@ CREATE TABLE alert_counts (
 );
 
 CREATE TABLE alerts (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id                  TEXT PRIMARY KEY,
     org_id              TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     fingerprint         TEXT NOT NULL,
@@ -1522,6 +1525,7 @@ CREATE TABLE alert_signals (
 );
 
 CREATE TABLE alert_suppressions (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id          TEXT PRIMARY KEY,
     org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     signature   TEXT NOT NULL DEFAULT '',
@@ -1717,6 +1721,7 @@ CREATE TABLE dns_rollup (
 );
 
 CREATE TABLE email_claims (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id             TEXT PRIMARY KEY,
     email          TEXT NOT NULL,
     name           TEXT NOT NULL,
@@ -1855,6 +1860,7 @@ CREATE TABLE fold_state (
 , events_hw BIGINT NOT NULL DEFAULT 0);
 
 CREATE TABLE incidents (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id          TEXT PRIMARY KEY,
     org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     attacker    TEXT NOT NULL,
@@ -2060,6 +2066,7 @@ CREATE TABLE notification_channels (
 );
 
 CREATE TABLE notification_deliveries (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id            TEXT PRIMARY KEY,
     org_id        TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     alert_org_id  TEXT NOT NULL,
@@ -2082,6 +2089,7 @@ CREATE TABLE notification_deliveries (
 );
 
 CREATE TABLE notifications (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id          TEXT PRIMARY KEY,
     org_id      TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     audience    TEXT NOT NULL,
@@ -2170,6 +2178,7 @@ CREATE TABLE threat_indicators (
 );
 
 CREATE TABLE tickets (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY, -- SQLite's implicit row id, which queries order ties by
     id                TEXT PRIMARY KEY,
     org_id            TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     created_by        TEXT NOT NULL,
@@ -2411,6 +2420,13 @@ BEGIN
     RETURN NULL;
 END $$;
 CREATE TRIGGER orgs_number AFTER INSERT ON orgs FOR EACH ROW EXECUTE FUNCTION orgs_number();
+
+-- SQLite's scalar max(a, b) and min(a, b) (NULL when either is), which
+-- the store's SQL uses; PostgreSQL keeps its aggregates of one argument.
+CREATE FUNCTION max(a BIGINT, b BIGINT) RETURNS BIGINT LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS 'SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE GREATEST(a, b) END';
+CREATE FUNCTION min(a BIGINT, b BIGINT) RETURNS BIGINT LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS 'SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE LEAST(a, b) END';
 
 -- The rows SQLite's migrations seed; event_id_key's secret is written with
 -- the baseline by the migration runner, from crypto/rand.

@@ -44,6 +44,9 @@ import (
 // logging are the root package's.
 type Settings struct {
 	DataDir string
+	// Database is a PostgreSQL URL (postgres://…) to keep the data in;
+	// empty: the SQLite file in DataDir.
+	Database string
 	// BaseURL is the public URL links in mail are built on.
 	BaseURL string
 	// SessionTTL is a session token's lifetime (shown to the compliance
@@ -143,7 +146,8 @@ func New(ctx context.Context, s Settings, o Options) (*App, error) {
 	if o.PasswordIterations == 0 {
 		o.PasswordIterations = credential.DefaultIterations
 	}
-	st, err := OpenStore(ctx, s.DataDir, o.Schema, store.Config{Now: o.Now, DefaultQuota: diskShare(s.DataDir, s.StorageShare), DiskReserve: true})
+	st, err := OpenStore(ctx, s.DataDir, o.Schema, store.Config{Database: s.Database, Now: o.Now, DefaultQuota: diskShare(s.DataDir, s.StorageShare),
+		DiskReserve: true})
 	if err != nil {
 		return nil, err
 	}
@@ -245,6 +249,12 @@ func OpenStore(ctx context.Context, dataDir, schema string, c store.Config) (*st
 	dbPath := filepath.Join(dataDir, "garrison.db")
 	c.Path, c.Schema = dbPath, schema
 	s, err := store.Open(ctx, c)
+	if store.IsPostgres(c.Database) {
+		if err != nil {
+			return nil, fmt.Errorf("open the PostgreSQL database: %w", err)
+		}
+		return s, nil
+	}
 	if store.IsUnavailable(err) {
 		return nil, fmt.Errorf("cannot open the database in %s: its disk is full or another process holds it locked; "+
 			"free space (or stop the other process) and start again: %w", dataDir, err)

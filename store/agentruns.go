@@ -439,7 +439,7 @@ func (s *Store) AgentActivities(ctx context.Context, orgID string, agents []stri
 		read = func(ctx context.Context, fn func(q querier) error) error { return fn(s.reads()) }
 	}
 	err := read(ctx, func(tx querier) error {
-		rows, err := tx.QueryContext(ctx, `SELECT agent, SUM(status = 'queued'), SUM(status = 'running') FROM agent_runs
+		rows, err := tx.QueryContext(ctx, `SELECT agent, SUM(CASE WHEN status = 'queued' THEN 1 ELSE 0 END), SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END) FROM agent_runs
 			WHERE org_id = ? AND status IN ('queued', 'running') GROUP BY agent`, orgID)
 		if err != nil {
 			return fmt.Errorf("agent activity: %w", err)

@@ -71,7 +71,7 @@ func (s *Store) ClaimEmail(ctx context.Context, a NewAccount) (EmailClaim, error
 			return ErrEmailTaken
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM email_claims WHERE id IN (SELECT id FROM email_claims WHERE email = ?
-			ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)`, c.Email, claimsPerAddress-1); err != nil {
+			ORDER BY created_at DESC, rowid DESC LIMIT 9223372036854775807 OFFSET ?)`, c.Email, claimsPerAddress-1); err != nil {
 			return fmt.Errorf("drop older claims: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO email_claims (id, email, name, password_hash, org_name, plan, invite_hash, token_hash,

@@ -136,7 +136,7 @@ func (s *Store) SetDetectionChoice(ctx context.Context, orgID string, ch Detecti
 func (s *Store) AddCustomRule(ctx context.Context, orgID string, r CustomRule) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var n, text int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(yaml AS BLOB))), 0) FROM detection_custom_rules
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(octet_length(yaml)), 0) FROM detection_custom_rules
 			WHERE org_id = ?`, orgID).Scan(&n, &text); err != nil {
 			return fmt.Errorf("count custom rules: %w", err)
 		}

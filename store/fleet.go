@@ -86,7 +86,7 @@ func (s *Store) FleetLive(ctx context.Context, sc ClientScope) (map[string]*Clie
 		}); err != nil {
 			return fmt.Errorf("fleet last events: %w", err)
 		}
-		return eachRow(ctx, tx, `SELECT org_id, COUNT(*), SUM(status = ?3) FROM tickets
+		return eachRow(ctx, tx, `SELECT org_id, COUNT(*), SUM(CASE WHEN status = ?3 THEN 1 ELSE 0 END) FROM tickets
 			WHERE status IN (?4, ?5, ?3) AND org_id IN `+scopeClients+` GROUP BY org_id`,
 			append(scope, ticket.Escalated, ticket.Open, ticket.InProgress), func(rows *sql.Rows) error {
 				var id string

@@ -229,7 +229,7 @@ func (s *Store) IntelTechniques(ctx context.Context) (map[string]IntelTechnique,
 // limit, the newest kept).
 func (s *Store) IntelChanges(ctx context.Context, cveID string, limit int) ([]IntelChange, error) {
 	return queryAll(ctx, s.reads(), "intel changes", `SELECT cve_id, import_id, field, before, after, at FROM
-		(SELECT id, cve_id, import_id, field, before, after, at FROM intel_changes WHERE cve_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id`,
+		(SELECT id, cve_id, import_id, field, before, after, at FROM intel_changes WHERE cve_id = ? ORDER BY id DESC LIMIT ?) AS newest ORDER BY id`,
 		[]any{cveID, limit}, scanChange)
 }
 

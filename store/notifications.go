@@ -76,7 +76,7 @@ func (s *Store) Notifications(ctx context.Context, q NotificationQuery, p Page) 
 	return readPage(ctx, s, pageQuery{what: "notifications", args: append([]any{q.Reader.ID}, args...),
 		// Both statements take the reader first: the list reads its marks,
 		// the count only skips it.
-		count: `SELECT COUNT(*) FROM notifications n WHERE ? IS NOT NULL AND ` + where,
+		count: `SELECT COUNT(*) FROM notifications n WHERE CAST(? AS TEXT) IS NOT NULL AND ` + where,
 		list: `SELECT n.id, n.audience, n.kind, n.title, n.body, n.ref, n.created_at,
 			EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id AND r.reader = ?)
 			FROM notifications n WHERE ` + where + ` ORDER BY n.created_at DESC, n.rowid DESC LIMIT ? OFFSET ?`},

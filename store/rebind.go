@@ -10,7 +10,8 @@ import (
 // the next argument, ?N for the Nth. PostgreSQL numbers them ($1, $2 …),
 // so its driver (pgdriver.go) renumbers each query on the way, skipping
 // what only looks like a placeholder: text in quotes ('…', "…", $tag$…$tag$)
-// and comments.
+// and comments. SQLite's planner hints (INDEXED BY name, NOT INDEXED),
+// which change no result, are dropped: PostgreSQL plans for itself.
 
 // rebinds keeps each query's PostgreSQL form: the store has a few hundred
 // queries, each run many times.
@@ -68,6 +69,13 @@ func rebindText(q string) string {
 			}
 			b.WriteByte(c)
 			i++
+		case (c == 'I' || c == 'i' || c == 'N' || c == 'n') && (i == 0 || !identChar(q[i-1])):
+			if n := plannerHint(q[i:]); n > 0 {
+				i += n
+				continue
+			}
+			b.WriteByte(c)
+			i++
 		case c == '?':
 			j := i + 1
 			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
@@ -113,4 +121,47 @@ func dollarTag(q string, i int) (string, bool) {
 		return q[i : j+1], true
 	}
 	return "", false
+}
+
+func identChar(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// plannerHint is the length of SQLite's planner hint that q starts with
+// ("INDEXED BY name" or "NOT INDEXED", any case), 0 for none.
+func plannerHint(q string) int {
+	word := func(at int, w string) int { // the end of word w at q[at:], or -1
+		if len(q) < at+len(w) || !strings.EqualFold(q[at:at+len(w)], w) || len(q) > at+len(w) && identChar(q[at+len(w)]) {
+			return -1
+		}
+		return at + len(w)
+	}
+	space := func(at int) int {
+		for at < len(q) && (q[at] == ' ' || q[at] == '\t' || q[at] == '\n' || q[at] == '\r') {
+			at++
+		}
+		return at
+	}
+	if end := word(0, "NOT"); end > 0 {
+		if end := word(space(end), "INDEXED"); end > 0 {
+			return end
+		}
+		return 0
+	}
+	end := word(0, "INDEXED")
+	if end < 0 {
+		return 0
+	}
+	if end = word(space(end), "BY"); end < 0 {
+		return 0
+	}
+	at := space(end)
+	name := at
+	for name < len(q) && identChar(q[name]) {
+		name++
+	}
+	if name == at {
+		return 0
+	}
+	return name
 }

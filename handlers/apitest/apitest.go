@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(context.Background(), app.Settings{DataDir: cfg.DataDir, BaseURL: BaseURL, SessionTTL: cfg.SessionTTL,
+	a, err := app.New(context.Background(), app.Settings{DataDir: cfg.DataDir, Database: testDatabase(t), BaseURL: BaseURL, SessionTTL: cfg.SessionTTL,
 		DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration, SMTPAddr: cfg.SMTPAddr, SMTPFrom: cfg.SMTPFrom,
 		Limits: limits, TrustedProxies: cfg.TrustedProxies, AgentWorkers: cfg.Workers, AgentTimeout: cfg.AgentTimeout,
 		LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMTimeout: cfg.LLMTimeout, IngestInflight: cfg.IngestInflight,
@@ -116,6 +117,20 @@ func New(t testing.TB, opts ...Option) *Env {
 	// Every answer this Env gets is checked against docs/openapi.json when
 	// the test ends (contract.go); Unchecked exempts one on purpose.
 	e.CheckOpenAPI()
+	// A failed test shows what the server logged as errors: a 500's cause.
+	t.Cleanup(func() {
+		if t.Failed() {
+			var lines []string
+			for _, l := range strings.Split(logs.String(), "\n") {
+				if strings.Contains(l, `"level":"ERROR"`) {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) > 0 {
+				t.Logf("the server logged:\n%s", strings.Join(lines[:min(len(lines), 20)], "\n"))
+			}
+		}
+	})
 	e.Server = httptest.NewServer(a.Handler)
 	e.URL, e.HTTP = e.Server.URL, e.Server.Client()
 	// The agents and the store's maintenance run as in a server; mail
@@ -234,4 +249,16 @@ func (b *LockedBuffer) Write(p []byte) (int, error) {
 	defer b.mu.Unlock()
 	b.buf = append(b.buf, p...)
 	return len(p), nil
+}
+
+// EngineEnv chooses the database the harness's app keeps its data in:
+// "postgres" runs the HTTP tests on a new database of the test cluster
+// (storetest.Postgres); unset, on SQLite in the test's directory.
+const EngineEnv = "GARRISON_TEST_ENGINE"
+
+func testDatabase(t testing.TB) string {
+	if os.Getenv(EngineEnv) == "postgres" {
+		return storetest.Postgres(t)
+	}
+	return ""
 }
