@@ -2388,13 +2388,19 @@ CREATE INDEX user_tokens_user ON user_tokens (user_id, purpose);
 
 CREATE INDEX users_org ON users (org_id);
 
--- Event text search: a tsvector per event, GIN-indexed (SQLite's is an
--- FTS5 table keyed by the event's seq).
+-- Event text search. SQLite's is an FTS5 table of each event's tokens
+-- (rowid: the event's seq), searched as event_text(query): the query's
+-- tokens in double quotes, all of which an event must hold. Here the same
+-- rows, the tokens GIN-indexed as an array, and a function of that name
+-- answering the same query, so the store's SQL is one for both.
 CREATE TABLE event_text (
-    seq    BIGINT PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
-    words  TSVECTOR NOT NULL
+    rowid  BIGINT PRIMARY KEY REFERENCES events(seq) ON DELETE CASCADE,
+    words  TEXT NOT NULL
 );
-CREATE INDEX event_text_words ON event_text USING GIN (words);
+CREATE INDEX event_text_words ON event_text USING GIN (string_to_array(words, ' '));
+CREATE FUNCTION event_text(query TEXT) RETURNS TABLE (rowid BIGINT) LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT t.rowid FROM event_text t WHERE string_to_array(t.words, ' ') @> string_to_array(replace(query, '"', ''), ' ')
+$$;
 
 -- alert_counts follows alerts, as SQLite's three triggers keep it.
 CREATE FUNCTION alerts_counted() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -2427,6 +2433,17 @@ CREATE FUNCTION max(a BIGINT, b BIGINT) RETURNS BIGINT LANGUAGE sql IMMUTABLE PA
     AS 'SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE GREATEST(a, b) END';
 CREATE FUNCTION min(a BIGINT, b BIGINT) RETURNS BIGINT LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS 'SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE LEAST(a, b) END';
+
+-- SQLite's instr(haystack, needle), and its NOCASE collation (SQLite's
+-- folds ASCII letters only; this one, ICU's, all letters).
+CREATE FUNCTION instr(haystack TEXT, needle TEXT) RETURNS INTEGER LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS 'SELECT strpos(haystack, needle)';
+CREATE COLLATION nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+
+-- SQLite's group_concat(x): the values as text, joined by commas.
+CREATE FUNCTION group_concat_step(acc TEXT, v ANYELEMENT) RETURNS TEXT LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS 'SELECT CASE WHEN v IS NULL THEN acc WHEN acc IS NULL THEN CAST(v AS TEXT) ELSE acc || '','' || CAST(v AS TEXT) END';
+CREATE AGGREGATE group_concat(ANYELEMENT) (SFUNC = group_concat_step, STYPE = TEXT);
 
 -- The rows SQLite's migrations seed; event_id_key's secret is written with
 -- the baseline by the migration runner, from crypto/rand.

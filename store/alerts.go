@@ -84,7 +84,8 @@ func alertSearch(where string, args []any, q event.Search) (string, []any) {
 	}
 	if q.Text != "" {
 		pattern := likePattern(q.Text)
-		where += ` AND (title LIKE ? ESCAPE '\' OR indicator LIKE ? ESCAPE '\')`
+		// lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+		where += ` AND (lower(title) LIKE lower(?) ESCAPE '\' OR lower(indicator) LIKE lower(?) ESCAPE '\')`
 		args = append(args, pattern, pattern)
 	}
 	q.Asset, q.Text = "", ""
@@ -118,7 +119,7 @@ func (s *Store) AlertDetail(ctx context.Context, orgID, id string, eventsShown i
 		if d.Alert, err = readAlert(ctx, tx, orgID, id); err != nil {
 			return err
 		}
-		if d.Events, err = alertEvents(ctx, tx, s.eventIDs, orgID, id, eventsShown); err != nil {
+		if d.Events, err = s.alertEvents(ctx, tx, orgID, id, eventsShown); err != nil {
 			return err
 		}
 		d.History, err = alertHistory(ctx, tx, orgID, id)

@@ -262,7 +262,7 @@ func (s *Store) AlertDeliveries(ctx context.Context, alertID string) ([]Delivery
 func (s *Store) NotifyRecipients(ctx context.Context, channelOrg, alertOrg string, roles []string) ([]string, error) {
 	return queryAll(ctx, s.reads(), "notification recipients", `SELECT DISTINCT u.email FROM users u
 		JOIN memberships m ON m.user_id = u.id
-		WHERE u.email_verified_at IS NOT NULL AND m.org_id = ?1 AND m.role IN (SELECT value FROM json_each(?3))
+		WHERE u.email_verified_at IS NOT NULL AND m.org_id = ?1 AND m.role IN (`+s.jsonValues("?3", false)+`)
 		AND (?1 = ?2 OR (m.role IN ('admin', 'technician') AND `+assignedTo("u.id", "?2", "?1")+`))
 		ORDER BY u.email`, []any{channelOrg, alertOrg, jsonList(roles)}, scanString)
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -27,10 +28,19 @@ var packedText = []string{"type", "source", "asset", "message", "indicator", "de
 var packedRare = []string{"legacy_id", "src_ip", "dst_ip", "src_port", "dst_port", "user_name", "process", "command_line", "host", "rule", "action"}
 
 // eventColumns reads an event as eventIDs.scan takes it (not its
-// organization: every query is of one organization's events). concat()
-// builds the packed row in one pass; a chain of || copied the row so far
-// at every step, a kilobyte of details a dozen times.
-var eventColumns = func() string {
+// organization: every query is of one organization's events), on the
+// store's engine.
+func (s *Store) eventColumns() string {
+	if s.pg {
+		return eventColumnsPostgres
+	}
+	return eventColumnsSQLite
+}
+
+// eventColumnsSQLite packs the row in SQLite. concat() builds it in one
+// pass; a chain of || copied the row so far at every step, a kilobyte of
+// details a dozen times.
+var eventColumnsSQLite = func() string {
 	value := func(c string) string { return "COALESCE(octet_length(" + c + ") || ':', '-'), " + c }
 	parts := []string{"severity", "','", "ts", "','", "received_at", "','"}
 	for _, c := range packedText {
@@ -42,6 +52,32 @@ var eventColumns = func() string {
 	}
 	parts = append(parts, "CASE WHEN COALESCE("+strings.Join(packedRare, ", ")+") IS NOT NULL THEN concat("+
 		strings.Join(rare, ", ")+") END")
+	return "seq, concat(" + strings.Join(parts, ", ") + ")"
+}()
+
+// eventColumnsPostgres packs the same row in PostgreSQL, whose text holds
+// no NUL byte and whose COALESCE takes one type: an address is its 32
+// hexadecimal digits (unpackEvent takes either form), a port its digits.
+var eventColumnsPostgres = func() string {
+	value := func(c string) string {
+		switch c {
+		case "src_ip", "dst_ip":
+			c = "encode(" + c + ", 'hex')"
+		case "src_port", "dst_port":
+			c = "CAST(" + c + " AS TEXT)"
+		}
+		return "COALESCE(octet_length(" + c + ") || ':', '-'), " + c
+	}
+	parts := []string{"severity", "','", "ts", "','", "received_at", "','"}
+	for _, c := range packedText {
+		parts = append(parts, value(c))
+	}
+	var rare, present []string
+	for _, c := range packedRare {
+		rare = append(rare, value(c))
+		present = append(present, c+" IS NOT NULL")
+	}
+	parts = append(parts, "CASE WHEN "+strings.Join(present, " OR ")+" THEN concat("+strings.Join(rare, ", ")+") END")
 	return "seq, concat(" + strings.Join(parts, ", ") + ")"
 }()
 
@@ -137,9 +173,15 @@ func unpackEvent(packed string, e *event.Event) (legacyID string, err error) {
 		if !ok {
 			continue
 		}
-		rare[i] = v
 		switch name {
 		case "src_ip", "dst_ip":
+			if len(v) == 32 { // PostgreSQL's hexadecimal
+				raw, err := hex.DecodeString(v)
+				if err != nil {
+					return "", r.fail(name + " not hexadecimal")
+				}
+				v = string(raw)
+			}
 			if len(v) != 16 {
 				return "", r.fail(fmt.Sprintf("%s of %d bytes", name, len(v)))
 			}
@@ -148,6 +190,7 @@ func unpackEvent(packed string, e *event.Event) (legacyID string, err error) {
 				return "", r.fail(name + " not a port")
 			}
 		}
+		rare[i] = v
 	}
 	if r.rest != "" {
 		return "", r.fail("bytes left over")

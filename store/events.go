@@ -164,7 +164,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 	if b.lo == openLow && b.hi == openHigh && !deep {
 		// All of history: the total is one more column of the page's own
 		// statement, so one statement answers in one snapshot.
-		query, args := f.page(orgID, b, historyTotal)
+		query, args := f.page(s.eventColumns(), orgID, b, historyTotal)
 		rows, err := s.reads().QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("list events: %w", err)
@@ -187,7 +187,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 				return err
 			}
 		}
-		query, args := pf.page(orgID, pb, nil)
+		query, args := pf.page(s.eventColumns(), orgID, pb, nil)
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
 			return fmt.Errorf("list events: %w", err)
@@ -209,7 +209,7 @@ func (s *Store) Events(ctx context.Context, orgID string, f EventFilter) ([]even
 // severities, or sorted by severity, reads each severity's own index range
 // for one page's worth and merges them, instead of walking the
 // organization's events past every other severity.
-func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string) (string, []any)) (string, []any) {
+func (f EventFilter) page(eventColumns, orgID string, b bounds, extra func(EventFilter, string) (string, []any)) (string, []any) {
 	columns, args := eventColumns, []any(nil)
 	if extra != nil {
 		column, a := extra(f, orgID)
@@ -242,7 +242,7 @@ func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string
 		one.Severities = []event.Severity{sev}
 		where, a := one.where(orgID, b)
 		parts = append(parts, `SELECT * FROM (SELECT seq AS p_seq, ts AS p_ts, severity AS p_sev FROM events INDEXED BY events_org_severity_ts WHERE `+where+
-			` ORDER BY `+order+` LIMIT ?)`)
+			` ORDER BY `+order+` LIMIT ?) AS sub1`)
 		args = append(append(args, a...), f.Page.Limit+f.Page.Offset)
 	}
 	merged := "p_ts " + dir + ", p_seq " + dir
@@ -260,8 +260,8 @@ func (f EventFilter) page(orgID string, b bounds, extra func(EventFilter, string
 func historyTotal(f EventFilter, orgID string) (string, []any) {
 	counts, args := f.clause([]string{"org_id = ?"}, []any{orgID})
 	events, eventArgs := f.clause([]string{"org = " + orgNum}, []any{orgID})
-	return `(SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE ` + counts + `) +
-		(SELECT COUNT(*) FROM events NOT INDEXED WHERE seq > (SELECT events_seq FROM fold_state) AND ` + events + `)`,
+	return `CAST((SELECT COALESCE(SUM(n), 0) FROM event_counts WHERE ` + counts + `) +
+		(SELECT COUNT(*) FROM events NOT INDEXED WHERE seq > (SELECT events_seq FROM fold_state) AND ` + events + `) AS BIGINT)`,
 		append(args, eventArgs...)
 }
 
@@ -311,14 +311,18 @@ func countEvents(ctx context.Context, tx querier, orgID string, f EventFilter, b
 // AlertEvents returns the newest events behind an alert: its own, among
 // them the earlier events of the burst windows it took in.
 func (s *Store) AlertEvents(ctx context.Context, orgID, alertID string, limit int) ([]event.Event, error) {
-	return alertEvents(ctx, s.reader, s.eventIDs, orgID, alertID, limit)
+	return s.alertEvents(ctx, s.reader, orgID, alertID, limit)
 }
 
-var alertEventsQuery = `SELECT ` + eventColumns + ` FROM events INDEXED BY events_alert WHERE alert_id = ?1
+// alertEventsQuery reads an alert's events, the columns eventColumns.
+func alertEventsQuery(eventColumns string) string {
+	return `SELECT ` + eventColumns + ` FROM events INDEXED BY events_alert WHERE alert_id = ?1
 	AND org = (SELECT num FROM org_numbers WHERE org_id = ?2) ORDER BY ts DESC LIMIT ?3`
+}
 
-func alertEvents(ctx context.Context, q querier, ids eventIDs, orgID, alertID string, limit int) ([]event.Event, error) {
-	rows, err := q.QueryContext(ctx, alertEventsQuery, alertID, orgID, limit)
+func (s *Store) alertEvents(ctx context.Context, q querier, orgID, alertID string, limit int) ([]event.Event, error) {
+	ids := s.eventIDs
+	rows, err := q.QueryContext(ctx, alertEventsQuery(s.eventColumns()), alertID, orgID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("alert events: %w", err)
 	}

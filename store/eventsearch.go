@@ -41,8 +41,8 @@ func searchClause(q event.Search, orgID, prefix string, clause []string, args []
 		}
 	}
 	if q.Text != "" {
-		clause = append(clause, prefix+`seq IN (SELECT rowid FROM event_text WHERE event_text MATCH
-			replace(?, '#', (SELECT num FROM org_numbers WHERE org_id = ?)))`)
+		clause = append(clause, prefix+`seq IN (SELECT rowid FROM event_text(
+			replace(?, '#', CAST((SELECT num FROM org_numbers WHERE org_id = ?) AS TEXT))))`)
 		args = append(args, textMatch(event.QueryWords(q.Text)), orgID)
 	}
 	return clause, args
@@ -122,7 +122,7 @@ func (s *Store) searchPage(ctx context.Context, orgID string, f EventFilter) ([]
 	var events []event.Event
 	var total int
 	err := s.read(ctx, func(tx querier) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+		rows, err := tx.QueryContext(ctx, `SELECT `+s.eventColumns()+` FROM events WHERE `+where+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 			append(args, f.Page.Limit, f.Page.Offset)...)
 		if err != nil {
 			return fmt.Errorf("search events: %w", err)
@@ -149,7 +149,7 @@ func (s *Store) Event(ctx context.Context, orgID, id string) (event.Event, error
 	}
 	var out event.Event
 	err := s.read(ctx, func(tx querier) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+key+` AND org = `+orgNum, arg, orgID)
+		rows, err := tx.QueryContext(ctx, `SELECT `+s.eventColumns()+` FROM events WHERE `+key+` AND org = `+orgNum, arg, orgID)
 		if err != nil {
 			return fmt.Errorf("event: %w", err)
 		}
@@ -198,7 +198,7 @@ func (s *Store) EachEvent(ctx context.Context, orgID string, f EventFilter, fn f
 			}
 		}
 		err := s.read(ctx, func(tx querier) error {
-			rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+where+
+			rows, err := tx.QueryContext(ctx, `SELECT `+s.eventColumns()+` FROM events WHERE `+where+
 				` AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`,
 				append(args, lastTS, lastSeq, exportBatch)...)
 			if err != nil {

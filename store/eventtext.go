@@ -186,7 +186,7 @@ func writeBlocks(ctx context.Context, tx *sql.Tx, first int64, events []NewEvent
 	}
 	for _, r := range out {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO event_blocks (block, min_ts, max_ts) VALUES (?, ?, ?)
-			ON CONFLICT (block) DO UPDATE SET min_ts = MIN(min_ts, excluded.min_ts), max_ts = MAX(max_ts, excluded.max_ts)`,
+			ON CONFLICT (block) DO UPDATE SET min_ts = MIN(event_blocks.min_ts, excluded.min_ts), max_ts = MAX(event_blocks.max_ts, excluded.max_ts)`,
 			r.block, r.lo, r.hi); err != nil {
 			return nil, fmt.Errorf("event blocks: %w", err)
 		}
@@ -225,7 +225,7 @@ func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFi
 			return nil, 0, err
 		}
 	} else if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE seq IN
-		(SELECT rowid FROM event_text WHERE event_text MATCH ?) AND `+where, append([]any{match}, args...)...).Scan(&total); err != nil {
+		(SELECT rowid FROM event_text(?)) AND `+where, append([]any{match}, args...)...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count found events: %w", err)
 	}
 	if total <= f.Page.Offset || f.Page.Limit <= 0 { // a count alone reads no page
@@ -233,8 +233,8 @@ func (s *Store) textPage(ctx context.Context, q querier, orgID string, f EventFi
 	}
 	if f.SortBySeverity {
 		dir := map[bool]string{true: "ASC", false: "DESC"}[f.Ascending]
-		rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq IN
-			(SELECT rowid FROM event_text WHERE event_text MATCH ?) AND `+where+`
+		rows, err := q.QueryContext(ctx, `SELECT `+s.eventColumns()+` FROM events WHERE seq IN
+			(SELECT rowid FROM event_text(?)) AND `+where+`
 			ORDER BY severity `+dir+`, ts `+dir+`, seq `+dir+` LIMIT ? OFFSET ?`,
 			append(append([]any{match}, args...), f.Page.Limit, f.Page.Offset)...)
 		if err != nil {
@@ -280,8 +280,8 @@ type textStart struct {
 // seq newest+1, for a search of words alone (every candidate is a row of
 // the page's filter).
 func (s *Store) textNewestRows(ctx context.Context, q querier, orgID, match string, chunk int, newest int64) (map[int64]event.Event, textStart, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM (SELECT rowid AS r FROM event_text
-		WHERE event_text MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?) AS c
+	rows, err := q.QueryContext(ctx, `SELECT `+s.eventColumns()+` FROM (SELECT rowid AS r FROM event_text(?)
+		WHERE rowid <= ? ORDER BY rowid DESC LIMIT ?) AS c
 		JOIN events ON events.seq = c.r AND events.org = `+orgNum+` ORDER BY c.r DESC`, match, newest, chunk, orgID)
 	if err != nil {
 		return nil, textStart{}, fmt.Errorf("search events: %w", err)
@@ -375,7 +375,7 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 		return top[k-1].ts >= beyond(seq)
 	}
 	if f.Ascending {
-		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid > ?
+		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text(?) WHERE rowid > ?
 			ORDER BY rowid ASC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r ASC`
 		cursor := int64(0)
 		for chunk := textFirstChunk(f.Page); ; chunk = min(2*chunk, textChunk) {
@@ -390,7 +390,7 @@ func (s *Store) textTop(ctx context.Context, q querier, match, where string, arg
 	} else {
 		// Newest first: the candidates backwards from the newest seq, in
 		// chunks, each below the last one read.
-		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text WHERE event_text MATCH ? AND rowid < ?
+		query := `SELECT c.r, e.ts FROM (SELECT rowid AS r FROM event_text(?) WHERE rowid < ?
 			ORDER BY rowid DESC LIMIT ?) AS c LEFT JOIN events e ON e.seq = c.r AND ` + where + ` ORDER BY c.r DESC`
 		cursor, chunk := start.cursor, textFirstChunk(f.Page)
 		if start.seed != nil || start.done { // the first chunk was read whole
@@ -435,7 +435,7 @@ func (s *Store) eventsBySeq(ctx context.Context, q querier, orgID string, seqs [
 	if len(list) == 2 {
 		return inOrder(seqs, inHand), nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq IN (SELECT value FROM json_each(?))
+	rows, err := q.QueryContext(ctx, `SELECT `+s.eventColumns()+` FROM events WHERE seq IN (`+s.jsonValues("?", true)+`)
 		AND org = `+orgNum, string(list), orgID)
 	if err != nil {
 		return nil, fmt.Errorf("search events: %w", err)
@@ -547,8 +547,17 @@ type eventWords struct {
 }
 
 // unindexText takes events out of the text index, before their rows go.
-func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords) error {
+// On PostgreSQL (pg) an event's text row goes with the event: only the
+// deletes are counted.
+func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords, pg bool) error {
 	if len(events) == 0 {
+		return nil
+	}
+	// Totals kept from before this transaction no longer hold (textCounts).
+	if _, err := tx.ExecContext(ctx, `UPDATE event_text_deletes SET n = n + 1`); err != nil {
+		return fmt.Errorf("count the text index's deletes: %w", err)
+	}
+	if pg {
 		return nil
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO event_text (event_text, rowid, words) VALUES ('delete', ?, ?)`)
@@ -556,10 +565,6 @@ func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords) error {
 		return fmt.Errorf("unindex events' words: %w", err)
 	}
 	defer stmt.Close()
-	// Totals kept from before this transaction no longer hold (textCounts).
-	if _, err := tx.ExecContext(ctx, `UPDATE event_text_deletes SET n = n + 1`); err != nil {
-		return fmt.Errorf("count the text index's deletes: %w", err)
-	}
 	var words []byte
 	for _, e := range events {
 		if words = textOf(words[:0], e.org, e.message, e.rule, e.indicator); len(words) == 0 {
@@ -573,8 +578,12 @@ func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords) error {
 }
 
 // unindexOrgText takes every event of an organization being deleted out
-// of the text index, a batch at a time.
-func unindexOrgText(ctx context.Context, tx *sql.Tx, orgID string) error {
+// of the text index, a batch at a time (on PostgreSQL, pg, it counts one
+// delete: the rows go with the events).
+func unindexOrgText(ctx context.Context, tx *sql.Tx, orgID string, pg bool) error {
+	if pg {
+		return unindexText(ctx, tx, []eventWords{{}}, true)
+	}
 	afterTS, after := int64(openLow), int64(-1)
 	for {
 		// Keyset on the time index's own order: each batch starts where the
@@ -589,7 +598,7 @@ func unindexOrgText(ctx context.Context, tx *sql.Tx, orgID string) error {
 		if err != nil {
 			return err
 		}
-		if err := unindexText(ctx, tx, batch); err != nil {
+		if err := unindexText(ctx, tx, batch, false); err != nil {
 			return err
 		}
 		if len(batch) < textBackfillBatch {

@@ -19,7 +19,7 @@ func TestExportBatchUsesTheTimeIndex(t *testing.T) {
 	// rows to sort in each batch.
 	for _, f := range []EventFilter{{}, {Search: event.Search{Text: "failed password"}}} {
 		where, args := f.where("org_a", f.bounds())
-		rows, err := s.reader.Query(`EXPLAIN QUERY PLAN SELECT `+eventColumns+` FROM events WHERE `+where+
+		rows, err := s.reader.Query(`EXPLAIN QUERY PLAN SELECT `+eventColumnsSQLite+` FROM events WHERE `+where+
 			` AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`, append(args, ms(time.Now()), 5, exportBatch)...)
 		if err != nil {
 			t.Fatal(err)

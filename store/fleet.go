@@ -56,7 +56,7 @@ func (s *Store) FleetLive(ctx context.Context, sc ClientScope) (map[string]*Clie
 		}
 		// One look per client into alerts_org_open_critical (migration 20).
 		if err := eachRow(ctx, tx, `SELECT id, oldest FROM (SELECT o.id, (SELECT MIN(a.created_at) FROM alerts a
-				WHERE a.org_id = o.id AND a.status = 'open' AND a.severity = 4) AS oldest FROM orgs o`+clientWhere+`)
+				WHERE a.org_id = o.id AND a.status = 'open' AND a.severity = 4) AS oldest FROM orgs o`+clientWhere+`) AS sub1
 			WHERE oldest IS NOT NULL`, scope, func(rows *sql.Rows) error {
 			var id string
 			var at int64
@@ -72,8 +72,8 @@ func (s *Store) FleetLive(ctx context.Context, sc ClientScope) (map[string]*Clie
 		// The sources' rollup, and the events the fold has not reached yet.
 		if err := eachRow(ctx, tx, `SELECT org_id, MAX(last) FROM (
 				SELECT org_id, MAX(last_seen) AS last FROM event_sources WHERE org_id IN `+scopeClients+` GROUP BY org_id
-				UNION ALL SELECT n.org_id, MAX(e.ts) FROM events e NOT INDEXED CROSS JOIN org_numbers n ON n.num = e.org
-					WHERE e.seq > (SELECT events_seq FROM fold_state) AND n.org_id IN `+scopeClients+` GROUP BY n.org_id)
+				UNION ALL SELECT n.org_id, MAX(e.ts) FROM events e NOT INDEXED CROSS JOIN org_numbers n
+					WHERE n.num = e.org AND e.seq > (SELECT events_seq FROM fold_state) AND n.org_id IN `+scopeClients+` GROUP BY n.org_id) AS sub2
 			GROUP BY org_id`, scope, func(rows *sql.Rows) error {
 			var id string
 			var at int64

@@ -155,8 +155,8 @@ func foldEvents(ctx context.Context, tx *sql.Tx, now int64) (was, cursor int64, 
 	was = cursor
 	rows, err := tx.QueryContext(ctx, `SELECT e.seq, n.org_id, e.ts, e.type, e.severity, e.source, e.asset, e.indicator,
 		COALESCE(e.alert_id, ''), COALESCE(a.counted_through, 0)
-		FROM events e CROSS JOIN org_numbers n ON n.num = e.org LEFT JOIN alerts a ON a.id = e.alert_id
-		WHERE e.seq > ? ORDER BY e.seq LIMIT ?`, cursor, foldChunk)
+		FROM events e CROSS JOIN org_numbers n LEFT JOIN alerts a ON a.id = e.alert_id
+		WHERE n.num = e.org AND e.seq > ? ORDER BY e.seq LIMIT ?`, cursor, foldChunk)
 	if err != nil {
 		return 0, 0, sums, fmt.Errorf("read events to fold: %w", err)
 	}
@@ -308,13 +308,13 @@ func (r *rollupSums) write(ctx context.Context, tx *sql.Tx, now int64) error {
 	}
 	err := execAll(ctx, tx,
 		batch{"event rollup", `INSERT INTO event_rollup (org_id, hour, type, severity, n) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, hour, type, severity) DO UPDATE SET n = n + excluded.n`, hourRows},
+			ON CONFLICT (org_id, hour, type, severity) DO UPDATE SET n = event_rollup.n + excluded.n`, hourRows},
 		batch{"event counts", `INSERT INTO event_counts (org_id, type, severity, n) VALUES (?, ?, ?, ?)
-			ON CONFLICT (org_id, type, severity) DO UPDATE SET n = n + excluded.n`, countRows},
+			ON CONFLICT (org_id, type, severity) DO UPDATE SET n = event_counts.n + excluded.n`, countRows},
 		batch{"asset rollup", `INSERT INTO asset_rollup (org_id, day, asset, n, max_severity) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = n + excluded.n, max_severity = MAX(max_severity, excluded.max_severity)`, assetRows},
+			ON CONFLICT (org_id, day, asset) DO UPDATE SET n = asset_rollup.n + excluded.n, max_severity = MAX(asset_rollup.max_severity, excluded.max_severity)`, assetRows},
 		batch{"indicator rollup", `INSERT INTO indicator_rollup (org_id, day, indicator, n) VALUES (?, ?, ?, ?)
-			ON CONFLICT (org_id, day, indicator) DO UPDATE SET n = n + excluded.n`, indicatorRows},
+			ON CONFLICT (org_id, day, indicator) DO UPDATE SET n = indicator_rollup.n + excluded.n`, indicatorRows},
 		batch{"event sources", sourceUpsert, sourceRows},
 		batch{"alert counts", `UPDATE alerts SET event_count = event_count + ?, severity = MAX(severity, ?),
 			first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?), updated_at = ? WHERE id = ?`, alertRows},
@@ -339,9 +339,9 @@ func (r *rollupSums) writeIndicators(ctx context.Context, tx *sql.Tx) error {
 		assets[ik] = append(assets[ik], sighting{k.asset, first})
 	}
 	upsert, err := tx.PrepareContext(ctx, `INSERT INTO threat_indicators (org_id, indicator, type, max_severity, n, first_seen, last_seen)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, indicator) DO UPDATE SET n = n + excluded.n,
-		max_severity = MAX(max_severity, excluded.max_severity), first_seen = MIN(first_seen, excluded.first_seen),
-		last_seen = MAX(last_seen, excluded.last_seen) RETURNING assets`)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, indicator) DO UPDATE SET n = threat_indicators.n + excluded.n,
+		max_severity = MAX(threat_indicators.max_severity, excluded.max_severity), first_seen = MIN(threat_indicators.first_seen, excluded.first_seen),
+		last_seen = MAX(threat_indicators.last_seen, excluded.last_seen) RETURNING assets`)
 	if err != nil {
 		return fmt.Errorf("threat indicators: prepare: %w", err)
 	}

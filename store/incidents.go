@@ -104,7 +104,7 @@ const maxIncidentAlerts = 500
 // incidentFigures is the select list and joins of an incident with its
 // figures, read from its alerts in SQL (an incident may hold thousands).
 const incidentFigures = `SELECT i.id, i.attacker, i.created_at, COUNT(*), MAX(a.severity), MIN(a.first_seen), MAX(a.last_seen),
-	MAX(a.status = 'open') FROM incidents i JOIN alerts a ON a.incident_id = i.id AND a.org_id = i.org_id`
+	MAX(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END) FROM incidents i JOIN alerts a ON a.incident_id = i.id AND a.org_id = i.org_id`
 
 func scanIncident(row interface{ Scan(...any) error }) (alerting.Incident, error) {
 	var in alerting.Incident
@@ -124,14 +124,14 @@ func (s *Store) Incidents(ctx context.Context, orgID string, f alerting.Incident
 	having := ""
 	switch f.Status {
 	case alerting.Open:
-		having = ` HAVING MAX(a.status = 'open') = 1`
+		having = ` HAVING MAX(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END) = 1`
 	case alerting.Resolved:
-		having = ` HAVING MAX(a.status = 'open') = 0`
+		having = ` HAVING MAX(CASE WHEN a.status = 'open' THEN 1 ELSE 0 END) = 0`
 	}
 	grouped := ` WHERE i.org_id = ? GROUP BY i.id` + having
 	list, total, err := readPage(ctx, s, pageQuery{what: "incidents", args: []any{orgID},
 		count: `SELECT COUNT(*) FROM (SELECT i.id FROM incidents i JOIN alerts a ON a.incident_id = i.id AND a.org_id = i.org_id` +
-			grouped + `)`,
+			grouped + `) AS sub1`,
 		list: incidentFigures + grouped + ` ORDER BY MAX(a.last_seen) DESC, i.rowid DESC LIMIT ? OFFSET ?`},
 		Page{Limit: f.Limit, Offset: f.Offset}, func(rows *sql.Rows) (alerting.Incident, error) { return scanIncident(rows) })
 	if err != nil || len(list) == 0 {

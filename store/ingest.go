@@ -449,8 +449,8 @@ func ruleColumn(r *alerting.Rule) (sql.NullString, error) {
 
 // sourceUpsert records that a source reported: events and DNS telemetry alike.
 const sourceUpsert = `INSERT INTO event_sources (org_id, source, n, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)
-	ON CONFLICT (org_id, source) DO UPDATE SET n = n + excluded.n, first_seen = MIN(first_seen, excluded.first_seen),
-	last_seen = MAX(last_seen, excluded.last_seen)`
+	ON CONFLICT (org_id, source) DO UPDATE SET n = event_sources.n + excluded.n, first_seen = MIN(event_sources.first_seen, excluded.first_seen),
+	last_seen = MAX(event_sources.last_seen, excluded.last_seen)`
 
 // batch is one statement and the rows to run it for.
 type batch struct {
@@ -535,9 +535,9 @@ func writeDNS(ctx context.Context, tx *sql.Tx, orgID string, queries []DNSQuery)
 	}
 	return execAll(ctx, tx,
 		batch{"dns rollup", `INSERT INTO dns_rollup (org_id, hour, category, n) VALUES (?, ?, ?, ?)
-			ON CONFLICT (org_id, hour, category) DO UPDATE SET n = n + excluded.n`, hourRows},
+			ON CONFLICT (org_id, hour, category) DO UPDATE SET n = dns_rollup.n + excluded.n`, hourRows},
 		batch{"blocked domains", `INSERT INTO dns_blocked_domains (org_id, domain, category, n, last_seen) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (org_id, domain) DO UPDATE SET n = n + excluded.n, last_seen = MAX(last_seen, excluded.last_seen)`, domainRows},
+			ON CONFLICT (org_id, domain) DO UPDATE SET n = dns_blocked_domains.n + excluded.n, last_seen = MAX(dns_blocked_domains.last_seen, excluded.last_seen)`, domainRows},
 		batch{"dns sources", sourceUpsert, sourceRows},
 	)
 }

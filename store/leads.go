@@ -193,7 +193,7 @@ func (s *Store) Leads(ctx context.Context, orgID string, q LeadQuery, p Page) ([
 	}
 	if q.Q != "" {
 		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(q.Q)) + "%"
-		where += ` AND p.search LIKE ? ESCAPE '\'`
+		where += ` AND p.search LIKE lower(?) ESCAPE '\'` // search is stored lower-case
 		args = append(args, like)
 	}
 	order := `l.score DESC, l.id`

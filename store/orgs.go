@@ -222,12 +222,8 @@ func (s *Store) DeleteOrg(ctx context.Context, orgID string) (Org, error) {
 		if err := rehome(ctx, tx, orgID, ""); err != nil {
 			return err
 		}
-		// SQLite's contentless text index is told which words go; on
-		// PostgreSQL an event's text row goes with the event.
-		if !s.pg {
-			if err := unindexOrgText(ctx, tx, orgID); err != nil {
-				return err
-			}
+		if err := unindexOrgText(ctx, tx, orgID, s.pg); err != nil {
+			return err
 		}
 		for _, t := range orgTables {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE org_id = ?`, orgID); err != nil {

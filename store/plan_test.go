@@ -17,7 +17,7 @@ func TestBurstLookupsUseTheTimeIndex(t *testing.T) {
 		want        []string
 	}{
 		{"burst recount", recountWindow, []string{"events_org_ts (org=? AND ts>? AND ts<?)"}},
-		{"alert events", alertEventsQuery, []string{"events_alert (alert_id=?)"}},
+		{"alert events", alertEventsQuery(eventColumnsSQLite), []string{"events_alert (alert_id=?)"}},
 	} {
 		rows, err := s.reader.Query("EXPLAIN QUERY PLAN "+c.query, "org_a", "host", 0, 600000, "threat_detected", 3)
 		if err != nil {

@@ -64,6 +64,20 @@ func openPostgres(ctx context.Context, s *Store, c Config) (*Store, error) {
 	return s, nil
 }
 
+// jsonValues selects the values of the JSON array the parameter param
+// holds (ints: as integers): SQLite's json_each, PostgreSQL's
+// jsonb_array_elements_text.
+func (s *Store) jsonValues(param string, ints bool) string {
+	if !s.pg {
+		return `SELECT value FROM json_each(` + param + `)`
+	}
+	v := `jsonb_array_elements_text(CAST(` + param + ` AS JSONB))`
+	if ints {
+		return `SELECT CAST(` + v + ` AS BIGINT)`
+	}
+	return `SELECT ` + v
+}
+
 // beginWrite starts a write transaction. On PostgreSQL it is serializable:
 // the store's methods read and then write as if they were alone, as they
 // are on SQLite's one writer, and another node's concurrent change makes

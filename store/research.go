@@ -34,13 +34,13 @@ func (s *Store) EventsMatching(ctx context.Context, orgID, term string, since ti
 	}
 	err = s.read(ctx, func(tx querier) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events INDEXED BY events_org_ts
-			WHERE org = `+orgNum+` AND ts >= ? LIMIT ?)`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
+			WHERE org = `+orgNum+` AND ts >= ? LIMIT ?) AS sub1`, orgID, ms(since), MaxScannedEvents).Scan(&scanned); err != nil {
 			return fmt.Errorf("events matching: %w", err)
 		}
 		// The newest MaxScannedEvents are searched for the term anywhere;
 		// an address is also found through the normalised fields' indexes
 		// in the whole period, however many events came since.
-		rows, err := tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE seq IN (
+		rows, err := tx.QueryContext(ctx, `SELECT `+s.eventColumns()+` FROM events WHERE seq IN (
 			SELECT seq FROM (SELECT * FROM events INDEXED BY events_org_ts
 				WHERE org = (SELECT num FROM org_numbers WHERE org_id = ?1) AND ts >= ?2 ORDER BY ts DESC LIMIT ?4) AS recent
 			WHERE asset = ?3 COLLATE NOCASE OR instr(lower(indicator), lower(?3)) > 0 OR instr(lower(message), lower(?3)) > 0

@@ -131,7 +131,7 @@ func (s *Store) pruneOrgEvents(ctx context.Context, org string, cutoff time.Time
 		for i, e := range evs {
 			words[i] = eventWords{seq: e.seq, org: e.org, message: e.message, rule: e.rule, indicator: e.indicator}
 		}
-		if err := unindexText(ctx, tx, words); err != nil {
+		if err := unindexText(ctx, tx, words, s.pg); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq IN (`+placeholders(len(seqs))+`)`, seqs...); err != nil {

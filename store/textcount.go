@@ -45,13 +45,13 @@ func (s *Store) textTotal(ctx context.Context, q querier, match string, newest, 
 	case ok && kept.deletes == deletes && kept.through < newest:
 		// Backwards from the newest, a doclist's tail is read without its
 		// head (forwards, FTS5 walks the head to reach it).
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM event_text
-			WHERE event_text MATCH ? AND rowid > ? ORDER BY rowid DESC LIMIT -1)`, match, kept.through).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM event_text(?)
+			WHERE rowid > ? ORDER BY rowid DESC LIMIT 9223372036854775807) AS tail`, match, kept.through).Scan(&n); err != nil {
 			return 0, fmt.Errorf("count found events: %w", err)
 		}
 		n += kept.n
 	default: // none kept, a delete since, or a snapshot older than the one kept
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM event_text WHERE event_text MATCH ?`, match).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM event_text(?)`, match).Scan(&n); err != nil {
 			return 0, fmt.Errorf("count found events: %w", err)
 		}
 	}

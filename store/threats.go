@@ -47,12 +47,12 @@ func (s *Store) Threats(ctx context.Context, orgID string, p Page) ([]Threat, in
 			SELECT indicator, type, sev, n, first, last FROM (
 				SELECT * FROM (SELECT indicator, type, max_severity AS sev, n, first_seen AS first, last_seen AS last
 					FROM threat_indicators WHERE org_id = ?1 AND indicator NOT IN (SELECT indicator FROM touched)
-					ORDER BY last_seen DESC, indicator LIMIT ?2)
+					ORDER BY last_seen DESC, indicator LIMIT ?2) AS sub1
 				UNION ALL
 				SELECT u.indicator, COALESCE(t.type, (SELECT e.type FROM events e WHERE e.seq = u.first_seq)),
 					MAX(COALESCE(t.max_severity, 0), u.sev), COALESCE(t.n, 0) + u.n,
 					MIN(COALESCE(t.first_seen, u.first), u.first), MAX(COALESCE(t.last_seen, u.last), u.last)
-				FROM touched u LEFT JOIN threat_indicators t ON t.org_id = ?1 AND t.indicator = u.indicator)
+				FROM touched u LEFT JOIN threat_indicators t ON t.org_id = ?1 AND t.indicator = u.indicator) AS sub2
 			ORDER BY last DESC, indicator LIMIT ?3 OFFSET ?4`, orgID, p.Limit+p.Offset, p.Limit, p.Offset)
 		if err != nil {
 			return fmt.Errorf("list threats: %w", err)
@@ -165,7 +165,7 @@ func (s *Store) CountEventsSince(ctx context.Context, orgID string, since time.T
 		c = EventCounts{ByType: map[string]int{}}
 		rows, err = s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT type, severity, SUM(n) FROM (
 				SELECT type, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
-				UNION ALL SELECT type, severity, 1 FROM pending WHERE ts >= ?2)
+				UNION ALL SELECT type, severity, 1 FROM pending WHERE ts >= ?2) AS sub3
 			GROUP BY type, severity`, orgID, hour)
 	}
 	if err != nil {
@@ -197,7 +197,7 @@ type DailyCount struct {
 func (s *Store) DailyCounts(ctx context.Context, orgID string, since time.Time) ([]DailyCount, error) {
 	rows, err := s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT (hour / ?3) * ?3, severity, SUM(n) FROM (
 			SELECT hour, severity, n FROM event_rollup WHERE org_id = ?1 AND hour >= ?2
-			UNION ALL SELECT ts, severity, 1 FROM pending WHERE ts >= ?2)
+			UNION ALL SELECT ts, severity, 1 FROM pending WHERE ts >= ?2) AS sub4
 		GROUP BY 1, 2 ORDER BY 1`, orgID, floorMS(ms(since), dayMS), dayMS)
 	if err != nil {
 		return nil, fmt.Errorf("daily counts: %w", err)
@@ -223,7 +223,7 @@ func (s *Store) DailyCounts(ctx context.Context, orgID string, since time.Time) 
 func (s *Store) TopAssets(ctx context.Context, orgID string, since time.Time, limit int) ([]Tally, error) {
 	return s.tallies(ctx, `WITH `+pendingEvents+` SELECT asset, SUM(n) AS total FROM (
 			SELECT asset, n FROM asset_rollup WHERE org_id = ?1 AND day >= ?2
-			UNION ALL SELECT asset, 1 FROM pending WHERE ts >= ?2)
+			UNION ALL SELECT asset, 1 FROM pending WHERE ts >= ?2) AS sub5
 		GROUP BY asset ORDER BY total DESC, asset LIMIT ?3`, orgID, floorMS(ms(since), dayMS), limit)
 }
 
@@ -232,7 +232,7 @@ func (s *Store) TopAssets(ctx context.Context, orgID string, since time.Time, li
 func (s *Store) TopIndicators(ctx context.Context, orgID string, since time.Time, limit int) ([]Tally, error) {
 	return s.tallies(ctx, `WITH `+pendingEvents+` SELECT indicator, SUM(n) AS total FROM (
 			SELECT indicator, n FROM indicator_rollup WHERE org_id = ?1 AND day >= ?2
-			UNION ALL SELECT indicator, 1 FROM pending WHERE ts >= ?2 AND indicator != '')
+			UNION ALL SELECT indicator, 1 FROM pending WHERE ts >= ?2 AND indicator != '') AS sub6
 		GROUP BY indicator ORDER BY total DESC, indicator LIMIT ?3`, orgID, floorMS(ms(since), dayMS), limit)
 }
 
@@ -314,7 +314,7 @@ type Source struct {
 func (s *Store) Sources(ctx context.Context, orgID string) ([]Source, error) {
 	rows, err := s.reads().QueryContext(ctx, `WITH `+pendingEvents+` SELECT source, SUM(n), MIN(first_seen), MAX(last_seen) FROM (
 			SELECT source, n, first_seen, last_seen FROM event_sources WHERE org_id = ?1
-			UNION ALL SELECT source, 1, ts, ts FROM pending)
+			UNION ALL SELECT source, 1, ts, ts FROM pending) AS sub7
 		GROUP BY source ORDER BY MAX(last_seen) DESC, source LIMIT 100`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("sources: %w", err)

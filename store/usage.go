@@ -109,7 +109,7 @@ func addUsage(ctx context.Context, tx *sql.Tx, orgID string, bytes int64) error 
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO org_usage (org_id, stored_bytes) VALUES (?, MAX(0, ?))
-		ON CONFLICT (org_id) DO UPDATE SET stored_bytes = MAX(0, stored_bytes + ?)`, orgID, bytes, bytes); err != nil {
+		ON CONFLICT (org_id) DO UPDATE SET stored_bytes = MAX(0, org_usage.stored_bytes + ?)`, orgID, bytes, bytes); err != nil {
 		return fmt.Errorf("storage usage: %w", err)
 	}
 	return nil
