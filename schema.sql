@@ -1395,8 +1395,8 @@ CREATE TABLE intel_cve_match (
 ) STRICT;
 INSERT INTO intel_cve_match (cve_id, targets, facts)
 SELECT id, targets, json_object(
-    'primary', CASE WHEN json_type(view, '$.primary.score') IS NULL THEN NULL
-        ELSE json_object('score', json_extract(view, '$.primary.score')) END,
+    'primary', CASE WHEN json_type(view, '$.primary') IS NULL OR json_type(view, '$.primary') = 'null' THEN NULL
+        ELSE json_object('score', COALESCE(json_extract(view, '$.primary.score'), 0)) END,
     'kev', CASE WHEN json_type(view, '$.kev') IS NULL OR json_type(view, '$.kev') = 'null' THEN NULL
         ELSE json_object('ransomware_use', COALESCE(json_extract(view, '$.kev.ransomware_use'), '')) END,
     'epss', CASE WHEN json_type(view, '$.epss.score') IS NULL THEN NULL
@@ -2400,6 +2400,7 @@ CREATE TABLE event_text (
 CREATE INDEX event_text_words ON event_text USING GIN (string_to_array(words, ' '));
 CREATE FUNCTION event_text(query TEXT) RETURNS TABLE (rowid BIGINT) LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT t.rowid FROM event_text t WHERE string_to_array(t.words, ' ') @> string_to_array(replace(query, '"', ''), ' ')
+        AND query <> '' -- no words: no event (an empty array is in every row's)
 $$;
 
 -- alert_counts follows alerts, as SQLite's three triggers keep it.

@@ -91,8 +91,12 @@ func TestInventoryImportOsquery(t *testing.T) {
 			t.Fatalf("web-1 does not find %s open (finds %v)", cve, sortedKeys(found))
 		}
 	}
-	if rule := found["CVE-2009-5029"].Get("software", "rule").Str(); !strings.Contains(rule, "deb libc6 2.13-38+deb7u10") {
-		t.Errorf("glibc's rule %q does not name its package", rule)
+	var pkgs []string
+	for _, p := range found["CVE-2009-5029"].Get("software", "packages").List() {
+		pkgs = append(pkgs, p.Str())
+	}
+	if !slices.Equal(pkgs, []string{"deb:libc6:amd64=2.13-38+deb7u10", "deb:libc-bin:amd64=2.13-38+deb7u10"}) {
+		t.Errorf("glibc's finding names the packages %v, want libc6's and libc-bin's", pkgs)
 	}
 
 	// A later run's changes: glibc upgraded, the rest kept; its finding is fixed.
@@ -132,6 +136,13 @@ func TestInventoryImportOsquery(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e.postInventory(admin.Token, c.query, []byte(c.body)).WantFields(t, c.field)
 		})
+	}
+	// A log whose first line is broken is still a log: with ?partial=true
+	// the good lines are read and the broken one named.
+	broken := "{broken\n" + string(readTestdata(t, "testdata/inventory/osquery-pack-web-1-later.log"))
+	p := e.postInventory(admin.Token, "?partial=true", []byte(broken)).Must(t, http.StatusOK).Get("data")
+	if p.Get("format").Str() != "osquery" || p.Get("problems").Len() != 1 || p.Get("problems").List()[0].Get("where").Str() != "line 1" {
+		t.Fatalf("a log with a broken first line: %v", p)
 	}
 	if n := e.Do("GET", "/api/assets?limit=100", admin.Token, nil).Must(t, http.StatusOK).Get("pagination", "total").Int(); n != 4 {
 		t.Fatalf("refused files stored assets: %d assets", n)

@@ -19,6 +19,8 @@ const (
 	maxLabel            = 100
 	maxVersion          = 64
 	maxCPE              = 1024
+	maxPackages         = 200 // the binary packages of one source
+	maxPackageKey       = 200
 )
 
 // AssetInput is an asset as a client sends it.
@@ -63,6 +65,12 @@ func (a *AssetInput) check(p *valid.Problems, prefix string) {
 		p.CheckText(at+"product", s.Product, valid.TextRule{Max: maxLabel, Required: true, OneLine: true})
 		p.Check(len(s.Version) <= maxVersion && valid.Text(s.Version) && !strings.ContainsAny(s.Version, " \n\t"), at+"version", "must be at most 64 bytes without spaces")
 		p.CheckText(at+"rule", s.Rule, valid.TextRule{Max: 300, OneLine: true})
+		if len(s.Packages) > maxPackages {
+			p.Add(at+"packages", "must list at most "+strconv.Itoa(maxPackages)+" packages")
+		}
+		for j, pkg := range s.Packages {
+			p.CheckText(at+"packages."+strconv.Itoa(j), pkg, valid.TextRule{Max: maxPackageKey, Required: true, OneLine: true})
+		}
 		if s.CPE != "" {
 			_, err := cpe.Parse(s.CPE)
 			p.Check(len(s.CPE) <= maxCPE && err == nil, at+"cpe", "must be a CPE 2.3 name (cpe:2.3:part:vendor:product:version:…)")

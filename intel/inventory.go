@@ -172,7 +172,7 @@ func (s *Service) parseInventory(ctx context.Context, orgID string, body []byte,
 		return "", nil, nil, 0, valid.Field("body", "is empty: send a CycloneDX SBOM (JSON), osquery results or a CSV with a header row")
 	}
 	switch {
-	case trimmed[0] == '{' && !isResultsLog(trimmed) && isCycloneDX(trimmed):
+	case trimmed[0] == '{' && !isResultsLog(trimmed) && !severalValues(trimmed) && isCycloneDX(trimmed):
 		in, problems, err := s.parseCycloneDX(ctx, trimmed, opt.Hostname)
 		return FormatCycloneDX, in, problems, 0, err
 	case trimmed[0] == '{' || trimmed[0] == '[':
@@ -185,6 +185,17 @@ func (s *Service) parseInventory(ctx context.Context, orgID string, body []byte,
 	}
 	in, problems, err := s.parseInventoryCSV(ctx, trimmed)
 	return FormatCSV, in, problems, 0, err
+}
+
+// severalValues says whether a body holds more than one JSON value (a
+// results log whose first line is not one Garrison can read).
+func severalValues(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var first json.RawMessage
+	if dec.Decode(&first) != nil {
+		return bytes.Count(bytes.TrimSpace(body), []byte("\n")) > 0 && bytes.HasPrefix(bytes.TrimSpace(body[bytes.IndexByte(body, '\n')+1:]), []byte("{"))
+	}
+	return dec.More()
 }
 
 // isCycloneDX says whether a JSON object names itself a CycloneDX BOM.

@@ -85,14 +85,21 @@ type osqueryHost struct {
 	identifier string // the log's hostIdentifier, or system_info's uuid
 	hostname   string // system_info's
 	os         string
-	full       bool // some rows are the whole of their table
-	ops        []softwareOp
-	inventory  bool // some rows are of an inventory table
+	// full are the tables some of whose rows are the whole table: the
+	// host's entries of those tables are replaced, its others kept.
+	full      map[string]bool
+	ops       []softwareOp
+	inventory bool // some rows are of an inventory table
 }
 
-// softwareOp adds (or, remove, takes away) a software entry.
+// softwareOp adds (or, remove, takes away) an installed package, the
+// software entry it is part of, in a run of a query (run): a run's
+// removals apply before its additions, whatever order its lines came in,
+// so a package upgraded in place is never lost.
 type softwareOp struct {
 	remove bool
+	run    int
+	pkg    string // "deb:libc6=2.13-38+deb7u10", the table its prefix
 	sw     store.Software
 }
 
@@ -104,26 +111,61 @@ type osqueryReader struct {
 	order    []*osqueryHost
 	problems []InventoryProblem
 	skipped  int
+	rows     int // inventory rows read, bounded by maxCSVRows
+	// runs numbers the runs of queries a log holds (its query, counter
+	// and time), in the order they come.
+	runs map[string]int
 	// names caches the dictionary's answer per name a file repeats.
 	names map[[2]string]store.Software
 }
 
-func (r *osqueryReader) host(id string) *osqueryHost {
+// errTooManyHosts refuses a file of more hosts than an import takes,
+// before reading more of it.
+var errTooManyHosts = valid.Field("body", fmt.Sprintf("holds more than the %d hosts an import takes", MaxImportAssets))
+
+func (r *osqueryReader) host(id string) (*osqueryHost, error) {
+	id = valid.Clip(id, maxLabel) // as the identifier is stored, so that it is found again
 	h := r.hosts[id]
 	if h == nil {
+		if len(r.order) == MaxImportAssets {
+			return nil, errTooManyHosts
+		}
 		h = &osqueryHost{identifier: id}
 		r.hosts[id] = h
 		r.order = append(r.order, h)
 	}
-	return h
+	return h, nil
+}
+
+// run numbers a log line's run of its query.
+func (r *osqueryReader) run(l osqueryLine) int {
+	key := l.Name + "\x00" + l.Counter.String() + "\x00" + l.UnixTime.String()
+	n, ok := r.runs[key]
+	if !ok {
+		n = len(r.runs) + 1
+		r.runs[key] = n
+	}
+	return n
 }
 
 // row reads one row of the host, of the table named (or, when the name
-// says none, the one its columns say); full says it is part of its
-// table's whole, remove that it was removed.
-func (r *osqueryReader) row(h *osqueryHost, name string, row map[string]string, full, remove bool) error {
+// says none, the one its columns say) in the file's run-th run of a
+// query; full says it is part of its table's whole, remove that it was
+// removed.
+func (r *osqueryReader) row(h *osqueryHost, name string, run int, row map[string]string, full, remove bool) error {
 	table := tableOf(name, row)
 	h.inventory = h.inventory || table != ""
+	if table != "" {
+		if r.rows++; r.rows > maxCSVRows {
+			return valid.Field("body", fmt.Sprintf("holds more than the %d rows an import takes", maxCSVRows))
+		}
+	}
+	if full && table != "" && table != "system_info" {
+		if h.full == nil {
+			h.full = map[string]bool{}
+		}
+		h.full[table] = true
+	}
 	switch table {
 	case "system_info":
 		if !remove {
@@ -135,13 +177,12 @@ func (r *osqueryReader) row(h *osqueryHost, name string, row map[string]string, 
 	case "os_version":
 		if !remove {
 			h.os = valid.Clip(strings.TrimSpace(row["name"]+" "+row["version"]), maxLabel)
-			if sw, ok := osSoftware(row); ok {
-				h.full = h.full || full
-				h.ops = append(h.ops, softwareOp{sw: sw})
-			}
+		}
+		if sw, ok := osSoftware(row); ok {
+			h.ops = append(h.ops, softwareOp{remove: remove, run: run, pkg: packageKey("os", row["platform"], row["version"]), sw: sw})
 		}
 	case "programs", "deb_packages", "rpm_packages":
-		sw, ok, err := r.packageSoftware(table, row)
+		sw, pkg, ok, err := r.packageSoftware(table, row)
 		if err != nil {
 			return err
 		}
@@ -149,8 +190,7 @@ func (r *osqueryReader) row(h *osqueryHost, name string, row map[string]string, 
 			r.skipped++
 			return nil
 		}
-		h.full = h.full || full
-		h.ops = append(h.ops, softwareOp{remove: remove, sw: sw})
+		h.ops = append(h.ops, softwareOp{remove: remove, run: run, pkg: pkg, sw: sw})
 	default:
 		r.skipped++
 	}
@@ -158,35 +198,36 @@ func (r *osqueryReader) row(h *osqueryHost, name string, row map[string]string, 
 }
 
 // packageSoftware reads a row of programs, deb_packages or rpm_packages
-// as a software entry named as NVD names it; a package not installed (a
-// Debian package's config files left) is not.
-func (r *osqueryReader) packageSoftware(table string, row map[string]string) (store.Software, bool, error) {
-	var vendor, product, version, note string
+// as a software entry named as NVD names it, and the package's key; a
+// package not installed (a Debian package's config files left) is not.
+func (r *osqueryReader) packageSoftware(table string, row map[string]string) (store.Software, string, bool, error) {
+	var vendor, product, version, pkg string
 	switch table {
 	case "programs":
 		vendor, product, version = row["publisher"], row["name"], row["version"]
+		pkg = packageKey("program", row["name"], row["version"])
 	case "deb_packages":
 		if st := row["status"]; st != "" && !strings.HasSuffix(st, " installed") {
-			return store.Software{}, false, nil
+			return store.Software{}, "", false, nil
 		}
 		// A source package is what NVD names (libssl3 is openssl's).
 		product = cmpOr(firstField(row["source"]), row["name"])
 		version = upstreamVersion(row["version"])
-		note = "deb " + row["name"] + " " + row["version"]
+		pkg = packageKey("deb", row["name"]+archOf(row), row["version"])
 	case "rpm_packages":
 		product = cmpOr(rpmSourceName(row["source"]), row["name"])
 		version = upstreamVersion(row["version"])
-		note = "rpm " + row["name"] + " " + row["version"] + "-" + row["release"]
+		pkg = packageKey("rpm", row["name"]+archOf(row), row["version"]+"-"+row["release"])
 	}
 	product, vendor, version = strings.TrimSpace(product), strings.TrimSpace(vendor), strings.TrimSpace(version)
 	if product == "" {
-		return store.Software{}, false, nil
+		return store.Software{}, "", false, nil
 	}
 	sw, ok := r.names[[2]string{vendor, product}]
 	if !ok {
 		v, p, rule, err := r.s.productVendor(r.ctx, vendor, product)
 		if err != nil {
-			return store.Software{}, false, err
+			return store.Software{}, "", false, err
 		}
 		sw = store.Software{Vendor: valid.Clip(cmpOr(vendor, product), maxLabel), Product: valid.Clip(product, maxLabel)}
 		if v != "" {
@@ -198,10 +239,31 @@ func (r *osqueryReader) packageSoftware(table string, row map[string]string) (st
 		version = ""
 	}
 	sw.Version = version
-	if note != "" {
-		sw.Rule = valid.Clip(strings.TrimPrefix(sw.Rule+"; "+note, "; "), 300)
+	return sw, pkg, true, nil
+}
+
+// archOf is a package's architecture as its key carries it (":amd64"):
+// a multiarch host has one package of a name per architecture.
+func archOf(row map[string]string) string {
+	if a := strings.TrimSpace(row["arch"]); a != "" {
+		return ":" + a
 	}
-	return sw, true, nil
+	return ""
+}
+
+// packageKey names an installed package: its kind (the table), name and
+// full version, "deb:libc6:amd64=2.13-38+deb7u10".
+func packageKey(kind, name, version string) string {
+	return valid.Clip(kind+":"+strings.TrimSpace(name)+"="+strings.TrimSpace(version), maxPackageKey)
+}
+
+// kindTables are the table each package kind comes from.
+var kindTables = map[string]string{"program": "programs", "deb": "deb_packages", "rpm": "rpm_packages", "os": "os_version"}
+
+// tableOfPackage is the table a package key came from.
+func tableOfPackage(pkg string) string {
+	kind, _, _ := strings.Cut(pkg, ":")
+	return kindTables[kind]
 }
 
 // upstreamVersion is a package version without its epoch and its
@@ -293,7 +355,7 @@ func osSoftware(row map[string]string) (store.Software, bool) {
 
 // parseOsquery reads an osquery inventory of any of its three shapes.
 func (s *Service) parseOsquery(ctx context.Context, body []byte, hostname string) ([]*osqueryHost, []InventoryProblem, int, error) {
-	r := &osqueryReader{s: s, ctx: ctx, hosts: map[string]*osqueryHost{}, names: map[[2]string]store.Software{}}
+	r := &osqueryReader{s: s, ctx: ctx, hosts: map[string]*osqueryHost{}, runs: map[string]int{}, names: map[[2]string]store.Software{}}
 	var err error
 	switch {
 	case body[0] == '[':
@@ -304,14 +366,14 @@ func (s *Service) parseOsquery(ctx context.Context, body []byte, hostname string
 		if err := json.Unmarshal(body, &rows); err != nil {
 			return nil, nil, 0, valid.Field("body", "is not a JSON array of osquery rows: "+err.Error())
 		}
-		h := r.host(hostname)
+		h, _ := r.host(hostname)
 		h.hostname = hostname
 		for _, row := range rows {
-			if err := r.row(h, "", stringRow(row), true, false); err != nil {
+			if err := r.row(h, "", 0, stringRow(row), true, false); err != nil {
 				return nil, nil, 0, err
 			}
 		}
-	case isResultsLog(body):
+	case isResultsLog(body) || severalValues(body):
 		err = r.resultsLog(body)
 	default:
 		err = r.hostTables(body, hostname)
@@ -350,7 +412,7 @@ func (r *osqueryReader) hostTables(body []byte, hostname string) error {
 	if err := json.Unmarshal(body, &tables); err != nil {
 		return valid.Field("body", "is JSON but neither a CycloneDX SBOM, an osquery results log nor an object of osquery tables' rows: "+err.Error())
 	}
-	h := r.host(hostname)
+	h, _ := r.host(hostname)
 	h.hostname = hostname
 	// system_info first: it names the host the other tables are of.
 	names := []string{"system_info", "os_version"}
@@ -361,7 +423,7 @@ func (r *osqueryReader) hostTables(body []byte, hostname string) error {
 	}
 	for _, name := range names {
 		for _, row := range tables[name] {
-			if err := r.row(h, name, stringRow(row), true, false); err != nil {
+			if err := r.row(h, name, 0, stringRow(row), true, false); err != nil {
 				return err
 			}
 		}
@@ -382,6 +444,7 @@ type osqueryLine struct {
 	HostIdentifier string           `json:"hostIdentifier"`
 	Hostname       string           `json:"hostname"` // osquery before 2.x's batch format
 	Counter        json.Number      `json:"counter"`
+	UnixTime       json.Number      `json:"unixTime"`
 	Action         string           `json:"action"`
 	Columns        map[string]any   `json:"columns"`
 	Snapshot       []map[string]any `json:"snapshot"`
@@ -418,29 +481,31 @@ func (r *osqueryReader) resultsLog(body []byte) error {
 			r.problems = append(r.problems, InventoryProblem{where, "names no hostIdentifier"})
 			continue
 		}
-		h := r.host(id)
-		first := l.Counter.String() == "0" // a query's first run: its whole table
-		var err error
+		h, err := r.host(id)
+		if err != nil {
+			return err
+		}
+		first, run := l.Counter.String() == "0", r.run(l) // a query's first run: its whole table
 		switch {
 		case l.Snapshot != nil:
 			for _, row := range l.Snapshot {
-				if err = r.row(h, l.Name, stringRow(row), true, false); err != nil {
+				if err = r.row(h, l.Name, run, stringRow(row), true, false); err != nil {
 					return err
 				}
 			}
 		case l.DiffResults != nil:
 			for _, row := range l.DiffResults.Removed {
-				if err = r.row(h, l.Name, stringRow(row), false, true); err != nil {
+				if err = r.row(h, l.Name, run, stringRow(row), false, true); err != nil {
 					return err
 				}
 			}
 			for _, row := range l.DiffResults.Added {
-				if err = r.row(h, l.Name, stringRow(row), first, false); err != nil {
+				if err = r.row(h, l.Name, run, stringRow(row), first, false); err != nil {
 					return err
 				}
 			}
 		case l.Columns != nil && (l.Action == "added" || l.Action == "removed" || l.Action == "snapshot"):
-			err = r.row(h, l.Name, stringRow(l.Columns), first && l.Action == "added" || l.Action == "snapshot", l.Action == "removed")
+			err = r.row(h, l.Name, run, stringRow(l.Columns), first && l.Action == "added" || l.Action == "snapshot", l.Action == "removed")
 		default:
 			r.problems = append(r.problems, InventoryProblem{where, `is an osquery result without columns, snapshot or diffResults, or with an action other than "added", "removed" or "snapshot"`})
 		}
@@ -472,41 +537,69 @@ func stringRow(row map[string]any) map[string]string {
 	return out
 }
 
-// input turns a host read into the asset to write: a host with full rows
-// gets exactly its rows' software; one of changes alone, its current
-// software (cur, nil for a new host) changed by them.
+// input turns a host read into the asset to write: the host's current
+// software (cur, nil for a new host), its entries of the tables the file
+// gives whole (full) replaced by those rows, then each run's removals and
+// additions. Entries are the packages present, grouped by the software
+// they are (vendor, product, upstream version); an entry no agent
+// reported (typed in, from an SBOM or a CSV) is kept as it is.
 func (h *osqueryHost) input(cur *store.Asset) *AssetInput {
 	a := &AssetInput{Hostname: cmpOr(h.hostname, hostLike(h.identifier)), OS: h.os, Software: []store.Software{}}
 	if h.identifier != a.Hostname {
-		a.Identifier = valid.Clip(h.identifier, maxLabel)
+		a.Identifier = h.identifier
+	}
+	present := map[string]store.Software{} // by package key
+	var order []string
+	add := func(pkg string, sw store.Software) {
+		if _, ok := present[pkg]; !ok {
+			order = append(order, pkg)
+		}
+		sw.Packages = nil
+		present[pkg] = sw
+	}
+	if cur != nil {
+		for _, sw := range cur.Software {
+			if len(sw.Packages) == 0 {
+				a.Software = append(a.Software, sw)
+				continue
+			}
+			for _, pkg := range sw.Packages {
+				if !h.full[tableOfPackage(pkg)] {
+					add(pkg, sw)
+				}
+			}
+		}
+	}
+	ops := slices.Clone(h.ops)
+	slices.SortStableFunc(ops, func(x, y softwareOp) int {
+		if x.run != y.run {
+			return x.run - y.run
+		}
+		return boolOrder(y.remove) - boolOrder(x.remove) // removals first
+	})
+	for _, op := range ops {
+		if op.remove {
+			delete(present, op.pkg)
+		} else {
+			add(op.pkg, op.sw)
+		}
 	}
 	type key struct{ vendor, product, version string }
-	keyOf := func(s store.Software) key { return key{normalizeName(s.Vendor), normalizeName(s.Product), s.Version} }
-	present := map[key]store.Software{}
-	var order []key
-	add := func(sw store.Software) {
-		k := keyOf(sw)
-		if _, ok := present[k]; !ok {
-			present[k] = sw
-			order = append(order, k)
+	at := map[key]int{}
+	for _, pkg := range order {
+		sw, ok := present[pkg]
+		if !ok {
+			continue
 		}
-	}
-	if cur != nil && !h.full {
-		for _, sw := range cur.Software {
-			add(sw)
-		}
-	}
-	for _, op := range h.ops {
-		if op.remove {
-			delete(present, keyOf(op.sw))
-		} else {
-			add(op.sw)
-		}
-	}
-	for _, k := range order {
-		if sw, ok := present[k]; ok {
+		delete(present, pkg) // a package removed and added again is in order twice
+		k := key{normalizeName(sw.Vendor), normalizeName(sw.Product), sw.Version}
+		i, seen := at[k]
+		if !seen {
+			i, at[k] = len(a.Software), len(a.Software)
 			a.Software = append(a.Software, sw)
-			delete(present, k) // a key removed and added again is in order twice
+		}
+		if len(a.Software[i].Packages) < maxPackages {
+			a.Software[i].Packages = append(a.Software[i].Packages, pkg)
 		}
 	}
 	return a

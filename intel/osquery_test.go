@@ -97,34 +97,58 @@ func TestOsSoftware(t *testing.T) {
 	}
 }
 
-// A host's full rows are its software; changes alone change what it has;
-// an upgrade logged as added-then-removed keeps the new version.
+// A table given whole replaces only that table's entries; a run's
+// changes apply removals first; a source package's entry stays while any
+// of its binary packages does; software no agent reported is kept.
 func TestOsqueryHostInput(t *testing.T) {
-	sw := func(product, version string) store.Software {
-		return store.Software{Vendor: product, Product: product, Version: version}
+	deb := func(product, version string, pkgs ...string) store.Software {
+		return store.Software{Vendor: product, Product: product, Version: version, Packages: pkgs}
 	}
-	cur := &store.Asset{Hostname: "web-1", Software: []store.Software{sw("openssl", "3.0.2"), sw("curl", "7.81.0")}}
+	cur := &store.Asset{Hostname: "web-1", Software: []store.Software{
+		deb("openssl", "3.0.11", "deb:libssl3:amd64=3.0.11-1~deb12u1", "deb:libssl-dev:amd64=3.0.11-1~deb12u1"),
+		deb("curl", "7.88.1", "deb:curl:amd64=7.88.1-10"),
+		deb("debian_linux", "12.0", "os:debian=12 (bookworm)"),
+		{Vendor: "fortinet", Product: "fortios", Version: "6.0.4"}, // typed in
+	}}
+	op := func(run int, remove bool, sw store.Software) softwareOp {
+		return softwareOp{run: run, remove: remove, pkg: sw.Packages[0], sw: store.Software{Vendor: sw.Vendor, Product: sw.Product, Version: sw.Version}}
+	}
 	for _, c := range []struct {
 		name string
 		host osqueryHost
 		cur  *store.Asset
 		want string
 	}{
-		{"full rows replace", osqueryHost{hostname: "web-1", full: true, ops: []softwareOp{{sw: sw("zlib", "1.2.11")}}}, cur, "[zlib 1.2.11]"},
-		{"changes change", osqueryHost{hostname: "web-1", ops: []softwareOp{{sw: sw("openssl", "3.0.13")}, {remove: true, sw: sw("openssl", "3.0.2")}}},
-			cur, "[curl 7.81.0 openssl 3.0.13]"},
-		{"removed then added back", osqueryHost{hostname: "web-1", ops: []softwareOp{{remove: true, sw: sw("curl", "7.81.0")}, {sw: sw("curl", "7.81.0")}}},
-			cur, "[openssl 3.0.2 curl 7.81.0]"},
-		{"a new host", osqueryHost{hostname: "web-2", ops: []softwareOp{{sw: sw("curl", "8.5.0")}, {sw: sw("curl", "8.5.0")}}}, nil, "[curl 8.5.0]"},
-		{"removing what is not there", osqueryHost{hostname: "web-1", ops: []softwareOp{{remove: true, sw: sw("vim", "9.0")}}}, cur, "[openssl 3.0.2 curl 7.81.0]"},
+		{"a table given whole replaces that table's entries only",
+			osqueryHost{hostname: "web-1", full: map[string]bool{"os_version": true}, ops: []softwareOp{op(1, false, deb("debian_linux", "12.0", "os:debian=12.4"))}},
+			cur, "[fortinet:fortios 6.0.4 [] openssl:openssl 3.0.11 [deb:libssl3:amd64=3.0.11-1~deb12u1 deb:libssl-dev:amd64=3.0.11-1~deb12u1] " +
+				"curl:curl 7.88.1 [deb:curl:amd64=7.88.1-10] debian_linux:debian_linux 12.0 [os:debian=12.4]]"},
+		{"one binary of a source removed keeps the source",
+			osqueryHost{hostname: "web-1", ops: []softwareOp{op(1, true, deb("openssl", "3.0.11", "deb:libssl-dev:amd64=3.0.11-1~deb12u1"))}},
+			cur, "[fortinet:fortios 6.0.4 [] openssl:openssl 3.0.11 [deb:libssl3:amd64=3.0.11-1~deb12u1] curl:curl 7.88.1 [deb:curl:amd64=7.88.1-10] " +
+				"debian_linux:debian_linux 12.0 [os:debian=12 (bookworm)]]"},
+		{"a revision bump logged added-then-removed keeps the package",
+			osqueryHost{hostname: "web-1", ops: []softwareOp{op(2, false, deb("curl", "7.88.1", "deb:curl:amd64=7.88.1-10+deb12u5")),
+				op(2, true, deb("curl", "7.88.1", "deb:curl:amd64=7.88.1-10"))}},
+			cur, "[fortinet:fortios 6.0.4 [] openssl:openssl 3.0.11 [deb:libssl3:amd64=3.0.11-1~deb12u1 deb:libssl-dev:amd64=3.0.11-1~deb12u1] " +
+				"debian_linux:debian_linux 12.0 [os:debian=12 (bookworm)] curl:curl 7.88.1 [deb:curl:amd64=7.88.1-10+deb12u5]]"},
+		{"every binary of a source upgraded",
+			osqueryHost{hostname: "web-1", ops: []softwareOp{
+				op(3, true, deb("openssl", "3.0.11", "deb:libssl3:amd64=3.0.11-1~deb12u1")), op(3, true, deb("openssl", "3.0.11", "deb:libssl-dev:amd64=3.0.11-1~deb12u1")),
+				op(3, false, deb("openssl", "3.0.13", "deb:libssl3:amd64=3.0.13-1~deb12u1"))}},
+			cur, "[fortinet:fortios 6.0.4 [] curl:curl 7.88.1 [deb:curl:amd64=7.88.1-10] debian_linux:debian_linux 12.0 [os:debian=12 (bookworm)] " +
+				"openssl:openssl 3.0.13 [deb:libssl3:amd64=3.0.13-1~deb12u1]]"},
+		{"a new host", osqueryHost{hostname: "web-2", full: map[string]bool{"deb_packages": true}, ops: []softwareOp{
+			op(0, false, deb("curl", "8.5.0", "deb:curl:amd64=8.5.0-2")), op(0, false, deb("curl", "8.5.0", "deb:libcurl4:amd64=8.5.0-2"))}},
+			nil, "[curl:curl 8.5.0 [deb:curl:amd64=8.5.0-2 deb:libcurl4:amd64=8.5.0-2]]"},
 	} {
 		in := c.host.input(c.cur)
 		var got []string
 		for _, s := range in.Software {
-			got = append(got, s.Product+" "+s.Version)
+			got = append(got, fmt.Sprintf("%s:%s %s %v", s.Vendor, s.Product, s.Version, s.Packages))
 		}
 		if fmt.Sprint(got) != c.want {
-			t.Errorf("%s: %v, want %s", c.name, got, c.want)
+			t.Errorf("%s:\n got %v\nwant %s", c.name, got, c.want)
 		}
 	}
 	if in := (&osqueryHost{identifier: "4C4C4544-0051-3610-8052-B4C04F4B4D32", hostname: "lap-7"}).input(nil); in.Identifier == "" || in.Hostname != "lap-7" {

@@ -100,8 +100,8 @@ func (m *matcher) everything() []softwareRef {
 	if m.all == nil {
 		m.all = []softwareRef{}
 		for i := range m.assets {
-			for _, sw := range m.assets[i].Software {
-				m.all = append(m.all, softwareRef{&m.assets[i], sw})
+			for j, sw := range m.assets[i].Software {
+				m.all = append(m.all, softwareRef{&m.assets[i], j, sw})
 			}
 		}
 	}
@@ -110,7 +110,16 @@ func (m *matcher) everything() []softwareRef {
 
 type softwareRef struct {
 	asset *store.Asset
+	i     int // its place in asset.Software: the entry's identity
 	sw    store.Software
+}
+
+// id is the entry a reference is to, comparable.
+func (r softwareRef) id() refID { return refID{r.asset, r.i} }
+
+type refID struct {
+	asset *store.Asset
+	i     int
 }
 
 func productKey(vendor, product string) string {
@@ -132,8 +141,8 @@ func matcherOf(assets []store.Asset) *matcher {
 	keyOf := map[[2]string]string{}
 	for i := range assets {
 		a := &assets[i]
-		for _, sw := range a.Software {
-			ref := softwareRef{a, sw}
+		for j, sw := range a.Software {
+			ref := softwareRef{a, j, sw}
 			k, ok := keyOf[[2]string{sw.Vendor, sw.Product}]
 			if !ok {
 				k = productKey(sw.Vendor, sw.Product)
@@ -178,7 +187,7 @@ func (m *matcher) affected(t Targets) []AffectedAsset {
 // ranges when the CVE has any, else the CVE 5 affected products by name;
 // each entry once, by the first target that matches it.
 func (m *matcher) each(t Targets, found func(softwareRef, cpe.MatchResult)) {
-	seen := map[softwareRef]bool{}
+	seen := map[refID]bool{}
 	soft := func(ref softwareRef) cpe.Software {
 		return cpe.Software{Vendor: ref.sw.Vendor, Product: ref.sw.Product, Version: ref.sw.Version, CPE: ref.sw.CPE}
 	}
@@ -191,7 +200,7 @@ func (m *matcher) each(t Targets, found func(softwareRef, cpe.MatchResult)) {
 			r := cpe.Range{Criteria: cm.Criteria, StartIncluding: cm.StartIncluding, StartExcluding: cm.StartExcluding,
 				EndIncluding: cm.EndIncluding, EndExcluding: cm.EndExcluding}
 			for _, ref := range m.candidates(n.Vendor, n.Product) {
-				if seen[ref] {
+				if seen[ref.id()] {
 					continue
 				}
 				res, ok := r.MatchParsed(n, soft(ref))
@@ -199,7 +208,7 @@ func (m *matcher) each(t Targets, found func(softwareRef, cpe.MatchResult)) {
 					ok = onPlatform(ref.asset, cm.RunningOn, &res)
 				}
 				if ok {
-					seen[ref] = true
+					seen[ref.id()] = true
 					found(ref, res)
 				}
 			}
@@ -209,9 +218,9 @@ func (m *matcher) each(t Targets, found func(softwareRef, cpe.MatchResult)) {
 	for _, af := range t.Affected {
 		a := toCPEAffected(af)
 		for _, ref := range m.candidates(af.Vendor, af.Product) {
-			if !seen[ref] {
+			if !seen[ref.id()] {
 				if res, ok := a.Match(soft(ref)); ok {
-					seen[ref] = true
+					seen[ref.id()] = true
 					found(ref, res)
 				}
 			}

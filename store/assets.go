@@ -20,6 +20,11 @@ type Software struct {
 	// Rule is how an inventory import named it as NVD does (intel's name
 	// dictionary): "display name: mozilla:firefox".
 	Rule string `json:"rule,omitempty"`
+	// Packages are the installed packages an agent reported this entry by
+	// ("deb:libssl3=3.0.11-1~deb12u2", "program:Mozilla Firefox (x64
+	// en-US)=115.1.0"): several binary packages of one source are one
+	// entry, gone when the last of them is.
+	Packages []string `json:"packages,omitempty"`
 }
 
 // Asset is a machine of the organization's inventory.

@@ -249,7 +249,7 @@ func (f EventFilter) page(eventColumns, orgID string, b bounds, extra func(Event
 	if f.SortBySeverity {
 		merged = "p_sev " + dir + ", " + merged
 	}
-	return `SELECT ` + columns + ` FROM (SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `)
+	return `SELECT ` + columns + ` FROM (SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `) AS parts
 		ORDER BY ` + merged + ` LIMIT ? OFFSET ?) AS p JOIN events ON events.seq = p.p_seq
 		ORDER BY ` + strings.ReplaceAll(merged, "p_", "p.p_"), append(args, f.Page.Limit, f.Page.Offset)
 }

@@ -102,6 +102,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	var linked []string
 	logons := s.alerts.logonsOf(orgID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		logons.Rollback() // a write run again (PostgreSQL) observes the sign-ins afresh
 		var err error
 		if err := s.chargeUsage(ctx, tx, orgID, events, dns); err != nil {
 			return err

@@ -236,6 +236,7 @@ func (s *Store) LeadByID(ctx context.Context, orgID, id string) (Lead, error) {
 func (s *Store) SetLeadStatus(ctx context.Context, orgID, id, status, note, actor string) (changed bool, err error) {
 	now := s.now()
 	err = s.write(ctx, func(tx *sql.Tx) error {
+		changed = false // a write run again (PostgreSQL) starts over
 		var cur string
 		err := tx.QueryRowContext(ctx, `SELECT status FROM leads WHERE org_id = ? AND id = ?`, orgID, id).Scan(&cur)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -121,6 +121,7 @@ func (s *Store) DeliverNotices(ctx context.Context, orgID, importID string, noti
 	delivered := false
 	now := s.now()
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		delivered = false // a write run again (PostgreSQL) starts over
 		res, err := tx.ExecContext(ctx, `INSERT INTO intel_notified (org_id, import_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 			orgID, importID, ms(now))
 		if err != nil {

@@ -19,7 +19,7 @@ var rebinds sync.Map // string → string
 
 // rebind is query with its placeholders numbered for PostgreSQL.
 func rebind(query string) string {
-	if !strings.Contains(query, "?") {
+	if !strings.Contains(query, "?") && !strings.Contains(strings.ToUpper(query), "INDEXED") {
 		return query
 	}
 	if v, ok := rebinds.Load(query); ok {
@@ -33,7 +33,7 @@ func rebind(query string) string {
 func rebindText(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + 16)
-	next := 1
+	last := 0 // the highest argument number given so far
 	for i := 0; i < len(q); {
 		c := q[i]
 		switch {
@@ -81,11 +81,15 @@ func rebindText(q string) string {
 			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
 				j++
 			}
-			if j > i+1 { // ?N: the Nth argument
+			// As SQLite numbers them: ?N is the Nth argument, and a bare ?
+			// the one after the highest number given so far.
+			if j > i+1 {
+				n, _ := strconv.Atoi(q[i+1 : j])
+				last = max(last, n)
 				b.WriteString("$" + q[i+1:j])
 			} else {
-				b.WriteString("$" + strconv.Itoa(next))
-				next++
+				last++
+				b.WriteString("$" + strconv.Itoa(last))
 			}
 			i = j
 		default:

@@ -16,6 +16,10 @@ func TestRebind(t *testing.T) {
 		{`DO $$ BEGIN PERFORM '?'; END $$; SELECT ?`, `DO $$ BEGIN PERFORM '?'; END $$; SELECT $1`},
 		{`CREATE FUNCTION f() RETURNS int AS $body$ SELECT ? $body$`, `CREATE FUNCTION f() RETURNS int AS $body$ SELECT ? $body$`},
 		{`VALUES (?, ?), (?, ?)`, `VALUES ($1, $2), ($3, $4)`},
+		// A bare ? after numbered ones is the next after the highest, as in SQLite.
+		{`WHERE o.provider_id = ?1 AND (?2 = '' OR a.user_id = ?2) AND status = ? AND severity IN (?, ?)`,
+			`WHERE o.provider_id = $1 AND ($2 = '' OR a.user_id = $2) AND status = $3 AND severity IN ($4, $5)`},
+		{`SELECT ?, ?3, ?`, `SELECT $1, $3, $4`},
 		{`SELECT 'unterminated ?`, `SELECT 'unterminated ?`},
 		{`SELECT ? /* unterminated`, `SELECT $1 /* unterminated`},
 		// SQLite's planner hints are dropped; words that only contain them are not.

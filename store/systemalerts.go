@@ -21,6 +21,7 @@ func (s *Store) RaiseAlert(ctx context.Context, orgID string, spec alerting.Spec
 	var id string
 	now := ms(s.now())
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		opened = false // a write run again (PostgreSQL) starts over
 		err := tx.QueryRowContext(ctx, `SELECT id FROM alerts WHERE org_id = ? AND fingerprint = ? AND status = 'open'`, orgID, spec.Fingerprint).Scan(&id)
 		if err == nil {
 			return nil
@@ -70,6 +71,7 @@ func (s *Store) SettleAlert(ctx context.Context, orgID, fingerprint, note string
 	settled := false
 	now := ms(s.now())
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		settled = false // a write run again (PostgreSQL) starts over
 		var id string
 		err := tx.QueryRowContext(ctx, `UPDATE alerts SET status = 'resolved', note = ?, resolved_at = ?, resolved_by = 'garrison',
 			disposition = 'benign', updated_at = ? WHERE org_id = ? AND fingerprint = ? AND status = 'open' RETURNING id`,
@@ -192,6 +194,7 @@ func (s *Store) RecordKeyNotice(ctx context.Context, keyID string, notice int, m
 	given := false
 	now := s.now()
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		given = false // a write run again (PostgreSQL) starts over
 		res, err := tx.ExecContext(ctx, `INSERT INTO key_notices (key_id, notice, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, keyID, notice, ms(now))
 		if err != nil {
 			return fmt.Errorf("record key notice: %w", err)

@@ -218,6 +218,7 @@ func (s *Store) ApplyTriage(ctx context.Context, orgID, ticketID string, tr tick
 	now := ms(s.now())
 	applied := false
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		applied = false // a write run again (PostgreSQL) starts over
 		var status, subject string
 		// Only a run still running may triage: a cancelled or timed-out
 		// one must leave the ticket to the human queue.

@@ -152,6 +152,7 @@ func (s *Store) SetStorageQuota(ctx context.Context, orgID string, bytes int64) 
 func (s *Store) WarnStorage(ctx context.Context, orgID string, warnAt float64, mails func(u Usage, admins []string) []Mail) (bool, error) {
 	warned := false
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		warned = false // a write run again (PostgreSQL) starts over
 		u, err := s.usage(ctx, tx, orgID)
 		if err != nil || u.WarnedAt != nil || u.Full() < warnAt {
 			return err

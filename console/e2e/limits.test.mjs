@@ -69,7 +69,7 @@ test('30 console pages in under a minute at the default sign-in limits: no 429',
   assert.deepEqual(answers.filter(([status]) => status === 429), [], 'an answer was 429');
 
   // The sign-in buckets are whole: signing out and in again works.
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.waitForURL((u) => u.pathname === '/login');
   await page.getByLabel('E-mail address').fill('pat@office.test');
   await page.getByLabel('Password').fill('correct horse battery staple');
