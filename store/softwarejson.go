@@ -42,23 +42,12 @@ func parseSoftwareFast(s string) ([]Software, bool) {
 				if !ok || !p.take(':') {
 					return nil, false
 				}
-				val, ok := p.str()
-				if !ok {
+				if key == "packages" {
+					if sw.Packages, ok = p.strs(); !ok {
+						return nil, false
+					}
+				} else if !p.field(&sw, key) {
 					return nil, false
-				}
-				switch key {
-				case "vendor":
-					sw.Vendor = val
-				case "product":
-					sw.Product = val
-				case "version":
-					sw.Version = val
-				case "cpe":
-					sw.CPE = val
-				case "rule":
-					sw.Rule = val
-				default:
-					return nil, false // encoding/json matches keys without case; leave it to it
 				}
 				if p.take('}') {
 					break
@@ -71,6 +60,51 @@ func parseSoftwareFast(s string) ([]Software, bool) {
 		out = append(out, sw)
 		if p.take(']') {
 			return out, p.end()
+		}
+		if !p.take(',') {
+			return nil, false
+		}
+	}
+}
+
+// field reads a string member's value into sw.
+func (p *softwareParser) field(sw *Software, key string) bool {
+	val, ok := p.str()
+	if !ok {
+		return false
+	}
+	switch key {
+	case "vendor":
+		sw.Vendor = val
+	case "product":
+		sw.Product = val
+	case "version":
+		sw.Version = val
+	case "cpe":
+		sw.CPE = val
+	case "rule":
+		sw.Rule = val
+	default:
+		return false // encoding/json matches keys without case; leave it to it
+	}
+	return true
+}
+
+// strs reads an array of strings (a null, an empty array or anything else
+// is left to encoding/json: it keeps or drops a slice as it does).
+func (p *softwareParser) strs() ([]string, bool) {
+	if !p.take('[') || p.take(']') {
+		return nil, false
+	}
+	var out []string
+	for {
+		v, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if p.take(']') {
+			return out, true
 		}
 		if !p.take(',') {
 			return nil, false

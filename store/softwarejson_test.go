@@ -14,6 +14,8 @@ func FuzzParseSoftware(f *testing.F) {
 		`[{"vendor":"mozilla","product":"firefox","version":"68.0","rule":"display name: mozilla:firefox"},{"vendor":"x","product":"y","version":"","cpe":"cpe:2.3:a:x:y:*:*:*:*:*:*:*:*"}]`,
 		`[{"vendor":"a\"b","product":"\u00e9","version":"\u003c1"}]`, `[{"Vendor":"a"}]`, `[{"vendor":1}]`, `[{"vendor":"a","vendor":"b"}]`,
 		`[{"vendor":"é"}]`, "[{\"vendor\":\"\xff\"}]", `[{"vendor":"a"},]`, `[{"vendor":"a"}] x`, `[{"other":"a"}]`, `[{"vendor":null}]`,
+		`[{"vendor":"gnu","product":"glibc","version":"2.13","packages":["deb:libc6:amd64=2.13-38","deb:libc-bin:amd64=2.13-38"]}]`,
+		`[{"packages":[]}]`, `[{"packages":null}]`, `[{"packages":["a",]}]`, `[{"packages":["a"],"packages":["b"]}]`, `[{"packages":"a"}]`, `[{"packages":[1]}]`,
 	} {
 		f.Add(s)
 	}
@@ -33,7 +35,8 @@ func FuzzParseSoftware(f *testing.F) {
 // What json.Marshal writes is read without encoding/json.
 func TestParseSoftwareFast(t *testing.T) {
 	list := []Software{{Vendor: "mozilla", Product: "firefox", Version: "68.0", Rule: "display name: mozilla:firefox"},
-		{Vendor: "Zürich AG", Product: "x", CPE: "cpe:2.3:a:x:y:*:*:*:*:*:*:*:*"}}
+		{Vendor: "Zürich AG", Product: "x", CPE: "cpe:2.3:a:x:y:*:*:*:*:*:*:*:*"},
+		{Vendor: "gnu", Product: "glibc", Version: "2.13", Packages: []string{"deb:libc6:amd64=2.13-38+deb7u10", "deb:libc-bin:amd64=2.13-38+deb7u10"}}}
 	b, _ := json.Marshal(list)
 	got, ok := parseSoftwareFast(string(b))
 	if !ok || !reflect.DeepEqual(got, list) {
