@@ -3,8 +3,6 @@ package handlers_test
 import (
 	"bytes"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,19 +31,16 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	if !got.Get("id").Is(id) || got.Get("status").Str() != "active" || got.Get("last_used_at").IsNull() || list.Get("pagination", "total").Float() != 1 {
 		t.Fatalf("listed: %s", list.Raw)
 	}
-	// No file of the data directory (database, WAL) holds the plaintext key.
-	files, _ := filepath.Glob(filepath.Join(e.DataDir, "*"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	// Nothing stored (SQLite's database and WAL, or every PostgreSQL
+	// table) holds the plaintext key.
+	stored := e.Stored(t)
+	for where, b := range stored {
 		if bytes.Contains(b, []byte(key)) || bytes.Contains(b, []byte(key[13:])) {
-			t.Fatalf("%s holds the plaintext key", filepath.Base(f))
+			t.Fatalf("%s holds the plaintext key", where)
 		}
 	}
-	if len(files) < 2 {
-		t.Fatalf("scanned only %v", files)
+	if len(stored) < 2 {
+		t.Fatalf("scanned only %d places", len(stored))
 	}
 
 	e.Do("DELETE", "/api/api-keys/"+id, admin.Token, nil).Must(t, http.StatusOK)

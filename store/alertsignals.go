@@ -51,6 +51,10 @@ type AlertSignal struct {
 	Acknowledged bool
 }
 
+// unitSeparator parts an alert's first event's type from its source in
+// one column (ASCII's unit separator: in neither).
+const unitSeparator = "\x1f"
+
 // AlertSignals returns up to limit queued signals, oldest first. A signal
 // whose alert was deleted comes with AlertID "" and is only consumed.
 func (s *Store) AlertSignals(ctx context.Context, limit int) ([]AlertSignal, error) {
@@ -58,10 +62,10 @@ func (s *Store) AlertSignals(ctx context.Context, limit int) ([]AlertSignal, err
 		COALESCE(o.provider_id, ''), COALESCE(p.name, ''), COALESCE(a.id, ''), COALESCE(a.severity, 0), COALESCE(a.category, ''),
 		COALESCE(a.title, ''), COALESCE(a.asset, ''), COALESCE(a.indicator, ''), COALESCE(a.recommended_action, ''),
 		COALESCE(a.event_count, 0), COALESCE(a.first_seen, 0), COALESCE(a.status, ''), a.acknowledged_at IS NOT NULL,
-		COALESCE((SELECT e.type || char(31) || e.source FROM events e WHERE e.alert_id = a.id LIMIT 1), '')
+		COALESCE((SELECT e.type || ? || e.source FROM events e WHERE e.alert_id = a.id LIMIT 1), '')
 		FROM alert_signals g LEFT JOIN alerts a ON a.id = g.alert_id AND a.org_id = g.org_id
 		LEFT JOIN orgs o ON o.id = g.org_id LEFT JOIN orgs p ON p.id = o.provider_id
-		ORDER BY g.seq LIMIT ?`, []any{limit}, func(rows *sql.Rows) (AlertSignal, error) {
+		ORDER BY g.seq LIMIT ?`, []any{unitSeparator, limit}, func(rows *sql.Rows) (AlertSignal, error) {
 		var g AlertSignal
 		var at, first int64
 		var typeSource string

@@ -106,12 +106,13 @@ type DomainQueries struct {
 }
 
 // DNSQueriesFor summarises the organization's queries for domain and its
-// subdomains since the given time.
+// subdomains since the given time (a subdomain ends in "." and the domain:
+// counted from the start, as both engines' substr count).
 func (s *Store) DNSQueriesFor(ctx context.Context, orgID, domain string, since time.Time) (DomainQueries, error) {
 	var d DomainQueries
 	var first, last sql.NullInt64
 	err := s.reads().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT client), COALESCE(MAX(category), ''), MIN(ts), MAX(ts)
-		FROM dns_queries WHERE org_id = ?1 AND ts >= ?2 AND (domain = ?3 OR substr(domain, -length(?3) - 1) = '.' || ?3)`,
+		FROM dns_queries WHERE org_id = ?1 AND ts >= ?2 AND (domain = ?3 OR substr(domain, length(domain) - length(?3)) = '.' || ?3)`,
 		orgID, ms(since), domain).Scan(&d.Count, &d.Clients, &d.Category, &first, &last)
 	if err != nil {
 		return d, fmt.Errorf("dns queries for domain: %w", err)

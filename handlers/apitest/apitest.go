@@ -9,6 +9,7 @@ package apitest
 import (
 	"context"
 	"crypto/x509"
+	"database/sql"
 	"errors"
 	"log/slog"
 	"net/http/httptest"
@@ -26,6 +27,7 @@ import (
 	"garrison/app"
 	"garrison/handlers"
 	"garrison/ratelimit"
+	"garrison/store"
 	"garrison/store/storetest"
 )
 
@@ -77,6 +79,9 @@ type Env struct {
 	Logs    *LockedBuffer
 	Runner  *agents.Runner
 	DataDir string
+	// Database is the PostgreSQL database the app keeps its data in
+	// (GARRISON_TEST_ENGINE=postgres); "": SQLite in DataDir.
+	Database string
 	// StopRunner stops the agent runtime, as a shutdown does.
 	StopRunner func()
 	limits     *handlers.RateLimits
@@ -101,7 +106,8 @@ func New(t testing.TB, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(context.Background(), app.Settings{DataDir: cfg.DataDir, Database: testDatabase(t), BaseURL: BaseURL, SessionTTL: cfg.SessionTTL,
+	database := testDatabase(t)
+	a, err := app.New(context.Background(), app.Settings{DataDir: cfg.DataDir, Database: database, BaseURL: BaseURL, SessionTTL: cfg.SessionTTL,
 		DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration, SMTPAddr: cfg.SMTPAddr, SMTPFrom: cfg.SMTPFrom,
 		Limits: limits, TrustedProxies: cfg.TrustedProxies, AgentWorkers: cfg.Workers, AgentTimeout: cfg.AgentTimeout,
 		LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMTimeout: cfg.LLMTimeout, IngestInflight: cfg.IngestInflight,
@@ -113,16 +119,17 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	st := a.Store
 	e := &Env{Client: &Client{T: t, Store: st, Mailer: a.Mailer}, App: a, API: a.API, Clock: clock, Logs: logs, Runner: a.Runner,
-		DataDir: cfg.DataDir, trusted: cfg.TrustedProxies, limits: a.Limits}
+		DataDir: cfg.DataDir, Database: database, trusted: cfg.TrustedProxies, limits: a.Limits}
 	// Every answer this Env gets is checked against docs/openapi.json when
 	// the test ends (contract.go); Unchecked exempts one on purpose.
 	e.CheckOpenAPI()
-	// A failed test shows what the server logged as errors: a 500's cause.
+	// A failed test shows what the server logged as errors and warnings: a
+	// 500's cause, a background loop's failure.
 	t.Cleanup(func() {
 		if t.Failed() {
 			var lines []string
 			for _, l := range strings.Split(logs.String(), "\n") {
-				if strings.Contains(l, `"level":"ERROR"`) {
+				if strings.Contains(l, `"level":"ERROR"`) || strings.Contains(l, `"level":"WARN"`) {
 					lines = append(lines, l)
 				}
 			}
@@ -261,4 +268,49 @@ func testDatabase(t testing.TB) string {
 		return storetest.Postgres(t)
 	}
 	return ""
+}
+
+// Stored is everything the app has stored, by where: on SQLite the data
+// directory's files (database, WAL), on PostgreSQL every table's rows as
+// text; for tests that no secret is kept in the clear.
+func (e *Env) Stored(t testing.TB) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	if e.Database == "" {
+		files, _ := filepath.Glob(filepath.Join(e.DataDir, "*"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[filepath.Base(f)] = b
+		}
+		return out
+	}
+	db, err := sql.Open(store.PostgresDriver, e.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	for _, table := range tables {
+		var text sql.NullString
+		if err := db.QueryRow(`SELECT string_agg(CAST(t AS TEXT), ' ') FROM ` + table + ` t`).Scan(&text); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = []byte(text.String)
+	}
+	return out
 }
