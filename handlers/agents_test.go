@@ -435,6 +435,7 @@ func TestAgentLLMInventedFactsFallBack(t *testing.T) {
 // and starts it again: every run finishes. A run a crash left running is
 // queued again once; one interrupted a second time fails with the reason.
 func TestAgentRunsSurviveRestart(t *testing.T) {
+	apitest.SQLiteOnly(t, "it restarts the app on the same SQLite file and edits it to simulate a crash; on PostgreSQL nodes taking over runs is the cluster test's (issue 34)")
 	dir := t.TempDir()
 	llm := newFakeLLM(t, "Reviewed.")
 	release := llm.blockAnswers()

@@ -84,6 +84,7 @@ func fillerBatch(e *env) map[string]any {
 // logout and "sign out everywhere" still take effect at once, and are
 // written when space comes back.
 func TestFullDiskEdges(t *testing.T) {
+	apitest.SQLiteOnly(t, "it fills the disk through SQLite's page limit (PRAGMA max_page_count); PostgreSQL's disk-full error (53100) is mapped to 503 the same way, but this harness cannot fill its disk")
 	disk := smallDisk(t, "16m")
 	e := newEnv(t, func(c *apitest.Config) { c.DataDir = filepath.Join(disk, "data") })
 	ann := e.Register("ann@acme.test", "Acme")
@@ -161,6 +162,7 @@ func TestFullDiskEdges(t *testing.T) {
 // filled meanwhile, on its reserve: degraded, reads and sign-ins work,
 // events are refused.
 func TestStartOnAFullDisk(t *testing.T) {
+	apitest.SQLiteOnly(t, "it fills the disk through SQLite's page limit (PRAGMA max_page_count); PostgreSQL's disk-full error (53100) is mapped to 503 the same way, but this harness cannot fill its disk")
 	disk := smallDisk(t, "16m")
 	data := filepath.Join(disk, "data")
 	var key string

@@ -196,7 +196,7 @@ func orNone(s string) string {
 }
 
 // loadCVEs reads and decodes CVEs of the store (those it lacks left out):
-// their targets and views only.
+// their targets and facts only.
 func (s *Service) loadCVEs(ctx context.Context, ids []string) (map[string]cveData, error) {
 	rows, err := s.cfg.Store.IntelTargets(ctx, ids)
 	if err != nil {

@@ -88,6 +88,14 @@ func queryAssets(ctx context.Context, q querier, query string, args []any) ([]As
 		return nil, err
 	}
 	workers := min(runtime.GOMAXPROCS(0), 1+len(assets)/256)
+	if workers == 1 { // a few assets: no goroutine for them
+		for i := range assets {
+			if err := decodeSoftware(&assets[i], software[i]); err != nil {
+				return nil, err
+			}
+		}
+		return assets, nil
+	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -97,7 +97,7 @@ func unavailableReason(err error) string {
 // spaceReason reports whether err is a full disk or a storage that failed
 // to write, rather than a lock.
 func spaceReason(err error) bool {
-	if pgUnavailableReason(err) == "the database's disk is full" {
+	if pgDiskFull(err) {
 		return true
 	}
 	var se *sqlite.Error

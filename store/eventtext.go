@@ -553,12 +553,8 @@ func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords, pg bool) 
 	if len(events) == 0 {
 		return nil
 	}
-	// Totals kept from before this transaction no longer hold (textCounts).
-	if _, err := tx.ExecContext(ctx, `UPDATE event_text_deletes SET n = n + 1`); err != nil {
-		return fmt.Errorf("count the text index's deletes: %w", err)
-	}
-	if pg {
-		return nil
+	if err := countTextDeletes(ctx, tx); err != nil || pg {
+		return err
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO event_text (event_text, rowid, words) VALUES ('delete', ?, ?)`)
 	if err != nil {
@@ -577,12 +573,21 @@ func unindexText(ctx context.Context, tx *sql.Tx, events []eventWords, pg bool) 
 	return nil
 }
 
+// countTextDeletes notes that events left the text index: totals kept
+// from before this transaction no longer hold (textCounts).
+func countTextDeletes(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE event_text_deletes SET n = n + 1`); err != nil {
+		return fmt.Errorf("count the text index's deletes: %w", err)
+	}
+	return nil
+}
+
 // unindexOrgText takes every event of an organization being deleted out
 // of the text index, a batch at a time (on PostgreSQL, pg, it counts one
 // delete: the rows go with the events).
 func unindexOrgText(ctx context.Context, tx *sql.Tx, orgID string, pg bool) error {
 	if pg {
-		return unindexText(ctx, tx, []eventWords{{}}, true)
+		return countTextDeletes(ctx, tx)
 	}
 	afterTS, after := int64(openLow), int64(-1)
 	for {

@@ -116,7 +116,7 @@ func pgUnavailableReason(err error) string {
 		return ""
 	}
 	switch {
-	case pe.Code == "53100":
+	case pgDiskFull(err):
 		return "the database's disk is full"
 	case pe.Code == "53300":
 		return "the database has no connection to spare"
@@ -124,6 +124,12 @@ func pgUnavailableReason(err error) string {
 		return "the database is not reachable"
 	}
 	return ""
+}
+
+// pgDiskFull says whether PostgreSQL refused a write for a full disk.
+func pgDiskFull(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "53100"
 }
 
 // pgUniqueViolation says whether err is a UNIQUE or PRIMARY KEY constraint

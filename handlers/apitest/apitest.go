@@ -263,6 +263,15 @@ func (b *LockedBuffer) Write(p []byte) (int, error) {
 // (storetest.Postgres); unset, on SQLite in the test's directory.
 const EngineEnv = "GARRISON_TEST_ENGINE"
 
+// SQLiteOnly skips a test of SQLite's own mechanisms (its file, its page
+// limit for a full disk) when the harness runs on PostgreSQL, saying why.
+func SQLiteOnly(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(EngineEnv) == "postgres" {
+		t.Skip("on SQLite only: " + why)
+	}
+}
+
 func testDatabase(t testing.TB) string {
 	if os.Getenv(EngineEnv) == "postgres" {
 		return storetest.Postgres(t)

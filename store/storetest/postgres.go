@@ -13,7 +13,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx", for making and dropping test databases
 )
 
-// PostgresEnv names the test cluster's URL: .ci/test starts a private
+// PostgresEnv names the test cluster's URL: .ci/with-postgres starts a private
 // PostgreSQL and sets it.
 const PostgresEnv = "GARRISON_TEST_POSTGRES"
 
@@ -23,7 +23,7 @@ func Postgres(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
-		t.Skip(PostgresEnv + " is not set: this test needs PostgreSQL; run it through `bash .ci/test`, which starts a private one")
+		t.Skip(PostgresEnv + " is not set: this test needs PostgreSQL; run it through `bash .ci/with-postgres go test …`, which starts a private one")
 	}
 	u, err := url.Parse(base)
 	if err != nil {
