@@ -43,7 +43,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger, opts appOptions) 
 
 // appSettings are the settings of cfg the app uses.
 func appSettings(cfg config) app.Settings {
-	return app.Settings{DataDir: cfg.dataDir, BaseURL: cfg.baseURL, SessionTTL: cfg.jwtTTL, DefaultPlan: cfg.defaultPlan,
+	return app.Settings{DataDir: cfg.dataDir, Database: cfg.database, Node: cfg.node, BaseURL: cfg.baseURL, SessionTTL: cfg.jwtTTL, DefaultPlan: cfg.defaultPlan,
 		Registration: cfg.registration, SMTPAddr: cfg.smtpAddr, SMTPFrom: cfg.smtpFrom, SMTPUsername: cfg.smtpUsername,
 		SMTPPassword: cfg.smtpPassword, Limits: cfg.limits, TrustedProxies: cfg.trustedProxies, AgentWorkers: cfg.agentWorkers,
 		AgentTimeout: cfg.agentTimeout, LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMAPIKey: cfg.llmAPIKey,

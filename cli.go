@@ -145,8 +145,17 @@ func cliStore(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(
 // (create true: demo, org create).
 func cliStoreAt(ctx context.Context, fs *flag.FlagSet, args []string, getenv func(string) string, create bool) (*store.Store, error) {
 	dataDir := fs.String("data", "./data", "data directory")
+	database := fs.String("database", "", "PostgreSQL URL of a cluster's database (empty: the SQLite file in --data)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return nil, err
+	}
+	if *database != "" {
+		if !store.IsPostgres(*database) {
+			return nil, errors.New("--database must be a postgres:// or postgresql:// URL")
+		}
+		// A command changes the data as a node does: at the cluster's
+		// schema, which garrison migrate sets.
+		return store.Open(ctx, store.Config{Database: *database, Schema: schemaSQL, Now: time.Now, NoMigrate: true})
 	}
 	if err := existingData(*dataDir, create); err != nil {
 		return nil, err

@@ -258,9 +258,14 @@ func TestVersion(t *testing.T) {
 	if err := runCLI(t, []string{"version"}, &out, &out); err != nil || !strings.HasPrefix(out.String(), "garrison ") {
 		t.Fatalf("version: %v %q", err, out.String())
 	}
-	e := newTestEnv(t)
-	if v := e.Do("GET", "/api/dashboard/health", "", nil).Must(t, http.StatusOK).Data()["version"]; v != buildVersion() || v == "" {
+	e := newTestEnv(t, func(c *config) { c.node = "soc-node-2" })
+	r := e.Do("GET", "/api/dashboard/health", "", nil).Must(t, http.StatusOK)
+	if v := r.Data()["version"]; v != buildVersion() || v == "" {
 		t.Fatalf("health version %v, want %s", v, buildVersion())
+	}
+	// Which node answered, and on which database.
+	if d := r.Data(); d["node"] != "soc-node-2" || d["database"] != "sqlite" || r.Header.Get("X-Garrison-Node") != "soc-node-2" {
+		t.Fatalf("health names node %v (header %q) on %v", d["node"], r.Header.Get("X-Garrison-Node"), d["database"])
 	}
 }
 

@@ -24,6 +24,13 @@ var backupFiles = []string{secretFileName, selfSignedCert, selfSignedKey, "block
 
 const backupManifest = "BACKUP.txt"
 
+// errPostgresBackup is garrison backup's answer for a cluster: PostgreSQL's
+// own tools take a consistent snapshot of a live database, and its
+// replication and point-in-time recovery go further than a copy could.
+var errPostgresBackup = errors.New("a cluster's database is PostgreSQL's to back up: run pg_dump --format=custom --file=garrison.dump " +
+	"on its URL (one consistent snapshot while the nodes serve; pg_restore restores it), or use its continuous archiving " +
+	"for point-in-time recovery; back up one node's data directory too (jwt-secret, TLS files, blocklists)")
+
 // runBackup copies a data directory, online: the database through SQLite's
 // VACUUM INTO (one consistent snapshot, never a file copy of a live WAL
 // database), then the other files.
@@ -33,11 +40,18 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, s
 			"the database (SQLite VACUUM INTO), the session signing secret, the self-signed certificate and the\n"+
 			"blocklists, with a manifest of SHA-256 sums. Restore it with garrison restore.", stderr)
 	dataDir := fset.String("data", "./data", "data directory")
+	database := fset.String("database", "", "a cluster's PostgreSQL database: refused, pg_dump backs it up")
 	if err := fset.Parse(args); err != nil {
 		return err
 	}
 	if v := getenv(envName("data")); v != "" && !flagGiven(fset, "data") {
 		*dataDir = v
+	}
+	if v := getenv(envName("database")); v != "" && !flagGiven(fset, "database") {
+		*database = v
+	}
+	if *database != "" {
+		return errPostgresBackup
 	}
 	if fset.NArg() != 1 {
 		return errors.New("usage: garrison backup [--data DIR] OUT")

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"garrison/handlers"
 	"garrison/ratelimit"
+	"garrison/store"
 	"garrison/valid"
 )
 
@@ -24,6 +26,8 @@ type config struct {
 	addr            string
 	httpAddr        string
 	dataDir         string
+	database        string // a postgres:// URL; empty: the SQLite file in dataDir
+	node            string // this node's name on health and /metrics
 	tlsCert         string
 	tlsKey          string
 	baseURL         string
@@ -124,6 +128,9 @@ func parseServeConfig(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&c.addr, "addr", ":8443", "HTTPS listen address")
 	fs.StringVar(&c.httpAddr, "http-addr", ":8080", "HTTP listen address that only redirects to HTTPS (empty: off)")
 	fs.StringVar(&c.dataDir, "data", "./data", "data directory")
+	fs.StringVar(&c.database, "database", "", "PostgreSQL URL (postgres://user@host/db?sslmode=verify-full) of a cluster's shared database, "+
+		"PostgreSQL 15 or newer; empty: the SQLite file in --data (see \"Running a cluster\" in the README)")
+	fs.StringVar(&c.node, "node", defaultNodeName(), "this node's name, shown by the health check and on every /metrics series")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate PEM file (with --tls-key); default: self-signed in the data directory")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS private key PEM file")
 	fs.StringVar(&c.baseURL, "base-url", "https://localhost:8443", "public URL of this server, used in links sent by mail")
@@ -236,6 +243,12 @@ func (c config) validate() error {
 	}
 	if c.addr == "" {
 		problems = append(problems, "--addr is required")
+	}
+	if c.database != "" && !store.IsPostgres(c.database) {
+		problems = append(problems, "--database must be a postgres:// or postgresql:// URL (empty: the SQLite file in --data)")
+	}
+	if !validNodeName(c.node) {
+		problems = append(problems, "--node must be 1 to 64 letters, digits, '.', '_' or '-'")
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.logLevel) {
 		problems = append(problems, "--log-level must be debug, info, warn or error")
@@ -351,4 +364,27 @@ func parseDays(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is less than a day", v)
 	}
 	return d, nil
+}
+
+// defaultNodeName is the host's name, which tells a cluster's nodes apart
+// when each runs on its own machine.
+func defaultNodeName() string {
+	name, err := os.Hostname()
+	if err != nil || !validNodeName(name) {
+		return "garrison"
+	}
+	return name
+}
+
+// validNodeName is a name safe in a Prometheus label and a log line.
+func validNodeName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, c := range name {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -45,6 +45,8 @@ Usage:
   garrison intel import FILE|DIR …  feed the vulnerability intelligence store (NVD, CVE 5, KEV, EPSS, ATT&CK)
   garrison backup [--data DIR] OUT  a consistent online backup into the new directory OUT
   garrison restore [--data DIR] IN  restore a backup into a data directory without a database
+  garrison migrate --database URL   migrate a cluster's PostgreSQL database, once per upgrade
+  garrison copy --from sqlite:DIR --to URL  move an appliance's data into a cluster's new database
   garrison version                  the build's version
   garrison help                     this text
 
@@ -83,6 +85,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runBackup(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":
 		return runRestore(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, args[1:], getenv, stdout, stderr)
+	case "copy":
+		return runCopy(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionLine())
 		return nil

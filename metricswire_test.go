@@ -13,9 +13,10 @@ import (
 )
 
 // TestMetricsEndpoint scrapes a server that has answered requests, taken
-// events and run an agent, and checks the text strictly.
+// events and run an agent, and checks the text strictly. Every series
+// names the node (a cluster's are told apart wherever they are gathered).
 func TestMetricsEndpoint(t *testing.T) {
-	e := newTestEnv(t)
+	e := newTestEnv(t, func(c *config) { c.node = "soc-a" })
 	admin := e.Register("ann@acme.test", "Acme")
 	key := e.APIKey(admin, "write")
 	at := e.clock.Now().Add(-time.Minute).Format(time.RFC3339)
@@ -48,16 +49,16 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	for _, want := range []string{
-		`garrison_http_requests_total{route="POST /api/events",status="201"} 1`,
-		`garrison_http_requests_total{route="GET /api/alerts/{id}",status="404"} 1`,
-		`garrison_http_request_duration_seconds_count{route="GET /api/events"} 1`,
-		"garrison_ingest_events_total 1",
-		"garrison_ingest_batches_total 1",
-		`garrison_agent_runs_total{agent="onboarding",status="completed"} 1`,
-		"garrison_agent_queue_depth ",
-		"garrison_fold_lag_events ",
-		`garrison_database_bytes{file="db"} `,
-		"go_goroutines ",
+		`garrison_http_requests_total{node="soc-a",route="POST /api/events",status="201"} 1`,
+		`garrison_http_requests_total{node="soc-a",route="GET /api/alerts/{id}",status="404"} 1`,
+		`garrison_http_request_duration_seconds_count{node="soc-a",route="GET /api/events"} 1`,
+		`garrison_ingest_events_total{node="soc-a"} 1`,
+		`garrison_ingest_batches_total{node="soc-a"} 1`,
+		`garrison_agent_runs_total{node="soc-a",agent="onboarding",status="completed"} 1`,
+		`garrison_agent_queue_depth{node="soc-a"} `,
+		`garrison_fold_lag_events{node="soc-a"} `,
+		`garrison_database_bytes{node="soc-a",file="db"} `,
+		`go_goroutines{node="soc-a"} `,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q", want)

@@ -2450,3 +2450,57 @@ CREATE AGGREGATE group_concat(ANYELEMENT) (SFUNC = group_concat_step, STYPE = TE
 -- the baseline by the migration runner, from crypto/rand.
 INSERT INTO fold_state (id, events_seq, events_hw) VALUES (1, 0, 0);
 INSERT INTO event_text_deletes (id, n) VALUES (1, 0);
+
+-- migration: 40
+-- Several nodes on one database (PostgreSQL; the tables exist on SQLite
+-- too, where one process uses them alone).
+-- cluster_epochs counts the changes to what nodes hold in memory (the
+-- auth cache, detection rules): a node that missed a notification sees the
+-- count move. A claimed agent run carries the claim's token and the time
+-- its lease ends: the claiming node renews it while it runs, and another
+-- node takes the run over once it lapses. rate_buckets are the rate
+-- limits the nodes share (sign-in, registration, reset): one token bucket
+-- per bucket name and key. cluster_nodes are the nodes seen lately.
+CREATE TABLE cluster_epochs (
+    topic TEXT PRIMARY KEY,
+    n     INTEGER NOT NULL DEFAULT 0
+) STRICT;
+INSERT INTO cluster_epochs (topic) VALUES ('auth'), ('detection');
+ALTER TABLE agent_runs ADD COLUMN claim TEXT;
+ALTER TABLE agent_runs ADD COLUMN lease_until INTEGER;
+CREATE TABLE rate_buckets (
+    bucket TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    tokens REAL NOT NULL,
+    at     INTEGER NOT NULL,
+    ok     INTEGER NOT NULL CHECK (ok IN (0, 1)),
+    PRIMARY KEY (bucket, key)
+) STRICT;
+CREATE TABLE cluster_nodes (
+    node       TEXT PRIMARY KEY,
+    started_at INTEGER NOT NULL,
+    seen_at    INTEGER NOT NULL,
+    version    TEXT NOT NULL
+) STRICT;
+-- postgres:
+CREATE TABLE cluster_epochs (
+    topic TEXT PRIMARY KEY,
+    n     BIGINT NOT NULL DEFAULT 0
+);
+INSERT INTO cluster_epochs (topic) VALUES ('auth'), ('detection');
+ALTER TABLE agent_runs ADD COLUMN claim TEXT;
+ALTER TABLE agent_runs ADD COLUMN lease_until BIGINT;
+CREATE TABLE rate_buckets (
+    bucket TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    tokens DOUBLE PRECISION NOT NULL,
+    at     BIGINT NOT NULL,
+    ok     BIGINT NOT NULL CHECK (ok IN (0, 1)),
+    PRIMARY KEY (bucket, key)
+);
+CREATE TABLE cluster_nodes (
+    node       TEXT PRIMARY KEY,
+    started_at BIGINT NOT NULL,
+    seen_at    BIGINT NOT NULL,
+    version    TEXT NOT NULL
+);

@@ -239,6 +239,11 @@ func TestConfigFromEnvironment(t *testing.T) {
 		"bad base url":     {"--base-url", "localhost"},
 		"no storage share": {"--storage-share", "0"},
 		"over the disk":    {"--storage-share", "1.5"},
+		"mysql database":   {"--database", "mysql://db/garrison"},
+		"a file database":  {"--database", "/var/lib/garrison/garrison.db"},
+		"empty node name":  {"--node", ""},
+		"node with spaces": {"--node", "soc node"},
+		"node label quote": {"--node", `a"b`},
 	} {
 		e := getenv
 		if args == nil {

@@ -78,9 +78,11 @@ func NewRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Compliance: cfg.Compliance, Mailer: cfg.Mailer,
+	r := &Runner{cfg: cfg, env: &Env{Store: cfg.Store, Now: cfg.Now, CVEs: cfg.CVEs, Compliance: cfg.Compliance, Mailer: cfg.Mailer,
 		LLM: cfg.LLM},
 		wake: make(chan struct{}, 1), cancels: map[string]context.CancelCauseFunc{}}
+	cfg.Store.OnChange(store.TopicAgentRuns, r.wakeUp)
+	return r
 }
 
 // Run recovers the runs a crash left running, then runs queued runs until
@@ -110,11 +112,14 @@ func (r *Runner) Run(ctx context.Context) {
 	for range r.cfg.Workers {
 		wg.Go(func() { r.work(ctx) })
 	}
+	wg.Go(func() { r.recoverLapsed(ctx) })
 	wg.Wait()
 }
 
-// Notify tells the workers a run was queued.
-func (r *Runner) Notify() {
+// Notify tells the workers of every node a run was queued.
+func (r *Runner) Notify() { r.cfg.Store.Announce(store.TopicAgentRuns) }
+
+func (r *Runner) wakeUp() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
@@ -161,7 +166,7 @@ func (r *Runner) work(ctx context.Context) {
 	for {
 		run, err := r.cfg.Store.ClaimRun(ctx)
 		if err == nil {
-			r.Notify() // another run may wait for another worker
+			r.wakeUp() // another run may wait for another worker
 			r.execute(ctx, run)
 			continue
 		}
@@ -211,6 +216,9 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 	if status, err := r.cfg.Store.RunStatus(bg, run.ID); err != nil || status != store.RunRunning {
 		return
 	}
+	leaseCtx, stopLease := context.WithCancel(bg)
+	defer stopLease()
+	go r.keepLease(leaseCtx, run, cancel)
 
 	start := time.Now()
 	report, err := r.analyze(runCtx, run)
@@ -226,16 +234,16 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		res.Summary = report.Summary
 	case ctx.Err() != nil:
 		// Shutdown: the run was accepted, so it goes back to the queue.
-		if err := r.cfg.Store.RequeueRun(bg, run.ID); err != nil {
+		if err := r.cfg.Store.RequeueRun(bg, run.ID, run.Claim); err != nil {
 			r.cfg.Log.Error("requeue agent run", "run", run.ID, "err", err)
 		}
 		return
 	case errors.Is(err, store.ErrUnavailable):
 		// Its effects could not be written (a full disk): the run was
 		// accepted, so it waits in the queue, not failed.
-		r.retryWrite(ctx, "requeue agent run", run.ID, func() error { return r.cfg.Store.RequeueRun(bg, run.ID) })
+		r.retryWrite(ctx, "requeue agent run", run.ID, func() error { return r.cfg.Store.RequeueRun(bg, run.ID, run.Claim) })
 		return
-	case errors.Is(context.Cause(runCtx), errCancelled):
+	case errors.Is(context.Cause(runCtx), errCancelled), errors.Is(context.Cause(runCtx), errLeaseLost):
 		return
 	case errors.Is(context.Cause(runCtx), errTimedOut):
 		res.Status, res.Error = store.RunFailed, fmt.Sprintf("The run did not finish within %s and was stopped.", r.cfg.Timeout)
@@ -246,7 +254,7 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		r.cfg.Log.Error("agent run failed", "run", run.ID, "agent", run.Agent, "err", err)
 	}
 	r.retryWrite(ctx, "finish agent run", run.ID, func() error {
-		_, err := r.cfg.Store.FinishRun(bg, run.ID, res)
+		_, err := r.cfg.Store.FinishRun(bg, run.ID, run.Claim, res)
 		return err
 	})
 	if r.cfg.Observe != nil {

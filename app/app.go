@@ -47,6 +47,8 @@ type Settings struct {
 	// Database is a PostgreSQL URL (postgres://…) to keep the data in;
 	// empty: the SQLite file in DataDir.
 	Database string
+	// Node names this process among a cluster's nodes (health, /metrics).
+	Node string
 	// BaseURL is the public URL links in mail are built on.
 	BaseURL string
 	// SessionTTL is a session token's lifetime (shown to the compliance
@@ -146,8 +148,7 @@ func New(ctx context.Context, s Settings, o Options) (*App, error) {
 	if o.PasswordIterations == 0 {
 		o.PasswordIterations = credential.DefaultIterations
 	}
-	st, err := OpenStore(ctx, s.DataDir, o.Schema, store.Config{Database: s.Database, Now: o.Now, DefaultQuota: diskShare(s.DataDir, s.StorageShare),
-		DiskReserve: true})
+	st, err := openServed(ctx, s, o)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +170,9 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 		return nil, err
 	}
 	a := &App{Store: st, settings: s, log: o.Log, now: o.Now, Metrics: metrics.New(), version: o.Version}
+	if s.Node != "" {
+		a.Metrics.ConstLabel("node", s.Node)
+	}
 	a.Limits = handlers.NewRateLimits(handlers.LimitsConfig{Limits: s.Limits, Trusted: s.TrustedProxies, Now: limiterClock})
 	a.KeyUse = account.NewKeyUse(account.KeyUseConfig{Store: st, Log: o.Log})
 	a.Mailer = mail.New(mail.Config{Store: st, Log: o.Log, Now: o.Now, BaseURL: s.BaseURL, SMTPAddr: s.SMTPAddr, From: s.SMTPFrom,
@@ -219,6 +223,7 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 		Compliance: a.Compliance,
 		Intel:      a.Intel,
 		Version:    o.Version,
+		Node:       s.Node,
 		Metrics:    a.Metrics,
 		Dashboard:  board,
 		Fleet:      a.Fleet,
@@ -237,6 +242,31 @@ func (a *App) Now() time.Time { return a.now() }
 
 // Close closes the store; the loops must have stopped.
 func (a *App) Close() error { return a.Store.Close() }
+
+// MigrationWait is how often a node started before garrison migrate ran
+// looks at the database's schema again.
+const MigrationWait = 5 * time.Second
+
+// openServed opens the server's store. A cluster's database is migrated by
+// garrison migrate, once, not by its nodes: a node refuses a schema newer
+// than its release's (an older release must not write to it) and waits
+// for one older (a rolling upgrade starts the new nodes, then migrates).
+func openServed(ctx context.Context, s Settings, o Options) (*store.Store, error) {
+	c := store.Config{Database: s.Database, Node: s.Node, Now: o.Now, DefaultQuota: diskShare(s.DataDir, s.StorageShare),
+		DiskReserve: true, NoMigrate: store.IsPostgres(s.Database)}
+	for {
+		st, err := OpenStore(ctx, s.DataDir, o.Schema, c)
+		if !errors.Is(err, store.ErrSchemaOlder) {
+			return st, err
+		}
+		o.Log.Warn("waiting for the database to be migrated: run garrison migrate --database … once for the cluster", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(MigrationWait):
+		}
+	}
+}
 
 // OpenStore opens the data directory's database, creating both when
 // needed, readable by the owner only.

@@ -77,27 +77,32 @@ func (a *App) Start(ctx context.Context, loops ...Loop) (wait func()) {
 			wg.Go(f)
 		}
 	}
+	// Work done for the whole database runs on one node of a cluster at a
+	// time (store.Lead); on SQLite, here.
+	lead := func(l Loop, task string, f func(ctx context.Context)) {
+		run(l, func() { a.Store.Lead(ctx, task, a.log, f) })
+	}
 	run(Maintenance, func() { a.Store.Maintain(ctx, a.log) })
-	run(Mail, func() { a.Mailer.Run(ctx) })
+	lead(Mail, "mail", a.Mailer.Run)
 	run(KeyUses, func() { a.KeyUse.Run(ctx) })
 	run(Agents, func() { a.Runner.Run(ctx) })
-	run(Fleet, func() { a.Fleet.Run(ctx) })
-	run(Notify, func() { a.Dispatch.Run(ctx) })
-	run(Watch, func() { a.Watchdog.Run(ctx) })
-	run(Findings, func() { a.Intel.RunMatcher(ctx, matchInterval, a.log) })
-	run(Retention, func() {
+	lead(Fleet, "fleet", a.Fleet.Run)
+	lead(Notify, "notify", a.Dispatch.Run)
+	lead(Watch, "watch", a.Watchdog.Run)
+	lead(Findings, "findings", func(ctx context.Context) { a.Intel.RunMatcher(ctx, matchInterval, a.log) })
+	lead(Retention, "retention", func(ctx context.Context) {
 		a.Store.Retain(ctx, store.Retention{Events: a.settings.Retention, Audit: a.settings.AuditRetention}, a.log)
 	})
 	if len(a.settings.IntelSyncURLs) > 0 {
 		sync := &intel.Syncer{Service: a.Intel, URLs: a.settings.IntelSyncURLs, Interval: a.settings.IntelSyncEvery, Log: a.log,
 			Client: &http.Client{Timeout: 30 * time.Minute}}
-		run(IntelSync, func() { sync.Run(ctx) })
+		lead(IntelSync, "intel-sync", sync.Run)
 	}
 	run(Trim, func() { memory.NewTrimmer(a.Store.ReleaseMemory).Run(ctx, trimInterval) })
 	for _, l := range a.Limits.Limiters() {
 		run(Buckets, func() { l.Run(ctx, limiterSweepInterval) })
 	}
-	run(Purge, func() { a.purge(ctx) })
+	lead(Purge, "purge", a.purge)
 	return wg.Wait
 }
 

@@ -36,7 +36,12 @@ const maxCachedDetectors = 10_000
 
 // NewService builds the service; the shipped rules compile on first use.
 func NewService(st *store.Store, now func() time.Time) *Service {
-	return &Service{store: st, now: now, cached: map[string]*Detector{}}
+	s := &Service{store: st, now: now, cached: map[string]*Detector{}}
+	if st != nil {
+		// A rule changed on another node of a cluster is applied here too.
+		st.OnChange(store.TopicDetection, s.changed)
+	}
+	return s
 }
 
 // For returns the organization's detector, built from its config when

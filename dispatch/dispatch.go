@@ -62,11 +62,25 @@ func New(cfg Config) *Dispatcher {
 	if cfg.PerChannel <= 0 {
 		cfg.PerChannel = 4
 	}
-	return &Dispatcher{cfg: cfg, wake: make(chan struct{}, 1)}
+	d := &Dispatcher{cfg: cfg, wake: make(chan struct{}, 1)}
+	if cfg.Store != nil {
+		// Of a cluster's nodes, the one delivering notifications wakes.
+		cfg.Store.OnChange(store.TopicAlertSignals, d.wakeUp)
+	}
+	return d
 }
 
-// Notify wakes the dispatcher after alerts changed; it never blocks.
+// Notify wakes the dispatcher after alerts changed, on whichever node of a
+// cluster delivers notifications; it never waits for the delivery.
 func (d *Dispatcher) Notify() {
+	if d.cfg.Store == nil {
+		d.wakeUp()
+		return
+	}
+	d.cfg.Store.Announce(store.TopicAlertSignals)
+}
+
+func (d *Dispatcher) wakeUp() {
 	select {
 	case d.wake <- struct{}{}:
 	default:

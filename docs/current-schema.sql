@@ -1,7 +1,7 @@
 -- Garrison's schema as a freshly migrated database holds it: generated from
 -- sqlite_schema by TestSchemaSnapshot (store/schemasnapshot_test.go); do not edit.
 -- schema.sql, at the root, is the migrations that build it.
--- Schema version (PRAGMA user_version): 39
+-- Schema version (PRAGMA user_version): 40
 
 CREATE TABLE agent_runs (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -19,7 +19,7 @@ CREATE TABLE agent_runs (
     output          TEXT,
     output_summary  TEXT NOT NULL DEFAULT '',
     error           TEXT NOT NULL DEFAULT ''
-) STRICT;
+, claim TEXT, lease_until INTEGER) STRICT;
 CREATE INDEX agent_runs_durations ON agent_runs (agent, finished_at) WHERE status = 'completed';
 CREATE INDEX agent_runs_org_agent ON agent_runs (org_id, agent, seq);
 CREATE INDEX agent_runs_org_status ON agent_runs (org_id, status, agent);
@@ -189,6 +189,18 @@ CREATE TABLE audit_log (
     detail     TEXT NOT NULL
 ) STRICT;
 CREATE INDEX audit_log_org ON audit_log (org_id, id);
+
+CREATE TABLE cluster_epochs (
+    topic TEXT PRIMARY KEY,
+    n     INTEGER NOT NULL DEFAULT 0
+) STRICT;
+
+CREATE TABLE cluster_nodes (
+    node       TEXT PRIMARY KEY,
+    started_at INTEGER NOT NULL,
+    seen_at    INTEGER NOT NULL,
+    version    TEXT NOT NULL
+) STRICT;
 
 CREATE TABLE compliance_attestations (
     org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
@@ -807,6 +819,15 @@ CREATE TABLE prospects (
     created_at    INTEGER NOT NULL,
     updated_at    INTEGER NOT NULL, search TEXT NOT NULL DEFAULT '',
     UNIQUE (org_id, domain)
+) STRICT;
+
+CREATE TABLE rate_buckets (
+    bucket TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    tokens REAL NOT NULL,
+    at     INTEGER NOT NULL,
+    ok     INTEGER NOT NULL CHECK (ok IN (0, 1)),
+    PRIMARY KEY (bucket, key)
 ) STRICT;
 
 CREATE TABLE reset_requests (

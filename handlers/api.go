@@ -49,6 +49,9 @@ type Deps struct {
 	Metrics *metrics.Registry
 	// Version is the build's version, shown by the health check.
 	Version string
+	// Node names this process among a cluster's nodes, shown by the
+	// health check ("" omits it).
+	Node string
 	// Intel is the vulnerability intelligence: store, assets, watchlist.
 	Intel *intel.Service
 	// Dashboard composes the dashboard's panels.
@@ -113,7 +116,7 @@ func New(d Deps) *API {
 	}
 	a := &API{Deps: d, ingestBudget: newInflight(d.IngestInflight)}
 	a.routes = a.table()
-	a.healthyBody = healthyBody(d.Version, d.Accounts.Registration())
+	a.healthyBody = a.healthBody("ok", "")
 	a.declareMetrics()
 	return a
 }

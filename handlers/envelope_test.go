@@ -105,6 +105,13 @@ func TestHealth(t *testing.T) {
 	if r.Body["success"] != true || r.Str("data", "status") != "ok" {
 		t.Fatalf("health: %s", r.Raw)
 	}
+	engine := "sqlite"
+	if e.Database != "" {
+		engine = "postgres"
+	}
+	if r.Str("data", "database") != engine {
+		t.Fatalf("health on %s says %s", engine, r.Raw)
+	}
 }
 
 func TestUncleanPathsAreJSON404(t *testing.T) {

@@ -9,8 +9,12 @@ import (
 
 // health answers the uptime check from the store's last probe of the
 // database (every second), since a server that cannot read its data is not
-// up; the check itself costs no query.
+// up; the check itself costs no query. It names the node that answered, so
+// a cluster's operator sees which one a load balancer reached.
 func (a *API) health(w http.ResponseWriter, r *http.Request) error {
+	if a.Node != "" {
+		w.Header().Set("X-Garrison-Node", a.Node)
+	}
 	down, reason := a.Dashboard.Health()
 	if down {
 		return fault.New(fault.Unavailable, "Service unavailable")
@@ -25,8 +29,9 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 	// saying why.
 	if a.Dispatch != nil {
 		if why := a.Dispatch.Degraded(); why != "" {
-			writeData(w, http.StatusOK, map[string]string{"status": "degraded", "reason": why, "version": a.Version,
-				"registration": a.Accounts.Registration()})
+			setJSONType(w.Header())
+			w.WriteHeader(http.StatusOK)
+			w.Write(a.healthBody("degraded", why))
 			return nil
 		}
 	}
@@ -36,10 +41,25 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// healthyBody is the answer of a healthy server, encoded once: the uptime
-// check is the most frequent request a server gets.
-func healthyBody(version, registration string) []byte {
-	b, _ := json.Marshal(dataBody{Success: true, Data: map[string]string{"status": "ok", "version": version, "registration": registration}})
+// healthView is the health check's answer.
+type healthView struct {
+	Status       string `json:"status"`
+	Reason       string `json:"reason,omitempty"`
+	Version      string `json:"version"`
+	Registration string `json:"registration"`
+	Node         string `json:"node,omitempty"`
+	Database     string `json:"database"`
+}
+
+// healthBody is the answer of a serving node; a healthy one's is encoded
+// once (a.healthyBody): the uptime check is the most frequent request a
+// server gets.
+func (a *API) healthBody(status, reason string) []byte {
+	v := healthView{Status: status, Reason: reason, Version: a.Version, Registration: a.Accounts.Registration(), Node: a.Node}
+	if a.Store != nil { // nil: an API built to list its routes
+		v.Database = a.Store.Engine()
+	}
+	b, _ := json.Marshal(dataBody{Success: true, Data: v})
 	return append(b, '\n')
 }
 

@@ -197,8 +197,11 @@ func (s *Service) RunMatcher(ctx context.Context, interval time.Duration, log in
 	}
 }
 
-// Wake asks the matcher to drain the queue soon.
-func (s *Service) Wake() {
+// Wake asks the matcher to drain the queue soon, on whichever node of a
+// cluster matches.
+func (s *Service) Wake() { s.cfg.Store.Announce(store.TopicFindings) }
+
+func (s *Service) wakeUp() {
 	select {
 	case s.wake <- struct{}{}:
 	default:

@@ -76,7 +76,9 @@ func New(cfg Config) *Service {
 	if cfg.Queued == nil {
 		cfg.Queued = func() {}
 	}
-	return &Service{cfg: cfg, wake: make(chan struct{}, 1)}
+	s := &Service{cfg: cfg, wake: make(chan struct{}, 1)}
+	cfg.Store.OnChange(store.TopicFindings, s.wakeUp)
+	return s
 }
 
 // ImportOptions describe an import.

@@ -66,6 +66,10 @@ type Mailer struct {
 // New builds a mailer over the store's outbox.
 func New(cfg Config) *Mailer {
 	m := &Mailer{baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), store: cfg.Store, log: cfg.Log, now: cfg.Now, wake: make(chan struct{}, 1), observe: cfg.Observe}
+	if m.store != nil {
+		// Of a cluster's nodes, the one delivering mail wakes.
+		m.store.OnChange(store.TopicMail, m.wakeUp)
+	}
 	if cfg.SMTPAddr != "" {
 		m.smtp = &smtpSender{addr: cfg.SMTPAddr, from: cfg.From, username: cfg.Username, password: cfg.Password}
 	} else {
@@ -74,8 +78,17 @@ func New(cfg Config) *Mailer {
 	return m
 }
 
-// Notify wakes the mailer after something was queued; it never blocks.
+// Notify wakes the mailer after something was queued, on whichever node
+// of a cluster delivers mail; it never waits for the delivery.
 func (m *Mailer) Notify() {
+	if m.store == nil {
+		m.wakeUp()
+		return
+	}
+	m.store.Announce(store.TopicMail)
+}
+
+func (m *Mailer) wakeUp() {
 	select {
 	case m.wake <- struct{}{}:
 	default:

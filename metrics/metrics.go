@@ -24,6 +24,28 @@ type Registry struct {
 	counters map[string]*family // by name
 	gauges   []gauge
 	routes   map[string]*Route // by pattern
+	// constant is the label set every series carries first (a cluster
+	// node's name), "" for none: the braces' inside, with its comma.
+	constant string
+}
+
+// ConstLabel makes every series carry name="value" (a cluster's node, so
+// that series of several nodes stay apart wherever they are gathered).
+func (r *Registry) ConstLabel(name, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.constant += strings.TrimSuffix(strings.TrimPrefix(labelSet([]string{name, value}), "{"), "}") + ","
+}
+
+// labelled is a series' label set with the constant labels put first.
+func (r *Registry) labelled(set string) string {
+	if r.constant == "" {
+		return set
+	}
+	if set == "" {
+		return "{" + strings.TrimSuffix(r.constant, ",") + "}"
+	}
+	return "{" + r.constant + set[1:]
 }
 
 type family struct {
@@ -170,7 +192,7 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 		f := counters[n]
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", n, f.help, n, f.typ)
 		for _, k := range slices.Sorted(maps.Keys(f.values)) {
-			fmt.Fprintf(&b, "%s%s %s\n", n, k, number(f.values[k]))
+			fmt.Fprintf(&b, "%s%s %s\n", n, r.labelled(k), number(f.values[k]))
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(hists)) {
@@ -178,6 +200,7 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s histogram\n", n, f.help, n)
 		for _, k := range slices.Sorted(maps.Keys(f.series)) {
 			h := f.series[k]
+			k := r.labelled(k)
 			inner := strings.TrimSuffix(strings.TrimPrefix(k, "{"), "}")
 			sep := ""
 			if inner != "" {
@@ -192,12 +215,13 @@ func (r *Registry) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "%s_sum%s %s\n%s_count%s %d\n", n, k, number(h.sum), n, k, h.n)
 		}
 	}
+	constant := r.labelled
 	r.mu.Unlock()
 	sort.Slice(gauges, func(i, j int) bool { return gauges[i].name < gauges[j].name })
 	for _, g := range gauges {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", g.name, g.help, g.name, g.typ)
 		for _, s := range g.read() {
-			fmt.Fprintf(&b, "%s%s %s\n", g.name, labelSet(s.Labels), number(s.Value))
+			fmt.Fprintf(&b, "%s%s %s\n", g.name, constant(labelSet(s.Labels)), number(s.Value))
 		}
 	}
 	n, err := io.WriteString(w, b.String())

@@ -37,6 +37,34 @@ func TestExposition(t *testing.T) {
 	}
 }
 
+// A node's name comes first on every series: counters, histograms (each
+// bucket, sum and count) and gauges, with labels of their own or none.
+func TestConstLabel(t *testing.T) {
+	r := New()
+	r.ConstLabel("node", "soc-2")
+	r.Route("GET /api/events").Observe(0, 200, 3*time.Millisecond)
+	r.Add("garrison_ratelimit_refusals_total", "Refusals.", 1)
+	r.Gauge("garrison_queue", "Queue.", func() []Sample { return []Sample{{Value: 3}, {Labels: []string{"agent", "triage"}, Value: 1}} })
+	var b strings.Builder
+	r.WriteTo(&b)
+	out := b.String()
+	if err := Check(out); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`garrison_http_requests_total{node="soc-2",route="GET /api/events",status="200"} 1`,
+		`garrison_http_request_duration_seconds_bucket{node="soc-2",route="GET /api/events",le="0.005"} 1`,
+		`garrison_http_request_duration_seconds_count{node="soc-2",route="GET /api/events"} 1`,
+		`garrison_ratelimit_refusals_total{node="soc-2"} 1`,
+		`garrison_queue{node="soc-2"} 3`,
+		`garrison_queue{node="soc-2",agent="triage"} 1`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
 func TestCheckRefuses(t *testing.T) {
 	for name, text := range map[string]string{
 		"no TYPE":         "# HELP x_total X.\nx_total 1\n",

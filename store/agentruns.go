@@ -40,6 +40,10 @@ type AgentRun struct {
 	Output        json.RawMessage // nil until the run ends well
 	OutputSummary string
 	Error         string
+	// Claim is the token of the claim that moved the run to running: its
+	// worker renews the lease, finishes or requeues the run with it, and
+	// is refused once another node took the run over (leases.go).
+	Claim string
 }
 
 const runColumns = `id, org_id, agent, status, params, requested_by, recoveries, queued_at, started_at, finished_at,
@@ -191,11 +195,18 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 		return AgentRun{}, ErrNotFound
 	}
 	var run AgentRun
+	claim, now := newClaim(), s.now()
+	next := nextRun
+	if s.pg {
+		// Writes hold the cluster's write lock, so claims never meet; the
+		// row lock keeps a claim exclusive all the same.
+		next = `SELECT r.seq FROM agent_runs AS r WHERE r.seq = (` + nextRun + `) FOR UPDATE SKIP LOCKED`
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?
-			WHERE seq = (`+nextRun+`) RETURNING `+runColumns,
-			ms(s.now())))
+		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?, claim = ?, lease_until = ?
+			WHERE seq = (`+next+`) RETURNING `+runColumns,
+			ms(now), claim, ms(now.Add(RunLease))))
 		if err != nil {
 			if !errors.Is(err, ErrNotFound) {
 				err = fmt.Errorf("claim run: %w", err)
@@ -204,6 +215,7 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 		}
 		return takeTurn(ctx, tx, run.OrgID)
 	})
+	run.Claim = claim
 	return run, err
 }
 
@@ -221,15 +233,17 @@ func takeTurn(ctx context.Context, tx *sql.Tx, orgID string) error {
 // a run itself); ErrNotFound when it is not queued.
 func (s *Store) ClaimRunByID(ctx context.Context, id string) (AgentRun, error) {
 	var run AgentRun
+	claim, now := newClaim(), s.now()
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?
-			WHERE id = ? AND status = 'queued' RETURNING `+runColumns, ms(s.now()), id))
+		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?, claim = ?, lease_until = ?
+			WHERE id = ? AND status = 'queued' RETURNING `+runColumns, ms(now), claim, ms(now.Add(RunLease)), id))
 		if err != nil {
 			return err
 		}
 		return takeTurn(ctx, tx, run.OrgID)
 	})
+	run.Claim = claim
 	return run, err
 }
 
@@ -242,10 +256,12 @@ type RunResult struct {
 	Duration time.Duration
 }
 
-// FinishRun records the end of a running run. It reports false when the run
-// was no longer running (cancelled meanwhile): the result is dropped. A
-// failed triage run sends its ticket to the human queue.
-func (s *Store) FinishRun(ctx context.Context, id string, res RunResult) (bool, error) {
+// FinishRun records the end of a running run under its claim. It reports
+// false when the run was no longer running under that claim (cancelled
+// meanwhile, or taken over by another node once its lease lapsed): the
+// result is dropped. A failed triage run sends its ticket to the human
+// queue.
+func (s *Store) FinishRun(ctx context.Context, id, claim string, res RunResult) (bool, error) {
 	var output any
 	if res.Output != nil {
 		output = string(res.Output)
@@ -254,8 +270,8 @@ func (s *Store) FinishRun(ctx context.Context, id string, res RunResult) (bool, 
 	now := ms(s.now())
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET status = ?, finished_at = ?, duration_ms = ?, output = ?,
-			output_summary = ?, error = ? WHERE id = ? AND status = 'running'`,
-			res.Status, now, res.Duration.Milliseconds(), output, res.Summary, res.Error, id)
+			output_summary = ?, error = ?, lease_until = NULL WHERE id = ? AND status = 'running' AND claim = ?`,
+			res.Status, now, res.Duration.Milliseconds(), output, res.Summary, res.Error, id, claim)
 		if err != nil {
 			return fmt.Errorf("finish run: %w", err)
 		}
@@ -269,11 +285,12 @@ func (s *Store) FinishRun(ctx context.Context, id string, res RunResult) (bool, 
 
 // RequeueRun puts a running run back in the queue, after a shutdown
 // interrupted it: the run was accepted, so it must still happen, and it
-// goes first (see giveBackTurns).
-func (s *Store) RequeueRun(ctx context.Context, id string) error {
+// goes first (see giveBackTurns). A run no longer held under claim is left
+// to whoever holds it.
+func (s *Store) RequeueRun(ctx context.Context, id, claim string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL
-			WHERE id = ? AND status = 'running' RETURNING org_id`, id)
+		rows, err := tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, claim = NULL, lease_until = NULL
+			WHERE id = ? AND status = 'running' AND claim = ? RETURNING org_id`, id, claim)
 		if err != nil {
 			return fmt.Errorf("requeue run: %w", err)
 		}
@@ -307,14 +324,35 @@ func giveBackTurns(ctx context.Context, tx *sql.Tx, rows *sql.Rows) (int, error)
 	return len(orgs), nil
 }
 
-// RecoverRuns handles the runs a crash left running: each is queued again
-// once, and failed with reason if it was already recovered before. It
-// returns how many were requeued and failed.
+// RecoverRuns handles the runs a crash left running, as a server starts:
+// on SQLite every running run (its one process is starting), on
+// PostgreSQL those whose lease lapsed (another node may be running the
+// rest). Each is queued again once, and failed with reason if it was
+// already recovered before. It returns how many were requeued and failed.
 func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, failed int, err error) {
+	if s.pg {
+		return s.RecoverLapsedRuns(ctx, reason)
+	}
+	return s.recoverRuns(ctx, reason, "")
+}
+
+// RecoverLapsedRuns is RecoverRuns for the runs whose lease lapsed: their
+// node died or lost the database, and another takes them over.
+func (s *Store) RecoverLapsedRuns(ctx context.Context, reason string) (requeued, failed int, err error) {
+	var lapsed bool
+	if err := s.reads().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM agent_runs WHERE status = 'running' AND COALESCE(lease_until, 0) < ?)`,
+		ms(s.now())).Scan(&lapsed); err != nil || !lapsed {
+		return 0, 0, err
+	}
+	return s.recoverRuns(ctx, reason, fmt.Sprintf(" AND COALESCE(lease_until, 0) < %d", ms(s.now())))
+}
+
+// recoverRuns recovers the running runs that also match and (SQL).
+func (s *Store) recoverRuns(ctx context.Context, reason, and string) (requeued, failed int, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		now := ms(s.now())
-		rows, err := tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'failed', finished_at = ?, error = ?
-			WHERE status = 'running' AND recoveries >= ? RETURNING id`, now, reason, MaxRecoveries)
+		rows, err := tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'failed', finished_at = ?, error = ?, lease_until = NULL
+			WHERE status = 'running'`+and+` AND recoveries >= ? RETURNING id`, now, reason, MaxRecoveries)
 		if err != nil {
 			return fmt.Errorf("fail interrupted runs: %w", err)
 		}
@@ -334,8 +372,8 @@ func (s *Store) RecoverRuns(ctx context.Context, reason string) (requeued, faile
 		if err := escalateUntriaged(ctx, tx, ids, now); err != nil {
 			return err
 		}
-		rows, err = tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1
-			WHERE status = 'running' RETURNING org_id`)
+		rows, err = tx.QueryContext(ctx, `UPDATE agent_runs SET status = 'queued', started_at = NULL, recoveries = recoveries + 1,
+			claim = NULL, lease_until = NULL WHERE status = 'running'`+and+` RETURNING org_id`)
 		if err != nil {
 			return fmt.Errorf("requeue interrupted runs: %w", err)
 		}

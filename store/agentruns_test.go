@@ -15,8 +15,9 @@ import (
 // runQueue is a store whose clock moves a millisecond at every reading, so
 // each claim starts after the one before, as on a real server.
 type runQueue struct {
-	t *testing.T
-	s *Store
+	t      *testing.T
+	s      *Store
+	claims map[string]string // run id → the claim that took it
 }
 
 func newRunQueue(t *testing.T, orgs ...string) runQueue {
@@ -38,7 +39,7 @@ func newRunQueue(t *testing.T, orgs ...string) runQueue {
 			t.Fatal(err)
 		}
 	}
-	return runQueue{t, s}
+	return runQueue{t, s, map[string]string{}}
 }
 
 func (q runQueue) queue(org string) string {
@@ -56,6 +57,7 @@ func (q runQueue) claim() string {
 	if err != nil {
 		q.t.Fatal(err)
 	}
+	q.claims[r.ID] = r.Claim
 	if r.Status != RunRunning {
 		q.t.Fatalf("claimed run is %s", r.Status)
 	}
@@ -117,7 +119,7 @@ func TestClaimRunOneWorker(t *testing.T) {
 		t.Fatalf("first claim %s, want %s", got, a1)
 	}
 	b1 := q.queue("org_b")
-	if _, err := q.s.FinishRun(context.Background(), a1, RunResult{Status: RunCompleted}); err != nil {
+	if _, err := q.s.FinishRun(context.Background(), a1, q.claims[a1], RunResult{Status: RunCompleted}); err != nil {
 		t.Fatal(err)
 	}
 	q.order(b1, a2, a3)
@@ -129,7 +131,7 @@ func TestClaimRunOneWorker(t *testing.T) {
 func TestClaimRunSameMillisecond(t *testing.T) {
 	s := openFolding(t, filepath.Join(t.TempDir(), "runs.db"), "org_a", "org_b") // its clock stands still
 	defer s.Close()
-	q := runQueue{t, s}
+	q := runQueue{t, s, map[string]string{}}
 	a1, a2, a3, a4 := q.queue("org_a"), q.queue("org_a"), q.queue("org_a"), q.queue("org_a")
 	b1, b2 := q.queue("org_b"), q.queue("org_b")
 	q.order(a1, b1, a2, b2, a3, a4)
@@ -151,7 +153,7 @@ func TestClaimRunTurnsEdgeCases(t *testing.T) {
 		if got := q.claim(); got != a1 {
 			t.Fatalf("claimed %s, want %s", got, a1)
 		}
-		if err := q.s.RequeueRun(context.Background(), a1); err != nil {
+		if err := q.s.RequeueRun(context.Background(), a1, q.claims[a1]); err != nil {
 			t.Fatal(err)
 		}
 		q.order(a1, b1)
@@ -211,7 +213,7 @@ func BenchmarkClaimRunLongQueue(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			if err := s.RequeueRun(ctx, r.ID); err != nil { // the queue stays 10,000 long
+			if err := s.RequeueRun(ctx, r.ID, r.Claim); err != nil { // the queue stays 10,000 long
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -224,4 +226,84 @@ func BenchmarkClaimRunLongQueue(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestRunLeases: a claimed run is its worker's while the lease is renewed;
+// once it lapses, RecoverLapsedRuns queues it again for another worker,
+// and the first worker can neither renew, finish nor requeue it; the
+// second claim finishes it once. A run recovered twice is failed.
+func TestRunLeases(t *testing.T) {
+	var mu sync.Mutex
+	now := foldNow
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	pass := func(d time.Duration) {
+		mu.Lock()
+		now = now.Add(d)
+		mu.Unlock()
+	}
+	ctx := context.Background()
+	s := openFolding(t, filepath.Join(t.TempDir(), "runs.db"), "org_a")
+	s.now = clock
+	defer s.Close()
+	q := runQueue{t, s, map[string]string{}}
+	id := q.queue("org_a")
+	first := q.claim()
+	firstClaim := q.claims[first]
+	for _, step := range []struct {
+		name      string
+		after     time.Duration
+		requeued  int
+		renewable bool
+	}{
+		{"renewed in time", RunLease - time.Second, 0, true},
+		{"renewed again", RunLease - time.Second, 0, true},
+		{"lapsed", RunLease + time.Second, 1, false},
+	} {
+		pass(step.after)
+		requeued, _, err := s.RecoverLapsedRuns(ctx, "node stopped")
+		if err != nil || requeued != step.requeued {
+			t.Fatalf("%s: requeued %d (%v), want %d", step.name, requeued, err, step.requeued)
+		}
+		if ok, err := s.RenewRun(ctx, id, firstClaim); err != nil || ok != step.renewable {
+			t.Fatalf("%s: renewed %v (%v), want %v", step.name, ok, err, step.renewable)
+		}
+	}
+	second := q.claim()
+	if second != id || q.claims[id] == firstClaim {
+		t.Fatalf("the lapsed run was not claimed again: %s", second)
+	}
+	if done, err := s.FinishRun(ctx, id, firstClaim, RunResult{Status: RunCompleted}); err != nil || done {
+		t.Fatalf("the first worker finished a run taken over: %v %v", done, err)
+	}
+	if err := s.RequeueRun(ctx, id, firstClaim); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := s.FinishRun(ctx, id, q.claims[id], RunResult{Status: RunCompleted}); err != nil || !done {
+		t.Fatalf("the second worker's finish: %v %v", done, err)
+	}
+	if status, _ := s.RunStatus(ctx, id); status != RunCompleted {
+		t.Fatalf("status %s", status)
+	}
+
+	// Lapsing past MaxRecoveries fails the run.
+	id = q.queue("org_a")
+	for range MaxRecoveries {
+		q.claim()
+		pass(RunLease + time.Second)
+		if n, _, err := s.RecoverLapsedRuns(ctx, "node stopped"); err != nil || n != 1 {
+			t.Fatalf("requeued %d, %v", n, err)
+		}
+	}
+	q.claim()
+	pass(RunLease + time.Second)
+	if _, failed, err := s.RecoverLapsedRuns(ctx, "node stopped"); err != nil || failed != 1 {
+		t.Fatalf("failed %d, %v", failed, err)
+	}
+	if status, _ := s.RunStatus(ctx, id); status != RunFailed {
+		t.Fatalf("status %s", status)
+	}
 }

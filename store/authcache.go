@@ -23,9 +23,6 @@ import (
 // content decides, not its time: a file system's clock ticks in
 // milliseconds, and two changes within one tick would look like one.
 type authCache struct {
-	// off: every lookup misses (a store on PostgreSQL, until the nodes
-	// announce changes to each other).
-	off       bool
 	gen       atomic.Int64
 	epoch     *os.File // the auth epoch file, nil until open
 	epochMu   sync.Mutex
@@ -118,9 +115,6 @@ func (c *authCache) changed() {
 }
 
 func (c *authCache) session(k sessionKey, gen int64) (sessionFacts, bool) {
-	if c.off {
-		return sessionFacts{}, false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.sessions[k]
@@ -137,9 +131,6 @@ func (c *authCache) putSession(k sessionKey, f sessionFacts) {
 }
 
 func (c *authCache) key(hash []byte, gen int64) (APIKey, bool) {
-	if c.off {
-		return APIKey{}, false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.keys[string(hash)]
@@ -158,7 +149,7 @@ func (c *authCache) putKey(hash []byte, f keyFacts) {
 // writeAuth is write for changes to what authentication reads: the cache
 // learns of them once they are committed.
 func (s *Store) writeAuth(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	if err := s.write(ctx, fn); err != nil {
+	if err := s.writeAnnouncing(ctx, TopicAuth, fn); err != nil {
 		return err
 	}
 	s.auth.changed()

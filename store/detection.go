@@ -113,7 +113,7 @@ func (s *Store) Detection(ctx context.Context, orgID string) (DetectionConfig, e
 // SetDetectionChoice records an organization's choice over a set or a
 // rule; Clear removes it, so that its provider's or the default applies.
 func (s *Store) SetDetectionChoice(ctx context.Context, orgID string, ch DetectionChoice, clear bool) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAnnouncing(ctx, TopicDetection, func(tx *sql.Tx) error {
 		var err error
 		if clear {
 			_, err = tx.ExecContext(ctx, `DELETE FROM detection_choices WHERE org_id = ? AND kind = ? AND name = ?`, orgID, ch.Kind, ch.Name)
@@ -134,7 +134,7 @@ func (s *Store) SetDetectionChoice(ctx context.Context, orgID string, ch Detecti
 // organization, to its provider and to the provider's clients: a rule
 // reaches all of them.
 func (s *Store) AddCustomRule(ctx context.Context, orgID string, r CustomRule) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAnnouncing(ctx, TopicDetection, func(tx *sql.Tx) error {
 		var n, text int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(octet_length(yaml)), 0) FROM detection_custom_rules
 			WHERE org_id = ?`, orgID).Scan(&n, &text); err != nil {
@@ -167,7 +167,7 @@ func (s *Store) AddCustomRule(ctx context.Context, orgID string, r CustomRule) e
 // DeleteCustomRule deletes one of the organization's own rules, and the
 // choices made about it.
 func (s *Store) DeleteCustomRule(ctx context.Context, orgID, id string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeAnnouncing(ctx, TopicDetection, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM detection_custom_rules WHERE org_id = ? AND id = ?`, orgID, id)
 		if err != nil {
 			return fmt.Errorf("delete custom rule: %w", err)

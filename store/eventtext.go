@@ -86,6 +86,10 @@ func textMatch(words []string) string {
 type timeBlocks struct {
 	mu       sync.RWMutex
 	min, max []int64 // by block; min > max for a block without events
+	// shared: other processes store events too (PostgreSQL's nodes), so
+	// only blocks below the last one read from the table are final, and
+	// view keeps them as it reads them.
+	shared bool
 }
 
 func (t *timeBlocks) load(ctx context.Context, db *sql.DB) error {
@@ -138,7 +142,27 @@ func (t *timeBlocks) view(ctx context.Context, q querier) (blockView, error) {
 			var r blockRange
 			return r, rows.Scan(&r.block, &r.lo, &r.hi)
 		})
+	if err == nil && t.shared {
+		t.keepFinal(tail)
+	}
 	return blockView{t: t, final: final, tail: tail}, err
+}
+
+// keepFinal holds the blocks read below the last one read: seqs are handed
+// out in commit order, so no event will join them.
+func (t *timeBlocks) keepFinal(read []blockRange) {
+	last := int64(-1)
+	for _, r := range read {
+		last = max(last, r.block)
+	}
+	for _, r := range read {
+		if r.block < last {
+			t.add(r.block, r.lo, r.hi)
+		}
+	}
+	if last > 0 {
+		t.add(last-1, 1<<62, -1<<62) // held: blocks without events between
+	}
 }
 
 // newestThrough is the newest time of an event in blocks 0 … b.

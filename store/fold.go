@@ -57,7 +57,7 @@ const pendingEvents = `pending AS (SELECT * FROM events NOT INDEXED
 
 // stored notes that events up to seq are committed.
 func (f *fold) stored(seq int64) {
-	f.storedSeq.Store(seq)
+	raise(&f.storedSeq, seq)
 	if seq-f.foldedSeq.Load() >= foldBacklog {
 		select {
 		case f.wake <- struct{}{}:
@@ -80,6 +80,37 @@ func (s *Store) initFold(ctx context.Context) error {
 	return nil
 }
 
+// raise sets v to seq unless it holds more already.
+func raise(v *atomic.Int64, seq int64) {
+	for {
+		was := v.Load()
+		if was >= seq || v.CompareAndSwap(was, seq) {
+			return
+		}
+	}
+}
+
+// readFoldState learns where the events and the fold stand in the
+// database: on PostgreSQL, other nodes store and fold too.
+func (s *Store) readFoldState(ctx context.Context) error {
+	var stored, folded int64
+	if err := s.reads().QueryRowContext(ctx, `SELECT events_hw, events_seq FROM fold_state`).Scan(&stored, &folded); err != nil {
+		return fmt.Errorf("read fold state: %w", err)
+	}
+	raise(&s.fold.storedSeq, stored)
+	raise(&s.fold.foldedSeq, folded)
+	return nil
+}
+
+// foldedPast says whether the fold has moved more than foldBacklog
+// events past cursor.
+func (s *Store) foldedPast(ctx context.Context, cursor int64) (bool, error) {
+	if err := s.readFoldState(ctx); err != nil {
+		return false, err
+	}
+	return s.fold.foldedSeq.Load()-cursor > foldBacklog, nil
+}
+
 // Fold folds every stored event into the rollups now, instead of at
 // Maintain's next round: for a caller that is about to copy or measure the
 // database. Reads never need it.
@@ -88,6 +119,13 @@ func (s *Store) Fold(ctx context.Context) error { return s.settle(ctx) }
 // settle folds every stored event into the derived data. It costs one
 // atomic load when nothing is waiting.
 func (s *Store) settle(ctx context.Context) error {
+	if s.pg {
+		// Every node stores events; the one that folds learns of the
+		// others' from the database.
+		if err := s.readFoldState(ctx); err != nil {
+			return err
+		}
+	}
 	if s.fold.foldedSeq.Load() >= s.fold.storedSeq.Load() {
 		s.fold.unrecovered.Store(false)
 		return nil
@@ -111,7 +149,7 @@ func (s *Store) settle(ctx context.Context) error {
 			// holding the writer.
 			return fmt.Errorf("fold events: stuck at %d, stored %d", upto, s.fold.storedSeq.Load())
 		}
-		s.fold.foldedSeq.Store(upto)
+		raise(&s.fold.foldedSeq, upto)
 		s.recent.folded(was, upto, sums.hours, now)
 	}
 	s.fold.unrecovered.Store(false)

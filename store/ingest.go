@@ -107,6 +107,11 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		if err := s.chargeUsage(ctx, tx, orgID, events, dns); err != nil {
 			return err
 		}
+		if s.pg {
+			// Another node may have ingested or changed alerts since: what
+			// is held is read again from the database, in this transaction.
+			delete(s.alerts.orgs, orgID)
+		}
 		if mem, err = s.alerts.org(ctx, tx, orgID); err != nil {
 			return err
 		}
@@ -148,7 +153,9 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		s.alertSignalled()
 	}
 	for _, b := range blocks {
-		s.blocks.add(b.block, b.lo, b.hi)
+		if !s.pg { // other nodes add blocks too: view keeps them (eventtext.go)
+			s.blocks.add(b.block, b.lo, b.hi)
+		}
 	}
 	ids := make([]string, len(events))
 	if len(events) > 0 {

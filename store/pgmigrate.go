@@ -61,7 +61,7 @@ func migrateStep(ctx context.Context, db *sql.DB, m migrations) (bool, int, erro
 		return false, 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if current > len(m.steps) {
-		return false, current, fmt.Errorf("database schema version %d is newer than this binary's %d", current, len(m.steps))
+		return false, current, fmt.Errorf("%w: it is at migration %d, this release knows %d", ErrSchemaNewer, current, len(m.steps))
 	}
 	if current == len(m.steps) {
 		return true, current, nil
@@ -90,4 +90,40 @@ func migrateStep(ctx context.Context, db *sql.DB, m migrations) (bool, int, erro
 		return false, current, fmt.Errorf("migration %d: commit: %w", next, err)
 	}
 	return false, next, nil
+}
+
+// ErrSchemaOlder is a database not yet migrated to this release's schema
+// (garrison migrate does it).
+var ErrSchemaOlder = errors.New("the database's schema is older than this release's")
+
+// ErrSchemaNewer is a database migrated by a newer release than this one:
+// its nodes must not write to it.
+var ErrSchemaNewer = errors.New("the database's schema is newer than this release's")
+
+// PostgresVersion says which migration the PostgreSQL database at url is
+// at (0: none, an empty database) and the newest schema has.
+func PostgresVersion(ctx context.Context, url, schema string) (current, latest int, err error) {
+	m, err := parseMigrations(schema)
+	if err != nil {
+		return 0, 0, err
+	}
+	db, err := sql.Open(PostgresDriver, url)
+	if err != nil {
+		return 0, 0, fmt.Errorf("open postgres: %w", err)
+	}
+	defer db.Close()
+	var exists bool
+	if err := db.QueryRowContext(ctx, `SELECT to_regclass('garrison_schema') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, 0, fmt.Errorf("read schema version: %w", err)
+	}
+	if exists {
+		err = db.QueryRowContext(ctx, `SELECT version FROM garrison_schema WHERE id = 1`).Scan(&current)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return current, len(m.steps), nil
 }

@@ -24,6 +24,14 @@ func IsPostgres(database string) bool {
 	return strings.HasPrefix(database, "postgres://") || strings.HasPrefix(database, "postgresql://")
 }
 
+// Engine names the database the store is on: "sqlite" or "postgres".
+func (s *Store) Engine() string {
+	if s.pg {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
 // defaultPostgresConns is a node's pool: PostgreSQL serves each connection
 // with a process, so a node keeps a few, not hundreds.
 const defaultPostgresConns = 16
@@ -31,7 +39,17 @@ const defaultPostgresConns = 16
 // openPostgres opens the store on the PostgreSQL database c.Database,
 // migrating it first.
 func openPostgres(ctx context.Context, s *Store, c Config) (*Store, error) {
-	if _, err := MigratePostgres(ctx, c.Database, c.Schema); err != nil {
+	if c.NoMigrate {
+		current, latest, err := PostgresVersion(ctx, c.Database, c.Schema)
+		switch {
+		case err != nil:
+			return nil, err
+		case current > latest:
+			return nil, fmt.Errorf("%w: it is at migration %d, this release knows %d", ErrSchemaNewer, current, latest)
+		case current < latest:
+			return nil, fmt.Errorf("%w: it is at migration %d, this release needs %d", ErrSchemaOlder, current, latest)
+		}
+	} else if _, err := MigratePostgres(ctx, c.Database, c.Schema); err != nil {
 		return nil, err
 	}
 	db, err := sql.Open(PostgresDriver, c.Database)
@@ -42,14 +60,15 @@ func openPostgres(ctx context.Context, s *Store, c Config) (*Store, error) {
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s.pg, s.writer, s.reader, s.readers = true, db, db, conns
-	// Another node's sign-out must be refused here from the next request:
-	// until the nodes tell each other (LISTEN/NOTIFY), the cache is off.
-	s.auth.off = true
+	s.pg, s.pgURL, s.writer, s.reader, s.readers = true, c.Database, db, db, conns
+	// Another node's sign-out, key revocation or role change retires
+	// what this node's auth cache holds (cluster.go).
+	s.OnChange(TopicAuth, func() { s.auth.gen.Add(1) })
 	if s.eventIDs, err = loadEventIDs(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
+	s.blocks.shared = true
 	if err := s.blocks.load(ctx, db); err != nil {
 		db.Close()
 		return nil, err
@@ -78,17 +97,6 @@ func (s *Store) jsonValues(param string, ints bool) string {
 	return `SELECT ` + v
 }
 
-// beginWrite starts a write transaction. On PostgreSQL it is serializable:
-// the store's methods read and then write as if they were alone, as they
-// are on SQLite's one writer, and another node's concurrent change makes
-// one of the two fail (and be run again, writeOnce) rather than both apply.
-func (s *Store) beginWrite(ctx context.Context) (*sql.Tx, error) {
-	if s.pg {
-		return s.writer.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable})
-	}
-	return s.writer.BeginTx(ctx, nil)
-}
-
 // readOptions are a read transaction's: one snapshot for everything it
 // reads (SQLite's read transactions are; PostgreSQL's need repeatable read).
 func (s *Store) readOptions() *sql.TxOptions {
@@ -98,8 +106,10 @@ func (s *Store) readOptions() *sql.TxOptions {
 	return &sql.TxOptions{ReadOnly: true}
 }
 
-// writeAttempts bounds how often a write that lost a race with another
-// node's (a serialization failure, a deadlock) is run again.
+// writeAttempts bounds how often a write that failed only for racing
+// another transaction is run again. Writes hold the cluster's write lock
+// (pgwrite.go), so none should; a deadlock with a command's own
+// transaction, say, still could.
 const writeAttempts = 8
 
 // retryable says whether a PostgreSQL write failed only for racing

@@ -60,8 +60,14 @@ type Store struct {
 	quota        func(orgBytes int64) int64 // Config.DefaultQuota
 	signalled    atomic.Pointer[func()]     // OnAlertSignals
 	// pg: the database is PostgreSQL (postgres.go); writer and reader are
-	// then one pool, and checkpointer is nil.
-	pg bool
+	// then one pool, and checkpointer is nil. pgURL is its URL, for the
+	// connections that are not the pool's (the leader session, LISTEN).
+	pg    bool
+	pgURL string
+	// node names this process among the cluster's nodes (Config.Node).
+	node    string
+	bus     clusterBus // what the nodes tell each other (cluster.go)
+	leaders leaders    // the tasks this node leads (leader.go)
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
@@ -76,6 +82,12 @@ type Config struct {
 	// Database is a PostgreSQL URL (postgres://…) for a store on
 	// PostgreSQL; empty: the SQLite file at Path.
 	Database string
+	// Node names this process among the nodes sharing Database, in logs.
+	Node string
+	// NoMigrate: a PostgreSQL database must be at this release's schema
+	// already (garrison migrate brings it there, once for the cluster);
+	// else Open refuses it. SQLite files are always migrated.
+	NoMigrate bool
 	// Now is the wall clock (default time.Now); tests drive time with it.
 	Now func() time.Time
 	// AlertMemoryLimit is how many burst windows and open-alert
@@ -108,7 +120,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	s := &Store{now: c.Now, foldEvery: cmp.Or(c.FoldInterval, foldInterval), scans: make(chan struct{}, 1),
 		alerts: alertMemory{limit: cmp.Or(c.AlertMemoryLimit, defaultMemoryLimit)}, walLimit: cmp.Or(c.WALLimit, defaultWALLimit)}
 	s.auth.init()
-	s.quota = c.DefaultQuota
+	s.quota, s.node = c.DefaultQuota, c.Node
 	if IsPostgres(c.Database) {
 		return openPostgres(ctx, s, c)
 	}
@@ -205,8 +217,12 @@ func (s *Store) Maintain(ctx context.Context, log *slog.Logger) {
 	var wg sync.WaitGroup
 	if !s.pg {
 		wg.Go(func() { s.checkpointLoop(ctx) })
+	} else {
+		wg.Go(func() { s.listen(ctx, log) })
+		wg.Go(func() { s.leaders.watch(ctx, log) })
 	}
-	wg.Go(func() { s.foldLoop(ctx, log) })
+	// One node folds; reads are exact whoever does.
+	wg.Go(func() { s.Lead(ctx, "fold", log, func(ctx context.Context) { s.foldLoop(ctx, log) }) })
 	wg.Go(func() { s.probeLoop(ctx, log) })
 	wg.Wait()
 }
@@ -414,7 +430,10 @@ func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error 
 }
 
 func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.beginWrite(ctx)
+	if s.pg {
+		return s.pgWriteTx(ctx, fn)
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

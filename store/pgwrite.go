@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"time"
+)
+
+// writeLock is the advisory lock every write transaction on PostgreSQL
+// holds, whichever node runs it ("GWRT"). The store's methods were written
+// for SQLite's one writer: they read, decide and write as if alone, and
+// event seqs are handed out in commit order (the fold, the text index and
+// the time blocks rely on it). Holding one lock across the cluster keeps
+// both true without a serialization failure to retry, at the cost of
+// writes going one at a time: a cluster writes as fast as its database
+// does, which is where its limit is (docs/architecture.md).
+const writeLock = 0x47575254
+
+// unlockWait bounds giving the write lock back; past it the connection is
+// dropped, which gives it back as well.
+const unlockWait = 5 * time.Second
+
+// pgWriteTx runs fn in one write transaction holding the cluster's write
+// lock. The lock is a session lock taken before the transaction begins,
+// so the transaction's snapshot holds every write committed before it.
+func (s *Store) pgWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(?)`, writeLock); err != nil {
+		return fmt.Errorf("begin: take the write lock: %w", err)
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockWait)
+		defer cancel()
+		if _, err := conn.ExecContext(uctx, `SELECT pg_advisory_unlock(?)`, writeLock); err != nil {
+			// A session that may still hold the lock must not go back to
+			// the pool: ending it is what gives the lock back.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	s.commits.Add(1)
+	return nil
+}
