@@ -34,13 +34,20 @@ func runIntel(ctx context.Context, args []string, getenv func(string) string, st
 			"ATT&CK Enterprise STIX; gzip is read as is. A malformed file is refused whole; a malformed record is\n"+
 			"reported and skipped. Watchers of a changed CVE are notified by the server's threat-researcher agent.", stderr)
 	dataDir := fs.String("data", "./data", "data directory")
+	database := fs.String("database", "", "PostgreSQL URL of a cluster's database (empty: the SQLite file in --data)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if v := getenv(envName("data")); v != "" && !flagGiven(fs, "data") {
 		*dataDir = v
 	}
-	if err := existingData(*dataDir, false); err != nil {
+	if v := getenv(envName("database")); v != "" && !flagGiven(fs, "database") {
+		*database = v
+	}
+	if *database != "" && !store.IsPostgres(*database) {
+		return errors.New("--database must be a postgres:// or postgresql:// URL")
+	}
+	if err := existingData(*dataDir, *database != ""); err != nil {
 		return err
 	}
 	paths, err := importPaths(fs.Args())
@@ -50,7 +57,7 @@ func runIntel(ctx context.Context, args []string, getenv func(string) string, st
 	if len(paths) == 0 {
 		return errors.New(intelUsage)
 	}
-	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, store.Config{Now: time.Now})
+	st, err := app.OpenStore(ctx, *dataDir, schemaSQL, store.Config{Database: *database, NoMigrate: *database != "", Now: time.Now})
 	if err != nil {
 		return err
 	}

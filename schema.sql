@@ -2456,11 +2456,14 @@ INSERT INTO event_text_deletes (id, n) VALUES (1, 0);
 -- too, where one process uses them alone).
 -- cluster_epochs counts the changes to what nodes hold in memory (the
 -- auth cache, detection rules): a node that missed a notification sees the
--- count move. A claimed agent run carries the claim's token and the time
--- its lease ends: the claiming node renews it while it runs, and another
--- node takes the run over once it lapses. rate_buckets are the rate
--- limits the nodes share (sign-in, registration, reset): one token bucket
--- per bucket name and key. cluster_nodes are the nodes seen lately.
+-- count move. org_numbers.alert_gen counts the changes to an
+-- organization's alerts and events (each ingest, each status change): a
+-- node keeps its alert memory of the organization only while the count is
+-- the one it left. A claimed agent run carries the claim's token and the
+-- time its lease ends: the claiming node renews it while it runs, and
+-- another node takes the run over once it lapses. rate_buckets are the
+-- rate limits the nodes share (sign-in, registration, reset, agent runs):
+-- one token bucket per bucket name and key.
 CREATE TABLE cluster_epochs (
     topic TEXT PRIMARY KEY,
     n     INTEGER NOT NULL DEFAULT 0
@@ -2468,6 +2471,7 @@ CREATE TABLE cluster_epochs (
 INSERT INTO cluster_epochs (topic) VALUES ('auth'), ('detection');
 ALTER TABLE agent_runs ADD COLUMN claim TEXT;
 ALTER TABLE agent_runs ADD COLUMN lease_until INTEGER;
+ALTER TABLE org_numbers ADD COLUMN alert_gen INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE rate_buckets (
     bucket TEXT NOT NULL,
     key    TEXT NOT NULL,
@@ -2475,12 +2479,6 @@ CREATE TABLE rate_buckets (
     at     INTEGER NOT NULL,
     ok     INTEGER NOT NULL CHECK (ok IN (0, 1)),
     PRIMARY KEY (bucket, key)
-) STRICT;
-CREATE TABLE cluster_nodes (
-    node       TEXT PRIMARY KEY,
-    started_at INTEGER NOT NULL,
-    seen_at    INTEGER NOT NULL,
-    version    TEXT NOT NULL
 ) STRICT;
 -- postgres:
 CREATE TABLE cluster_epochs (
@@ -2490,6 +2488,7 @@ CREATE TABLE cluster_epochs (
 INSERT INTO cluster_epochs (topic) VALUES ('auth'), ('detection');
 ALTER TABLE agent_runs ADD COLUMN claim TEXT;
 ALTER TABLE agent_runs ADD COLUMN lease_until BIGINT;
+ALTER TABLE org_numbers ADD COLUMN alert_gen BIGINT NOT NULL DEFAULT 0;
 CREATE TABLE rate_buckets (
     bucket TEXT NOT NULL,
     key    TEXT NOT NULL,
@@ -2497,10 +2496,4 @@ CREATE TABLE rate_buckets (
     at     BIGINT NOT NULL,
     ok     BIGINT NOT NULL CHECK (ok IN (0, 1)),
     PRIMARY KEY (bucket, key)
-);
-CREATE TABLE cluster_nodes (
-    node       TEXT PRIMARY KEY,
-    started_at BIGINT NOT NULL,
-    seen_at    BIGINT NOT NULL,
-    version    TEXT NOT NULL
 );

@@ -253,10 +253,17 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		res.Status, res.Error = store.RunFailed, "The agent failed with an internal error; the server log has the details."
 		r.cfg.Log.Error("agent run failed", "run", run.ID, "agent", run.Agent, "err", err)
 	}
+	var recorded bool
 	r.retryWrite(ctx, "finish agent run", run.ID, func() error {
-		_, err := r.cfg.Store.FinishRun(bg, run.ID, run.Claim, res)
+		var err error
+		recorded, err = r.cfg.Store.FinishRun(bg, run.ID, run.Claim, res)
 		return err
 	})
+	if recorded {
+		r.cfg.Log.Info("agent run finished", "run", run.ID, "agent", run.Agent, "status", res.Status)
+	} else {
+		r.cfg.Log.Info("agent run's result dropped: it was cancelled, or another node took the run over", "run", run.ID)
+	}
 	if r.cfg.Observe != nil {
 		r.cfg.Observe(run.Agent, res.Status)
 	}

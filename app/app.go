@@ -173,7 +173,11 @@ func build(st *store.Store, s Settings, o Options, limiterClock func() time.Time
 	if s.Node != "" {
 		a.Metrics.ConstLabel("node", s.Node)
 	}
-	a.Limits = handlers.NewRateLimits(handlers.LimitsConfig{Limits: s.Limits, Trusted: s.TrustedProxies, Now: limiterClock})
+	lc := handlers.LimitsConfig{Limits: s.Limits, Trusted: s.TrustedProxies, Now: limiterClock}
+	if st.Engine() == "postgres" {
+		lc.Shared = st // a cluster's nodes share the sign-in buckets
+	}
+	a.Limits = handlers.NewRateLimits(lc)
 	a.KeyUse = account.NewKeyUse(account.KeyUseConfig{Store: st, Log: o.Log})
 	a.Mailer = mail.New(mail.Config{Store: st, Log: o.Log, Now: o.Now, BaseURL: s.BaseURL, SMTPAddr: s.SMTPAddr, From: s.SMTPFrom,
 		Username: s.SMTPUsername, Password: s.SMTPPassword, CACert: s.SelfSignedCert, Observe: func(outcome string) {

@@ -195,13 +195,6 @@ CREATE TABLE cluster_epochs (
     n     INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
-CREATE TABLE cluster_nodes (
-    node       TEXT PRIMARY KEY,
-    started_at INTEGER NOT NULL,
-    seen_at    INTEGER NOT NULL,
-    version    TEXT NOT NULL
-) STRICT;
-
 CREATE TABLE compliance_attestations (
     org_id       TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
     framework    TEXT NOT NULL,
@@ -754,7 +747,7 @@ CREATE INDEX notifications_org_created ON notifications (org_id, created_at);
 CREATE TABLE org_numbers (
     num     INTEGER PRIMARY KEY AUTOINCREMENT,
     org_id  TEXT NOT NULL UNIQUE REFERENCES orgs(id) ON DELETE CASCADE
-) STRICT;
+, alert_gen INTEGER NOT NULL DEFAULT 0) STRICT;
 
 CREATE TABLE org_usage (
     org_id        TEXT PRIMARY KEY REFERENCES orgs(id) ON DELETE CASCADE,

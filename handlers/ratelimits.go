@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -35,7 +36,19 @@ type LimitsConfig struct {
 	Trusted []netip.Prefix
 	// Now is the buckets' clock (nil: the monotonic clock); tests drive it.
 	Now func() time.Time
+	// Shared, for a cluster's nodes, keeps the low-volume buckets (see
+	// sharedBuckets) for all of them; nil: every bucket is this process's.
+	Shared ratelimit.Shared
 }
+
+// sharedBuckets are the buckets a cluster's nodes share (LimitsConfig.
+// Shared): those of signing in and of agent runs, where a limit per node
+// would multiply an attacker's guesses or an organization's model costs by
+// the nodes, and whose traffic is low enough for a database round trip.
+// The high-volume buckets (per IP, per key, per organization's API keys,
+// failed credentials) stay each node's: behind a load balancer spreading
+// requests over N nodes, a client may get up to N times their limit.
+var sharedBuckets = []string{"auth", "login", "register", "reset", "login_target", "login_pair", "agent-runs"}
 
 // NewRateLimits builds the buckets. Invalid credentials are throttled at
 // the JWT rate, failed logins per address at the login rate.
@@ -45,7 +58,11 @@ func NewRateLimits(c LimitsConfig) *RateLimits {
 	}
 	rl := &RateLimits{trusted: c.Trusted, names: map[*ratelimit.Limiter]string{}}
 	l := func(limit, name string) *ratelimit.Limiter {
-		lim := ratelimit.New(c.Limits[limit], ratelimit.WithClock(c.Now))
+		opts := []ratelimit.Option{ratelimit.WithClock(c.Now)}
+		if c.Shared != nil && slices.Contains(sharedBuckets, name) {
+			opts = append(opts, ratelimit.WithShared(c.Shared, name))
+		}
+		lim := ratelimit.New(c.Limits[limit], opts...)
 		rl.names[lim] = name
 		return lim
 	}

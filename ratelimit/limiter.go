@@ -17,6 +17,10 @@ type Limiter struct {
 	shards    []shard
 	shardMask uint64
 	newTicker func(time.Duration) (<-chan time.Time, func())
+	// shared keeps the buckets with other processes' (shared.go); the
+	// shards answer when it does not.
+	shared     Shared
+	sharedName string
 }
 
 // New returns a Limiter applying limit to each key. It panics on a limit
@@ -38,14 +42,16 @@ func New(limit Limit, opts ...Option) *Limiter {
 	}
 	nShards, perShard := cfg.shardLayout()
 	l := &Limiter{
-		limit:     limit,
-		rate:      newRate(limit),
-		now:       cfg.now,
-		epoch:     time.Now(),
-		seed:      maphash.MakeSeed(),
-		shards:    make([]shard, nShards),
-		shardMask: uint64(nShards - 1),
-		newTicker: cfg.newTicker,
+		limit:      limit,
+		rate:       newRate(limit),
+		now:        cfg.now,
+		epoch:      time.Now(),
+		seed:       maphash.MakeSeed(),
+		shards:     make([]shard, nShards),
+		shardMask:  uint64(nShards - 1),
+		newTicker:  cfg.newTicker,
+		shared:     cfg.shared,
+		sharedName: cfg.sharedName,
 	}
 	if l.now != nil {
 		l.epoch = l.now()
@@ -58,6 +64,11 @@ func New(limit Limit, opts ...Option) *Limiter {
 
 // Allow consumes one token from key's bucket if one is available.
 func (l *Limiter) Allow(key string) Decision {
+	if l.shared != nil {
+		if d, ok := l.sharedTake(key, true); ok {
+			return d
+		}
+	}
 	h := maphash.String(l.seed, key)
 	return l.shards[h&l.shardMask].take(h, l.clock(), l.rate, true)
 }
@@ -65,6 +76,11 @@ func (l *Limiter) Allow(key string) Decision {
 // Peek reports key's bucket without consuming, for headers on requests that
 // did not go through this bucket.
 func (l *Limiter) Peek(key string) Decision {
+	if l.shared != nil {
+		if d, ok := l.sharedTake(key, false); ok {
+			return d
+		}
+	}
 	h := maphash.String(l.seed, key)
 	return l.shards[h&l.shardMask].take(h, l.clock(), l.rate, false)
 }

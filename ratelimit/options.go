@@ -26,6 +26,9 @@ type config struct {
 	maxKeys   int
 	shards    int
 	newTicker func(every time.Duration) (<-chan time.Time, func())
+	// shared, when set, keeps the buckets, under sharedName (shared.go).
+	shared     Shared
+	sharedName string
 }
 
 func defaultConfig() config {

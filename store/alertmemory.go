@@ -93,6 +93,9 @@ type orgAlertMemory struct {
 	// recounted holds the windows read whole from the events: a key of
 	// one not in windows has no events.
 	recounted map[int64]bool
+	// gen is the organization's alert_gen this memory is exact for
+	// (PostgreSQL, where other nodes ingest too; see claimGen).
+	gen int64
 }
 
 // defaultMemoryLimit bounds the windows and fingerprints held per
@@ -227,6 +230,36 @@ func (o *orgAlertMemory) commit(windows map[burstKey]windowStat, added map[burst
 	if len(o.inIncident) > limit {
 		clear(o.inIncident)
 	}
+}
+
+// claimGen counts an ingest's change to the organization's alerts and
+// events (org_numbers.alert_gen), and drops what is held of it unless it
+// was made at the count just before: another node's ingest or status
+// change moved it meanwhile. Callers hold mu; the count read is stable
+// under the cluster's write lock.
+func (m *alertMemory) claimGen(ctx context.Context, tx *sql.Tx, orgID string) (int64, error) {
+	var gen int64
+	if err := tx.QueryRowContext(ctx, `UPDATE org_numbers SET alert_gen = alert_gen + 1 WHERE org_id = ? RETURNING alert_gen`,
+		orgID).Scan(&gen); err != nil {
+		return 0, fmt.Errorf("count the organization's alert changes: %w", err)
+	}
+	if o, ok := m.orgs[orgID]; ok && o.gen != gen-1 {
+		delete(m.orgs, orgID)
+	}
+	return gen, nil
+}
+
+// changedAlerts counts a change to the organization's alerts other than
+// an ingest's (a status change), for other nodes' memory (claimGen);
+// this node's caller forgets what it changed itself.
+func (s *Store) changedAlerts(ctx context.Context, tx *sql.Tx, orgID string) error {
+	if !s.pg {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE org_numbers SET alert_gen = alert_gen + 1 WHERE org_id = ?`, orgID); err != nil {
+		return fmt.Errorf("count the organization's alert changes: %w", err)
+	}
+	return nil
 }
 
 // forget drops what is known of a fingerprint's open alert, whose status

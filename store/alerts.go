@@ -168,6 +168,11 @@ func (s *Store) UpdateAlerts(ctx context.Context, orgID string, ids []string, w 
 				return err
 			}
 		}
+		if w.Status != nil {
+			if err := s.changedAlerts(ctx, tx, orgID); err != nil {
+				return err
+			}
+		}
 		for _, id := range ids {
 			if w.Status != nil {
 				if err := s.setAlertStatus(ctx, tx, orgID, id, w, now); err != nil {

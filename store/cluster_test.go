@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"garrison/alerting"
 	"garrison/event"
+	"garrison/ratelimit"
 	"garrison/store"
 	"garrison/store/storetest"
 )
@@ -136,5 +138,35 @@ func TestOneLeaderAtATime(t *testing.T) {
 	}
 	if most != 1 {
 		t.Fatalf("%d nodes led at once", most)
+	}
+}
+
+// The nodes' shared rate buckets: requests racing on two nodes for one
+// bucket of 10 are allowed 10 times in all.
+func TestSharedRateBuckets(t *testing.T) {
+	url := storetest.Postgres(t)
+	nodes := []*store.Store{storetest.OpenWith(t, store.Config{Database: url}), storetest.OpenWith(t, store.Config{Database: url})}
+	limit := ratelimit.Limit{N: 10, Window: time.Minute}
+	now := time.Now()
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 30 {
+		wg.Go(func() {
+			_, ok, err := nodes[i%2].Take(context.Background(), "login", "203.0.113.9", limit, now, true)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				allowed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if allowed.Load() != 10 {
+		t.Fatalf("%d of 30 allowed, want 10", allowed.Load())
+	}
+	tokens, ok, err := nodes[0].Take(context.Background(), "login", "203.0.113.9", limit, now.Add(12*time.Second), true)
+	if err != nil || !ok || tokens < 0.99 || tokens > 1.01 {
+		t.Fatalf("12 s later: %v tokens left, %v, %v (want 1 after taking one of 2)", tokens, ok, err)
 	}
 }

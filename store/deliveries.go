@@ -212,7 +212,9 @@ func (s *Store) RecordAttempt(ctx context.Context, id string, a Attempt) error {
 	if a.Error != "" {
 		lastErr = a.Error
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	// Recorded at once, not behind other writes: until it is, a node that
+	// dies would leave a delivery the receiver took to be sent again.
+	return s.writeAlone(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE notification_deliveries SET status = ?, attempts = attempts + 1, last_status = NULLIF(?, 0),
 			last_error = ?, next_at = ?, delivered_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'`,
 			a.Status, a.HTTPStatus, lastErr, ms(a.NextAt), delivered, now, id)

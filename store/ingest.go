@@ -100,6 +100,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 	var lastSeq int64
 	var blocks []blockRange
 	var linked []string
+	var gen int64
 	logons := s.alerts.logonsOf(orgID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		logons.Rollback() // a write run again (PostgreSQL) observes the sign-ins afresh
@@ -108,9 +109,11 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 			return err
 		}
 		if s.pg {
-			// Another node may have ingested or changed alerts since: what
-			// is held is read again from the database, in this transaction.
-			delete(s.alerts.orgs, orgID)
+			// What is held stays only if no other node ingested or changed
+			// the organization's alerts since this one last did.
+			if gen, err = s.alerts.claimGen(ctx, tx, orgID); err != nil {
+				return err
+			}
 		}
 		if mem, err = s.alerts.org(ctx, tx, orgID); err != nil {
 			return err
@@ -118,7 +121,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		if p, err = planAlerts(ctx, tx, mem, logons, orgID, events, now); err != nil {
 			return err
 		}
-		if lastSeq, err = insertEvents(ctx, tx, orgID, events, p.alertOf, now); err != nil {
+		if lastSeq, err = insertEvents(ctx, tx, orgID, events, p.alertOf, now, s.pg); err != nil {
 			return err
 		}
 		if blocks, err = writeBlocks(ctx, tx, lastSeq-int64(len(events))+1, events); err != nil {
@@ -149,6 +152,7 @@ func (s *Store) Ingest(ctx context.Context, orgID string, events []NewEvent, dns
 		}
 	}
 	mem.commit(p.windows, p.memberSeqs(lastSeq-int64(len(events))+1), opened, linked, s.alerts.limit)
+	mem.gen = gen
 	if len(opened) > 0 {
 		s.alertSignalled()
 	}
@@ -325,7 +329,7 @@ events:
 // Sequences continue from the highest ever given (fold_state.events_hw),
 // not from the highest stored: the newest events may have been deleted,
 // and a number at or below the fold's cursor would never be folded.
-func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, alertOf []*alertDelta, now time.Time) (int64, error) {
+func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEvent, alertOf []*alertDelta, now time.Time, pg bool) (int64, error) {
 	var org int64
 	if err := tx.QueryRowContext(ctx, `SELECT num FROM org_numbers WHERE org_id = ?`, orgID).Scan(&org); err != nil {
 		return 0, fmt.Errorf("organization's number: %w", err)
@@ -345,6 +349,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, orgID string, events []NewEve
 		(seq, org, ts, type, severity, source, asset, message, indicator, details, alert_id, received_at,
 		src_ip, dst_ip, src_port, dst_port, user_name, process, command_line, host, rule, action)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	}
+	if pg {
+		// A statement is a round trip to PostgreSQL: the batch goes in a
+		// few statements of many rows each.
+		return insertEventRows(ctx, tx, org, hw, events, alertOf, now, withFields)
 	}
 	stmt, err := tx.PrepareContext(ctx, insert)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -21,6 +22,29 @@ const writeLock = 0x47575254
 // unlockWait bounds giving the write lock back; past it the connection is
 // dropped, which gives it back as well.
 const unlockWait = 5 * time.Second
+
+// writeAlone is write for a change that is one statement on one row whose
+// outcome reads nothing else (a delivery's attempt recorded): on
+// PostgreSQL it does not wait for the cluster's write lock, as nothing it
+// does depends on another write's order.
+func (s *Store) writeAlone(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if !s.pg {
+		return s.write(ctx, fn)
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return unavailable(fmt.Errorf("begin: %w", err))
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return unavailable(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return unavailable(fmt.Errorf("commit: %w", err))
+	}
+	s.commits.Add(1)
+	return nil
+}
 
 // pgWriteTx runs fn in one write transaction holding the cluster's write
 // lock. The lock is a session lock taken before the transaction begins,
@@ -56,4 +80,13 @@ func (s *Store) pgWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 	}
 	s.commits.Add(1)
 	return nil
+}
+
+// unavailable marks an error of a database that cannot take writes now as
+// ErrUnavailable, as write does.
+func unavailable(err error) error {
+	if unavailableReason(err) != "" {
+		return errors.Join(ErrUnavailable, err)
+	}
+	return err
 }

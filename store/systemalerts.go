@@ -36,6 +36,9 @@ func (s *Store) RaiseAlert(ctx context.Context, orgID string, spec alerting.Spec
 			spec.Asset, spec.Indicator, spec.RecommendedAction, ms(at), ms(at), now, now); err != nil {
 			return fmt.Errorf("raise alert: %w", err)
 		}
+		if err := s.changedAlerts(ctx, tx, orgID); err != nil {
+			return err
+		}
 		opened = true
 		return signalAlert(ctx, tx, orgID, id, SignalOpened, now)
 	})
@@ -84,6 +87,9 @@ func (s *Store) SettleAlert(ctx context.Context, orgID, fingerprint, note string
 		}
 		settled = true
 		s.alerts.forget(orgID, fingerprint)
+		if err := s.changedAlerts(ctx, tx, orgID); err != nil {
+			return err
+		}
 		if err := signalAlert(ctx, tx, orgID, id, SignalResolved, now); err != nil {
 			return err
 		}

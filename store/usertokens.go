@@ -99,6 +99,12 @@ func (s *Store) PurgeExpired(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM email_claims WHERE expires_at <= ?`, now); err != nil {
 			return fmt.Errorf("purge e-mail claims: %w", err)
 		}
+		if err := sweepRateBuckets(ctx, tx, s.now()); err != nil {
+			return err
+		}
+		if s.pg {
+			return nil // PostgreSQL's autovacuum keeps its statistics
+		}
 		// Keep the query planner's statistics current (cheap when nothing changed).
 		if _, err := tx.ExecContext(ctx, `PRAGMA optimize`); err != nil {
 			return fmt.Errorf("optimize: %w", err)

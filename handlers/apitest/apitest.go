@@ -107,6 +107,12 @@ func New(t testing.TB, opts ...Option) *Env {
 		t.Fatal(err)
 	}
 	database := testDatabase(t)
+	if database != "" {
+		// As an operator runs garrison migrate before the nodes start.
+		if _, err := store.MigratePostgres(context.Background(), database, storetest.Schema(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	a, err := app.New(context.Background(), app.Settings{DataDir: cfg.DataDir, Database: database, BaseURL: BaseURL, SessionTTL: cfg.SessionTTL,
 		DefaultPlan: cfg.DefaultPlan, Registration: cfg.Registration, SMTPAddr: cfg.SMTPAddr, SMTPFrom: cfg.SMTPFrom,
 		Limits: limits, TrustedProxies: cfg.TrustedProxies, AgentWorkers: cfg.Workers, AgentTimeout: cfg.AgentTimeout,
@@ -169,7 +175,11 @@ func (e *Env) UseLimits(overrides string, trusted []netip.Prefix) {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	*e.limits = *handlers.NewRateLimits(handlers.LimitsConfig{Limits: limits, Trusted: trusted, Now: e.Clock.Now})
+	c := handlers.LimitsConfig{Limits: limits, Trusted: trusted, Now: e.Clock.Now}
+	if e.Database != "" {
+		c.Shared = e.Store // as the app shares them on PostgreSQL
+	}
+	*e.limits = *handlers.NewRateLimits(c)
 }
 
 // Background runs mail delivery, as the app does beside the API, until the
