@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"garrison/store"
@@ -29,10 +30,13 @@ func (r *Runner) keepLease(ctx context.Context, run store.AgentRun, cancel conte
 			return
 		case <-t.C:
 		}
-		ok, err := r.cfg.Store.RenewRun(context.WithoutCancel(ctx), run.ID, run.Claim)
+		asked := time.Now() // the lease runs from no earlier than this
+		rctx, stop := context.WithTimeout(context.WithoutCancel(ctx), renewEvery)
+		ok, err := r.cfg.Store.RenewRun(rctx, run.ID, run.Claim)
+		stop()
 		switch {
 		case err == nil && ok:
-			held = time.Now().Add(store.RunLease)
+			held = asked.Add(store.RunLease)
 		case err == nil:
 			cancel(errLeaseLost)
 			return
@@ -44,6 +48,24 @@ func (r *Runner) keepLease(ctx context.Context, run store.AgentRun, cancel conte
 			r.cfg.Log.Warn("renew agent run's lease", "run", run.ID, "err", err)
 		}
 	}
+}
+
+// stillHeld renews run's lease once more, right before its effects are
+// applied: a run another node took over meanwhile applies nothing.
+func (r *Runner) stillHeld(ctx context.Context, run store.AgentRun) error {
+	if run.Claim == "" {
+		return nil
+	}
+	rctx, stop := context.WithTimeout(context.WithoutCancel(ctx), renewEvery)
+	defer stop()
+	ok, err := r.cfg.Store.RenewRun(rctx, run.ID, run.Claim)
+	switch {
+	case err != nil:
+		return fmt.Errorf("renew the run's lease before applying it: %w", err)
+	case !ok:
+		return errLeaseLost
+	}
+	return nil
 }
 
 // recoverLapsed queues again, every renewEvery, the runs whose lease

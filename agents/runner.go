@@ -243,7 +243,7 @@ func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
 		// accepted, so it waits in the queue, not failed.
 		r.retryWrite(ctx, "requeue agent run", run.ID, func() error { return r.cfg.Store.RequeueRun(bg, run.ID, run.Claim) })
 		return
-	case errors.Is(context.Cause(runCtx), errCancelled), errors.Is(context.Cause(runCtx), errLeaseLost):
+	case errors.Is(context.Cause(runCtx), errCancelled), errors.Is(context.Cause(runCtx), errLeaseLost), errors.Is(err, errLeaseLost):
 		return
 	case errors.Is(context.Cause(runCtx), errTimedOut):
 		res.Status, res.Error = store.RunFailed, fmt.Sprintf("The run did not finish within %s and was stopped.", r.cfg.Timeout)
@@ -296,6 +296,9 @@ func (r *Runner) analyze(ctx context.Context, run store.AgentRun) (report Report
 		return Report{}, err
 	}
 	if report.Apply != nil {
+		if err := r.stillHeld(ctx, run); err != nil {
+			return Report{}, err
+		}
 		if err := report.Apply(ctx); err != nil {
 			return Report{}, err
 		}

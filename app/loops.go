@@ -86,7 +86,7 @@ func (a *App) Start(ctx context.Context, loops ...Loop) (wait func()) {
 	lead(Mail, "mail", a.Mailer.Run)
 	run(KeyUses, func() { a.KeyUse.Run(ctx) })
 	run(Agents, func() { a.Runner.Run(ctx) })
-	lead(Fleet, "fleet", a.Fleet.Run)
+	run(Fleet, func() { a.Fleet.Run(ctx) }) // each node refreshes the scores its own reads found old
 	lead(Notify, "notify", a.Dispatch.Run)
 	lead(Watch, "watch", a.Watchdog.Run)
 	lead(Findings, "findings", func(ctx context.Context) { a.Intel.RunMatcher(ctx, matchInterval, a.log) })

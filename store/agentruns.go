@@ -195,7 +195,7 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 		return AgentRun{}, ErrNotFound
 	}
 	var run AgentRun
-	claim, now := newClaim(), s.now()
+	claim := newClaim()
 	next := nextRun
 	if s.pg {
 		// Writes hold the cluster's write lock, so claims never meet; the
@@ -203,6 +203,7 @@ func (s *Store) ClaimRun(ctx context.Context) (AgentRun, error) {
 		next = `SELECT r.seq FROM agent_runs AS r WHERE r.seq = (` + nextRun + `) FOR UPDATE SKIP LOCKED`
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		now := s.now() // the lease runs from the claim, not from before the write lock's wait
 		var err error
 		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?, claim = ?, lease_until = ?
 			WHERE seq = (`+next+`) RETURNING `+runColumns,
@@ -233,8 +234,9 @@ func takeTurn(ctx context.Context, tx *sql.Tx, orgID string) error {
 // a run itself); ErrNotFound when it is not queued.
 func (s *Store) ClaimRunByID(ctx context.Context, id string) (AgentRun, error) {
 	var run AgentRun
-	claim, now := newClaim(), s.now()
+	claim := newClaim()
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		now := s.now()
 		var err error
 		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE agent_runs SET status = 'running', started_at = ?, claim = ?, lease_until = ?
 			WHERE id = ? AND status = 'queued' RETURNING `+runColumns, ms(now), claim, ms(now.Add(RunLease)), id))

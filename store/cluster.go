@@ -121,15 +121,17 @@ func (s *Store) writeAnnouncing(ctx context.Context, topic string, fn func(tx *s
 }
 
 // listen hears the other nodes until ctx ends: their notifications as
-// they come, and the epochs every clusterPoll. When it starts listening
-// again after losing its connection, every epoch topic is taken as
-// changed: anything may have been missed meanwhile.
+// they come, and the epochs every clusterPoll. Each time it starts
+// listening, the first time included, every epoch topic is taken as
+// changed: anything may have been missed before.
 func (s *Store) listen(ctx context.Context, log *slog.Logger) {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.pollEpochs(ctx, log) })
 	defer wg.Wait()
-	for lost := false; ctx.Err() == nil; lost = true {
-		err := s.listenOnce(ctx, lost)
+	// What was cached before the first LISTEN took effect may be stale
+	// already: the first connection, too, counts as after a gap.
+	for ctx.Err() == nil {
+		err := s.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -141,7 +143,7 @@ func (s *Store) listen(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-func (s *Store) listenOnce(ctx context.Context, missed bool) error {
+func (s *Store) listenOnce(ctx context.Context) error {
 	conn, err := pgx.Connect(ctx, s.pgURL)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -150,10 +152,8 @@ func (s *Store) listenOnce(ctx context.Context, missed bool) error {
 	if _, err := conn.Exec(ctx, `LISTEN `+notifyChannel); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	if missed {
-		for _, t := range epochTopics {
-			s.bus.heard(t)
-		}
+	for _, t := range epochTopics {
+		s.bus.heard(t)
 	}
 	for {
 		n, err := conn.WaitForNotification(ctx)

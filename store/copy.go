@@ -68,6 +68,7 @@ func (s *Store) CopyToPostgres(ctx context.Context, url, schema string, progress
 		return nil, err
 	}
 	var copied []TableCopy
+	var words int64 // events with words, indexed
 	err = s.read(ctx, func(q querier) error {
 		tx, err := conn.Begin(ctx)
 		if err != nil {
@@ -100,7 +101,7 @@ func (s *Store) CopyToPostgres(ctx context.Context, url, schema string, progress
 				progress(c)
 			}
 		}
-		if err := copyText(ctx, q, tx); err != nil {
+		if words, err = copyText(ctx, q, tx); err != nil {
 			return err
 		}
 		for _, t := range tables {
@@ -119,7 +120,14 @@ func (s *Store) CopyToPostgres(ctx context.Context, url, schema string, progress
 	if err != nil {
 		return nil, err
 	}
-	return copied, verifyCopy(ctx, conn, tables, copied)
+	if err := verifyCopy(ctx, conn, tables, copied); err != nil {
+		return nil, err
+	}
+	var indexed int64
+	if err := conn.QueryRow(ctx, `SELECT COUNT(*) FROM event_text`).Scan(&indexed); err != nil || indexed != words {
+		return nil, fmt.Errorf("verify the copy's text index: %d events indexed of %d with words (%v)", indexed, words, err)
+	}
+	return copied, nil
 }
 
 // pgTable is a table of the target and the columns a copy writes.
@@ -311,18 +319,20 @@ func (s *rowSum) add(values []any) {
 	s.buf = b
 }
 
-// copyText builds the target's text index from the events copied.
-func copyText(ctx context.Context, q querier, tx pgx.Tx) error {
+// copyText builds the target's text index from the events copied, and
+// says how many events it indexed.
+func copyText(ctx context.Context, q querier, tx pgx.Tx) (int64, error) {
 	rows, err := q.QueryContext(ctx, `SELECT seq, org, COALESCE(message, ''), COALESCE(rule, ''), COALESCE(indicator, '') FROM events`)
 	if err != nil {
-		return fmt.Errorf("copy: read the events' words: %w", err)
+		return 0, fmt.Errorf("copy: read the events' words: %w", err)
 	}
 	defer rows.Close()
 	src := &textSource{rows: rows}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"event_text"}, []string{"rowid", "words"}, src); err != nil {
-		return fmt.Errorf("copy: index the events' words: %w", err)
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"event_text"}, []string{"rowid", "words"}, src)
+	if err != nil {
+		return 0, fmt.Errorf("copy: index the events' words: %w", err)
 	}
-	return src.err
+	return n, src.err
 }
 
 type textSource struct {

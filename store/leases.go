@@ -28,6 +28,7 @@ func newClaim() string {
 func (s *Store) RenewRun(ctx context.Context, id, claim string) (bool, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		// From now, inside the lock: not from before its wait.
 		r, err := tx.ExecContext(ctx, `UPDATE agent_runs SET lease_until = ? WHERE id = ? AND status = 'running' AND claim = ?`,
 			ms(s.now().Add(RunLease)), id, claim)
 		if err != nil {

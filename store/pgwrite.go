@@ -50,6 +50,15 @@ func (s *Store) writeAlone(ctx context.Context, fn func(tx *sql.Tx) error) error
 // lock. The lock is a session lock taken before the transaction begins,
 // so the transaction's snapshot holds every write committed before it.
 func (s *Store) pgWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	// One write of this node waits for the lock at a time, on one
+	// connection: the others wait here, leaving the pool to reads, the
+	// health probe and the rate buckets while another node writes.
+	select {
+	case s.writeTurn <- struct{}{}:
+		defer func() { <-s.writeTurn }()
+	case <-ctx.Done():
+		return fmt.Errorf("begin: %w", ctx.Err())
+	}
 	conn, err := s.writer.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -61,6 +61,7 @@ func openPostgres(ctx context.Context, s *Store, c Config) (*Store, error) {
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	s.pg, s.pgURL, s.writer, s.reader, s.readers = true, c.Database, db, db, conns
+	s.writeTurn = make(chan struct{}, 1)
 	// Another node's sign-out, key revocation or role change retires
 	// what this node's auth cache holds (cluster.go).
 	s.OnChange(TopicAuth, func() { s.auth.gen.Add(1) })

@@ -65,9 +65,10 @@ type Store struct {
 	pg    bool
 	pgURL string
 	// node names this process among the cluster's nodes (Config.Node).
-	node    string
-	bus     clusterBus // what the nodes tell each other (cluster.go)
-	leaders leaders    // the tasks this node leads (leader.go)
+	node      string
+	bus       clusterBus    // what the nodes tell each other (cluster.go)
+	writeTurn chan struct{} // this node's one write waiting for the cluster's write lock (pgwrite.go)
+	leaders   leaders       // the tasks this node leads (leader.go)
 }
 
 // checkpointInterval is how often the WAL is copied back: often enough that
