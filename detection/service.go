@@ -38,7 +38,8 @@ const maxCachedDetectors = 10_000
 func NewService(st *store.Store, now func() time.Time) *Service {
 	s := &Service{store: st, now: now, cached: map[string]*Detector{}}
 	if st != nil {
-		// A rule changed on another node of a cluster is applied here too.
+		// The store tells of every change to the rules once committed,
+		// this node's and (on a cluster) the other nodes'.
 		st.OnChange(store.TopicDetection, s.changed)
 	}
 	return s
@@ -316,11 +317,7 @@ func (s *Service) ChooseRule(ctx context.Context, who actor.Actor, id string, en
 
 func (s *Service) choose(ctx context.Context, who actor.Actor, kind, name string, enabled *bool) error {
 	ch := store.DetectionChoice{Kind: kind, Name: name, Enabled: enabled != nil && *enabled, UpdatedAt: s.now(), UpdatedBy: who.ID}
-	if err := s.store.SetDetectionChoice(ctx, who.OrgID, ch, enabled == nil); err != nil {
-		return err
-	}
-	s.changed()
-	return nil
+	return s.store.SetDetectionChoice(ctx, who.OrgID, ch, enabled == nil)
 }
 
 // AddRule validates a rule's YAML and stores it as the organization's
@@ -343,18 +340,13 @@ func (s *Service) AddRule(ctx context.Context, who actor.Actor, text string) (Ru
 		CreatedAt: now, CreatedBy: who.ID, UpdatedAt: now}); err != nil {
 		return RuleState{}, err
 	}
-	s.changed()
 	got, _, err := s.find(ctx, who, r.ID)
 	return got, err
 }
 
 // DeleteRule deletes one of the organization's own rules.
 func (s *Service) DeleteRule(ctx context.Context, who actor.Actor, id string) error {
-	if err := s.store.DeleteCustomRule(ctx, who.OrgID, id); err != nil {
-		return err
-	}
-	s.changed()
-	return nil
+	return s.store.DeleteCustomRule(ctx, who.OrgID, id)
 }
 
 // MaxCustomRuleBytes caps one of an organization's own rules (SigmaHQ's

@@ -170,3 +170,32 @@ func TestSharedRateBuckets(t *testing.T) {
 		t.Fatalf("12 s later: %v tokens left, %v, %v (want 1 after taking one of 2)", tokens, ok, err)
 	}
 }
+
+// A shared bucket's arithmetic on either engine: a bucket of 10 allows 10
+// takes at once, refuses the eleventh, and gives one back in 6 s; a peek
+// spends nothing.
+func TestRateBucketOnEachEngine(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, engine string) {
+		st := storetest.OpenOn(t, engine, store.Config{})
+		limit := ratelimit.Limit{N: 10, Window: time.Minute}
+		now := time.Now()
+		take := func(at time.Time, consume bool) bool {
+			_, ok, err := st.Take(context.Background(), "login", "198.51.100.7", limit, at, consume)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		for i := range 10 {
+			if !take(now, true) {
+				t.Fatalf("take %d refused", i+1)
+			}
+		}
+		if take(now, true) || take(now, false) {
+			t.Fatal("an empty bucket allowed a take or a peek")
+		}
+		if !take(now.Add(6*time.Second), false) || !take(now.Add(6*time.Second), true) || take(now.Add(6*time.Second), true) {
+			t.Fatal("6 s later: want one token back, spent once")
+		}
+	})
+}

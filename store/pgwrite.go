@@ -32,18 +32,7 @@ func (s *Store) writeAlone(ctx context.Context, fn func(tx *sql.Tx) error) error
 		return s.write(ctx, fn)
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return unavailable(fmt.Errorf("begin: %w", err))
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return unavailable(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return unavailable(fmt.Errorf("commit: %w", err))
-	}
-	s.commits.Add(1)
-	return nil
+	return unavailable(s.runTx(tx, err, fn))
 }
 
 // pgWriteTx runs fn in one write transaction holding the cluster's write
@@ -77,18 +66,7 @@ func (s *Store) pgWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 		}
 	}()
 	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	s.commits.Add(1)
-	return nil
+	return s.runTx(tx, err, fn)
 }
 
 // unavailable marks an error of a database that cannot take writes now as

@@ -413,17 +413,14 @@ func (s *Store) Close() error {
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	err := s.writeOnce(ctx, fn)
 	s.noteWrite(ctx, err)
-	if unavailableReason(err) != "" {
-		return errors.Join(ErrUnavailable, err)
-	}
-	return err
+	return unavailable(err)
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.writeTx(ctx, fn)
-		// A PostgreSQL write that lost a race with another node's is run
-		// again on the data as it is now: fn reads it afresh.
+		// A PostgreSQL write that failed only for racing another
+		// transaction (a deadlock) is run again: fn reads afresh.
 		if !s.pg || !retryable(err) || attempt == writeAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -435,6 +432,12 @@ func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return s.pgWriteTx(ctx, fn)
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
+	return s.runTx(tx, err, fn)
+}
+
+// runTx runs fn in the transaction tx (whose begin gave err), committing
+// it when fn succeeds and counting the commit.
+func (s *Store) runTx(tx *sql.Tx, err error, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
