@@ -183,14 +183,36 @@ func (r *Runner) work(ctx context.Context) {
 }
 
 // RunNow carries out one queued run in the calling goroutine, for a command
-// (the demo) that needs it done before it returns.
+// (the demo) that needs it done before it returns. A run a server's worker
+// (on any node) took first is waited for instead.
 func (r *Runner) RunNow(ctx context.Context, runID string) error {
 	run, err := r.cfg.Store.ClaimRunByID(ctx, runID)
+	if errors.Is(err, store.ErrNotFound) {
+		return r.waitEnded(ctx, runID)
+	}
 	if err != nil {
 		return err
 	}
 	r.execute(ctx, run)
 	return nil
+}
+
+// waitEnded waits until the run is no longer queued or running.
+func (r *Runner) waitEnded(ctx context.Context, runID string) error {
+	for {
+		status, err := r.cfg.Store.RunStatus(ctx, runID)
+		if err != nil {
+			return err
+		}
+		if status != store.RunQueued && status != store.RunRunning {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 func (r *Runner) execute(ctx context.Context, run store.AgentRun) {
